@@ -1,0 +1,94 @@
+//! The data oracle: an independent record of which version of each LPN the host wrote last.
+//! The version travels to the page's spare area, so a read can be checked against it.
+
+use crate::error::{Result, SimError};
+use crate::flash::{FlashArray, Lpn, PageState, Ppn, Stream};
+
+/// Version 0 means "never written, or trimmed": reads must find the LPN unmapped.
+pub struct Oracle {
+    versions: Vec<u32>,
+}
+
+impl Oracle {
+    pub fn new(logical_pages: u32) -> Self {
+        Oracle { versions: vec![0; logical_pages as usize] }
+    }
+
+    /// Assigns the next version of an LPN being written.
+    #[inline]
+    pub fn next_version(&mut self, lpn: Lpn) -> u32 {
+        let v = &mut self.versions[lpn as usize];
+        *v = v.wrapping_add(1).max(1);
+        *v
+    }
+
+    #[inline]
+    pub fn trim(&mut self, lpn: Lpn) {
+        self.versions[lpn as usize] = 0;
+    }
+
+    pub fn version(&self, lpn: Lpn) -> u32 {
+        self.versions[lpn as usize]
+    }
+
+    pub fn logical_pages(&self) -> u32 {
+        self.versions.len() as u32
+    }
+
+    /// Checks that `found` is what a read of `lpn` must resolve to; the error names the FTL and
+    /// the request.
+    #[inline]
+    pub fn verify(&self, ftl: &str, request: u64, lpn: Lpn, found: Option<Ppn>, flash: &FlashArray) -> Result<()> {
+        let expected = self.versions[lpn as usize];
+        let fail = |found: String| {
+            let expected = if expected == 0 { "unmapped".to_string() } else { format!("a valid data page holding version {expected}") };
+            Err(SimError::Oracle { ftl: ftl.to_string(), request, lpn, expected, found })
+        };
+        match found {
+            None if expected == 0 => Ok(()),
+            None => fail("unmapped".into()),
+            Some(ppn) => {
+                if ppn >= flash.geometry().total_pages() {
+                    return fail(format!("PPN {ppn}, beyond the device"));
+                }
+                let state = flash.page_state(ppn);
+                if state == PageState::Free {
+                    return fail(format!("PPN {ppn}, a free page"));
+                }
+                let spare = flash.spare_unchecked(ppn);
+                if expected != 0 && state == PageState::Valid && spare.stream == Stream::Data && spare.logical == lpn && spare.version == expected {
+                    return Ok(());
+                }
+                fail(format!(
+                    "PPN {ppn} ({state:?} {:?} page of LPN {} version {})",
+                    spare.stream, spare.logical, spare.version
+                ))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    #[test]
+    fn catches_a_stale_page_and_a_missing_mapping() {
+        let c = Config::preset("mlc8g").unwrap();
+        let mut flash = FlashArray::new(&c.device.geometry);
+        let mut o = Oracle::new(16);
+        let v1 = o.next_version(3);
+        flash.program(0, Stream::Data, 3, v1).unwrap();
+        o.verify("x", 0, 3, Some(0), &flash).unwrap();
+        let v2 = o.next_version(3);
+        flash.program(1, Stream::Data, 3, v2).unwrap();
+        flash.invalidate(0).unwrap();
+        let err = o.verify("buggy", 9, 3, Some(0), &flash).unwrap_err().to_string();
+        assert!(err.contains("buggy") && err.contains("request 9") && err.contains("LPN 3") && err.contains("version 2"), "{err}");
+        assert!(o.verify("x", 0, 3, None, &flash).is_err());
+        o.trim(3);
+        o.verify("x", 0, 3, None, &flash).unwrap();
+        assert!(o.verify("x", 0, 3, Some(1), &flash).is_err());
+    }
+}

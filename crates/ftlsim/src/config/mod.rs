@@ -1,0 +1,499 @@
+//! Run configuration: device presets (one TOML file per paper configuration), user TOML files,
+//! `--set key=value` overrides, and validation that names the offending field.
+//!
+//! Resolution order: the preset named by `preset` (default `mlc8g`), then the user's TOML file,
+//! then each `--set` in order. The merged TOML is deserialised with unknown fields rejected, and
+//! the result validated.
+
+mod presets;
+
+pub use presets::{preset_names, preset_toml, PRESETS};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, SimError};
+use crate::flash::Geometry;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimingModelKind {
+    /// One server; requests served whole, in arrival order (paper 000's setup).
+    FifoSingle,
+    /// Per-channel bus and per-die array resources, FIFO per die.
+    Parallel,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AllocationUnit {
+    /// One free pool and one open block per stream for each die.
+    Die,
+    /// One free pool and one open block per stream for each plane.
+    Plane,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Latency {
+    /// Array read time (cell to register), microseconds.
+    pub read_us: f64,
+    pub program_us: f64,
+    pub erase_us: f64,
+    /// Bus transfer time per byte, nanoseconds.
+    pub bus_ns_per_byte: f64,
+    /// Whether a full-page read or program moves the spare bytes over the bus too.
+    #[serde(default = "yes")]
+    pub transfer_includes_spare: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimingConfig {
+    pub model: TimingModelKind,
+    /// Model each plane's page register as a one-page cache: a read of the page last read or
+    /// programmed on that plane costs only the transfer (paper 000 §4.2).
+    #[serde(default)]
+    pub plane_register: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceConfig {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Where the figures come from (paper and table).
+    #[serde(default)]
+    pub source: String,
+    pub geometry: Geometry,
+    pub latency: Latency,
+    pub timing: TimingConfig,
+    /// Fraction of physical pages reserved (not exported to the host), in [0, 1).
+    pub overprovisioning: f64,
+    /// Exported logical pages; when absent, derived from `overprovisioning`.
+    #[serde(default)]
+    pub logical_pages: Option<u32>,
+    pub allocation_unit: AllocationUnit,
+}
+
+impl DeviceConfig {
+    /// Pages the host can address.
+    pub fn logical_pages(&self) -> u32 {
+        self.logical_pages.unwrap_or_else(|| {
+            let physical = self.geometry.total_pages() as f64;
+            (physical * (1.0 - self.overprovisioning)).floor() as u32
+        })
+    }
+    pub fn allocation_units(&self) -> u32 {
+        match self.allocation_unit {
+            AllocationUnit::Die => self.geometry.total_dies(),
+            AllocationUnit::Plane => self.geometry.total_planes(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VictimPolicyKind {
+    /// Fewest valid pages.
+    Greedy,
+    /// Maximum (1-u)/(2u) x age (Rosenblum and Ousterhout).
+    CostBenefit,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GcConfig {
+    #[serde(default = "greedy")]
+    pub policy: VictimPolicyKind,
+    /// Foreground GC runs when a unit needs a new block and has at most this many free blocks;
+    /// it reclaims victims until the unit has more.
+    #[serde(default = "four")]
+    pub free_blocks_low: u32,
+}
+
+fn greedy() -> VictimPolicyKind {
+    VictimPolicyKind::Greedy
+}
+fn four() -> u32 {
+    4
+}
+
+impl Default for GcConfig {
+    fn default() -> Self {
+        GcConfig { policy: greedy(), free_blocks_low: four() }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AddressPolicy {
+    /// Reject a request beyond the exported capacity, naming its trace line.
+    Error,
+    /// Wrap addresses modulo the capacity.
+    Fold,
+    /// Scale every address by capacity / (highest address the trace declares), see `host.scale_span_bytes`.
+    Scale,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    #[serde(default = "error_policy")]
+    pub address_policy: AddressPolicy,
+    /// Address span of the trace for the `scale` policy, in bytes (required with `scale`).
+    #[serde(default)]
+    pub scale_span_bytes: Option<u64>,
+    /// Arrival times are divided by this factor (paper 001 compresses traces x3 to x50).
+    #[serde(default = "one")]
+    pub time_scale: f64,
+}
+
+fn error_policy() -> AddressPolicy {
+    AddressPolicy::Error
+}
+fn one() -> f64 {
+    1.0
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig { address_policy: error_policy(), scale_span_bytes: None, time_scale: 1.0 }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PreconditionMode {
+    None,
+    /// Write every exported page once, sequentially (paper 000).
+    Fill,
+    /// Fill, then overwrite random pages until the device reaches steady state.
+    Age,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreconditionConfig {
+    #[serde(default = "fill")]
+    pub mode: PreconditionMode,
+    /// With `age`: random single-page overwrites, as a multiple of the exported pages.
+    #[serde(default = "two")]
+    pub age_factor: f64,
+}
+
+fn fill() -> PreconditionMode {
+    PreconditionMode::Fill
+}
+fn two() -> f64 {
+    2.0
+}
+
+impl Default for PreconditionConfig {
+    fn default() -> Self {
+        PreconditionConfig { mode: fill(), age_factor: two() }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckConfig {
+    /// Check every host read against the oracle.
+    #[serde(default = "yes")]
+    pub oracle: bool,
+    /// Run the full invariant check every N requests (0 = never).
+    #[serde(default)]
+    pub invariants_every: u64,
+}
+
+impl Default for CheckConfig {
+    fn default() -> Self {
+        CheckConfig { oracle: true, invariants_every: 0 }
+    }
+}
+
+/// Everything one run needs except the workload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// The preset this configuration started from.
+    #[serde(default = "default_preset")]
+    pub preset: String,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    pub device: DeviceConfig,
+    #[serde(default)]
+    pub gc: GcConfig,
+    #[serde(default)]
+    pub host: HostConfig,
+    #[serde(default)]
+    pub precondition: PreconditionConfig,
+    #[serde(default)]
+    pub check: CheckConfig,
+    /// Per-FTL parameter tables, `[ftl.<name>]`; each FTL validates its own.
+    #[serde(default)]
+    pub ftl: toml::Table,
+}
+
+fn default_preset() -> String {
+    "mlc8g".into()
+}
+fn default_seed() -> u64 {
+    42
+}
+
+impl Config {
+    /// The named preset with no overrides.
+    pub fn preset(name: &str) -> Result<Config> {
+        ConfigBuilder::new().preset(name)?.build()
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        let d = &self.device;
+        d.geometry.validate()?;
+        let finite_positive = [
+            ("device.latency.read_us", d.latency.read_us),
+            ("device.latency.program_us", d.latency.program_us),
+            ("device.latency.erase_us", d.latency.erase_us),
+        ];
+        for (field, v) in finite_positive {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(SimError::config(field, format!("must be a finite non-negative number, found {v}")));
+            }
+        }
+        if !(d.latency.bus_ns_per_byte.is_finite() && d.latency.bus_ns_per_byte >= 0.0) {
+            return Err(SimError::config("device.latency.bus_ns_per_byte", "must be a finite non-negative number"));
+        }
+        if !(0.0..1.0).contains(&d.overprovisioning) {
+            return Err(SimError::config(
+                "device.overprovisioning",
+                format!("must be in [0, 1) (a fraction of the physical pages), found {}", d.overprovisioning),
+            ));
+        }
+        let physical = d.geometry.total_pages();
+        let logical = d.logical_pages();
+        if logical == 0 {
+            return Err(SimError::config("device.logical_pages", "the device exports no page"));
+        }
+        let units = d.allocation_units();
+        let blocks_per_unit = d.geometry.total_blocks() / units;
+        let reserve_needed = (self.gc.free_blocks_low + 2) * units;
+        let spare_blocks = (physical - logical.min(physical)) / d.geometry.pages_per_block;
+        if logical > physical || spare_blocks < reserve_needed {
+            return Err(SimError::config(
+                if d.logical_pages.is_some() { "device.logical_pages" } else { "device.overprovisioning" },
+                format!(
+                    "{logical} exported pages leave {spare_blocks} spare blocks; garbage collection needs at least \
+                     {reserve_needed} ((gc.free_blocks_low + 2) x {units} allocation units)"
+                ),
+            ));
+        }
+        if self.gc.free_blocks_low + 2 > blocks_per_unit {
+            return Err(SimError::config(
+                "gc.free_blocks_low",
+                format!("{} leaves no room in units of {blocks_per_unit} blocks", self.gc.free_blocks_low),
+            ));
+        }
+        if !(self.host.time_scale.is_finite() && self.host.time_scale > 0.0) {
+            return Err(SimError::config("host.time_scale", "must be a positive number"));
+        }
+        if self.host.address_policy == AddressPolicy::Scale && self.host.scale_span_bytes.unwrap_or(0) == 0 {
+            return Err(SimError::config("host.scale_span_bytes", "the `scale` address policy needs the trace's span in bytes"));
+        }
+        if !(self.precondition.age_factor.is_finite() && self.precondition.age_factor >= 0.0) {
+            return Err(SimError::config("precondition.age_factor", "must be a non-negative number"));
+        }
+        Ok(())
+    }
+
+    /// This configuration as a TOML value (for result files and the Python binding).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("configuration serialises")
+    }
+}
+
+/// Builds a [`Config`] from a preset, TOML documents and `key=value` overrides.
+#[derive(Debug, Clone)]
+pub struct ConfigBuilder {
+    preset: Option<String>,
+    layers: Vec<(String, toml::Table)>,
+}
+
+impl Default for ConfigBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ConfigBuilder {
+    pub fn new() -> Self {
+        ConfigBuilder { preset: None, layers: Vec::new() }
+    }
+
+    pub fn preset(mut self, name: &str) -> Result<Self> {
+        preset_toml(name)?;
+        self.preset = Some(name.to_string());
+        Ok(self)
+    }
+
+    /// Adds a TOML document; `origin` names it in errors (a file path).
+    pub fn toml(mut self, origin: &str, text: &str) -> Result<Self> {
+        let table: toml::Table =
+            text.parse().map_err(|e: toml::de::Error| SimError::config(origin, e.message().to_string()))?;
+        if let Some(p) = table.get("preset") {
+            let name = p.as_str().ok_or_else(|| SimError::config(format!("{origin}: preset"), "must be a string"))?;
+            self = self.preset(name)?;
+        }
+        self.layers.push((origin.to_string(), table));
+        Ok(self)
+    }
+
+    /// Adds `dotted.key=value`; the value is read as TOML when it parses, otherwise as a string.
+    pub fn set(mut self, assignment: &str) -> Result<Self> {
+        let (key, raw) = assignment
+            .split_once('=')
+            .ok_or_else(|| SimError::config(assignment, "expected key=value"))?;
+        let key = key.trim();
+        if key.is_empty() || key.split('.').any(str::is_empty) {
+            return Err(SimError::config(assignment, "empty key"));
+        }
+        let value = parse_value(raw.trim());
+        if key == "preset" {
+            let name = value.as_str().ok_or_else(|| SimError::config("preset", "must be a string"))?;
+            return self.preset(name);
+        }
+        let mut table = toml::Table::new();
+        let mut cursor = &mut table;
+        let parts: Vec<&str> = key.split('.').collect();
+        for part in &parts[..parts.len() - 1] {
+            cursor = cursor
+                .entry(part.to_string())
+                .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+                .as_table_mut()
+                .expect("fresh table");
+        }
+        cursor.insert(parts[parts.len() - 1].to_string(), value);
+        self.layers.push((format!("--set {key}"), table));
+        Ok(self)
+    }
+
+    pub fn build(self) -> Result<Config> {
+        let preset = self.preset.unwrap_or_else(default_preset);
+        let mut merged: toml::Table = preset_toml(&preset)?
+            .parse()
+            .map_err(|e: toml::de::Error| SimError::config(format!("preset {preset}"), e.to_string()))?;
+        for (_, layer) in self.layers {
+            merge(&mut merged, layer);
+        }
+        merged.insert("preset".into(), toml::Value::String(preset));
+        let config: Config = serde_path_to_error::deserialize(toml::Value::Table(merged)).map_err(|e| {
+            let path = e.path().to_string();
+            SimError::config(if path == "." { "config".to_string() } else { path }, e.into_inner().message().to_string())
+        })?;
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+fn parse_value(raw: &str) -> toml::Value {
+    let doc = format!("v = {raw}");
+    match doc.parse::<toml::Table>() {
+        Ok(mut t) => t.remove("v").expect("parsed key"),
+        Err(_) => toml::Value::String(raw.to_string()),
+    }
+}
+
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_builds_and_validates() {
+        for name in preset_names() {
+            let c = Config::preset(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(c.device.name, name);
+        }
+    }
+
+    #[test]
+    fn mlc8g_matches_table_4_1() {
+        let c = Config::preset("mlc8g").unwrap();
+        let g = &c.device.geometry;
+        assert_eq!(g.total_blocks(), 4096);
+        assert_eq!(g.pages_per_block, 256);
+        assert_eq!((g.page_size, g.spare_size), (8192, 448));
+        assert_eq!(g.planes_per_die, 2);
+        assert_eq!(g.total_dies(), 1);
+        assert_eq!(c.device.latency.read_us, 75.0);
+        assert_eq!(c.device.latency.program_us, 1300.0);
+        assert_eq!(c.device.latency.erase_us, 3800.0);
+        assert_eq!(c.device.latency.bus_ns_per_byte, 20.0);
+        assert_eq!(c.device.logical_pages(), 1_015_808);
+        assert_eq!(c.device.timing.model, TimingModelKind::FifoSingle);
+        assert!(c.device.timing.plane_register);
+    }
+
+    #[test]
+    fn set_overrides_a_nested_field() {
+        let c = ConfigBuilder::new().set("gc.free_blocks_low=8").unwrap().build().unwrap();
+        assert_eq!(c.gc.free_blocks_low, 8);
+        let c = ConfigBuilder::new().set("device.timing.model=parallel").unwrap().build().unwrap();
+        assert_eq!(c.device.timing.model, TimingModelKind::Parallel);
+    }
+
+    #[test]
+    fn unknown_field_is_named() {
+        let err = ConfigBuilder::new().set("device.geometry.plaens=3").unwrap().build().unwrap_err().to_string();
+        assert!(err.contains("device.geometry") && err.contains("plaens"), "{err}");
+    }
+
+    #[test]
+    fn wrong_type_is_named() {
+        let err = ConfigBuilder::new().set("device.geometry.pages_per_block=\"x\"").unwrap().build().unwrap_err();
+        assert!(err.to_string().contains("device.geometry.pages_per_block"), "{err}");
+    }
+
+    #[test]
+    fn impossible_configurations_name_the_field() {
+        let cases = [
+            ("device.geometry.blocks_per_plane=0", "device.geometry.blocks_per_plane"),
+            ("device.overprovisioning=1.0", "device.overprovisioning"),
+            ("device.overprovisioning=0.0", "device.overprovisioning"),
+            ("device.geometry.page_size=1000", "device.geometry.page_size"),
+            ("device.latency.read_us=-1", "device.latency.read_us"),
+            ("host.time_scale=0", "host.time_scale"),
+            ("host.address_policy=\"scale\"", "host.scale_span_bytes"),
+        ];
+        for (set, field) in cases {
+            let err = ConfigBuilder::new().set(set).unwrap().build().unwrap_err().to_string();
+            assert!(err.contains(field), "{set}: {err}");
+        }
+    }
+
+    #[test]
+    fn unknown_preset_lists_the_known_ones() {
+        let err = ConfigBuilder::new().preset("nope").unwrap_err().to_string();
+        assert!(err.contains("nope") && err.contains("mlc8g"), "{err}");
+    }
+
+    #[test]
+    fn malformed_toml_names_the_origin() {
+        let err = ConfigBuilder::new().toml("my.toml", "device = [").unwrap_err().to_string();
+        assert!(err.contains("my.toml"), "{err}");
+    }
+}

@@ -1,0 +1,190 @@
+//! Physical organisation of the flash array and the address arithmetic over it.
+//!
+//! Blocks are numbered so that consecutive PBNs visit every plane of the device in turn
+//! ("interleaved", the Micron convention where the low block-address bits select the plane)
+//! or fill one plane before the next ("contiguous"). Dies are ordered channel-first, so that a
+//! round robin over die indices spreads consecutive writes across channels before chips.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Pbn, Ppn};
+use crate::error::{Result, SimError};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BlockLayout {
+    Interleaved,
+    Contiguous,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Geometry {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    /// Data bytes per page.
+    pub page_size: u32,
+    /// Spare (out-of-band) bytes per page.
+    pub spare_size: u32,
+    /// Host sector size; page_size must be a multiple of it.
+    #[serde(default = "default_sector")]
+    pub sector_size: u32,
+    #[serde(default = "default_layout")]
+    pub block_layout: BlockLayout,
+}
+
+fn default_sector() -> u32 {
+    512
+}
+fn default_layout() -> BlockLayout {
+    BlockLayout::Interleaved
+}
+
+impl Geometry {
+    pub fn validate(&self) -> Result<()> {
+        let positive = [
+            ("device.geometry.channels", self.channels),
+            ("device.geometry.chips_per_channel", self.chips_per_channel),
+            ("device.geometry.dies_per_chip", self.dies_per_chip),
+            ("device.geometry.planes_per_die", self.planes_per_die),
+            ("device.geometry.blocks_per_plane", self.blocks_per_plane),
+            ("device.geometry.pages_per_block", self.pages_per_block),
+            ("device.geometry.page_size", self.page_size),
+            ("device.geometry.sector_size", self.sector_size),
+        ];
+        for (field, v) in positive {
+            if v == 0 {
+                return Err(SimError::config(field, "must be greater than zero"));
+            }
+        }
+        if self.page_size % self.sector_size != 0 {
+            return Err(SimError::config(
+                "device.geometry.page_size",
+                format!("{} is not a multiple of the sector size {}", self.page_size, self.sector_size),
+            ));
+        }
+        let pages = self.total_pages_u64();
+        if pages > u32::MAX as u64 {
+            return Err(SimError::config(
+                "device.geometry",
+                format!("{pages} physical pages exceed the 2^32 page addresses ftlsim supports"),
+            ));
+        }
+        if self.pages_per_block > 65_535 {
+            return Err(SimError::config("device.geometry.pages_per_block", "at most 65535 pages per block"));
+        }
+        Ok(())
+    }
+
+    pub fn total_dies(&self) -> u32 {
+        self.channels * self.chips_per_channel * self.dies_per_chip
+    }
+    pub fn total_planes(&self) -> u32 {
+        self.total_dies() * self.planes_per_die
+    }
+    pub fn total_blocks(&self) -> u32 {
+        self.total_planes() * self.blocks_per_plane
+    }
+    fn total_pages_u64(&self) -> u64 {
+        self.channels as u64
+            * self.chips_per_channel as u64
+            * self.dies_per_chip as u64
+            * self.planes_per_die as u64
+            * self.blocks_per_plane as u64
+            * self.pages_per_block as u64
+    }
+    pub fn total_pages(&self) -> u32 {
+        self.total_pages_u64() as u32
+    }
+    pub fn capacity_bytes(&self) -> u64 {
+        self.total_pages_u64() * self.page_size as u64
+    }
+
+    #[inline]
+    pub fn block_of(&self, ppn: Ppn) -> Pbn {
+        ppn / self.pages_per_block
+    }
+    #[inline]
+    pub fn page_offset(&self, ppn: Ppn) -> u32 {
+        ppn % self.pages_per_block
+    }
+    #[inline]
+    pub fn first_page(&self, pbn: Pbn) -> Ppn {
+        pbn * self.pages_per_block
+    }
+
+    /// Global plane index (0..total_planes) of a block.
+    #[inline]
+    pub fn plane_of_block(&self, pbn: Pbn) -> u32 {
+        match self.block_layout {
+            BlockLayout::Interleaved => pbn % self.total_planes(),
+            BlockLayout::Contiguous => pbn / self.blocks_per_plane,
+        }
+    }
+    /// Global die index (0..total_dies) of a block.
+    #[inline]
+    pub fn die_of_block(&self, pbn: Pbn) -> u32 {
+        self.plane_of_block(pbn) / self.planes_per_die
+    }
+    /// Channel of a die: dies are numbered channel-first.
+    #[inline]
+    pub fn channel_of_die(&self, die: u32) -> u32 {
+        die % self.channels
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn small() -> Geometry {
+        Geometry {
+            channels: 2,
+            chips_per_channel: 1,
+            dies_per_chip: 2,
+            planes_per_die: 2,
+            blocks_per_plane: 4,
+            pages_per_block: 8,
+            page_size: 4096,
+            spare_size: 128,
+            sector_size: 512,
+            block_layout: BlockLayout::Interleaved,
+        }
+    }
+
+    #[test]
+    fn interleaved_layout_visits_planes_then_dies_channel_first() {
+        let g = small();
+        assert_eq!(g.total_blocks(), 32);
+        assert_eq!(g.plane_of_block(0), 0);
+        assert_eq!(g.plane_of_block(1), 1);
+        assert_eq!(g.die_of_block(2), 1);
+        assert_eq!(g.channel_of_die(1), 1);
+        assert_eq!(g.channel_of_die(2), 0);
+        assert_eq!(g.plane_of_block(8), 0);
+    }
+
+    #[test]
+    fn contiguous_layout_fills_a_plane_first() {
+        let g = Geometry { block_layout: BlockLayout::Contiguous, ..small() };
+        assert_eq!(g.plane_of_block(3), 0);
+        assert_eq!(g.plane_of_block(4), 1);
+    }
+
+    #[test]
+    fn rejects_page_not_multiple_of_sector() {
+        let g = Geometry { page_size: 4000, ..small() };
+        let err = g.validate().unwrap_err().to_string();
+        assert!(err.contains("device.geometry.page_size"), "{err}");
+    }
+
+    #[test]
+    fn rejects_zero_blocks() {
+        let g = Geometry { blocks_per_plane: 0, ..small() };
+        assert!(g.validate().unwrap_err().to_string().contains("device.geometry.blocks_per_plane"));
+    }
+}

@@ -1,0 +1,17 @@
+//! The flash backend: geometry, the functional state of every page and block, and the
+//! operations an FTL issues against it.
+
+mod array;
+mod geometry;
+mod op;
+
+pub use array::{BlockState, FlashArray, PageState, Spare, Stream, STREAMS};
+pub use geometry::{BlockLayout, Geometry};
+pub use op::{FlashOp, OpKind, OpLog, Purpose, NO_DEP, OP_KINDS, PURPOSES};
+
+/// Logical page number (host address space, in flash pages).
+pub type Lpn = u32;
+/// Physical page number.
+pub type Ppn = u32;
+/// Physical block number.
+pub type Pbn = u32;

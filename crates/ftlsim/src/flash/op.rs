@@ -1,0 +1,150 @@
+//! Flash operations as the FTL emits them, tagged with their purpose so the metrics can
+//! attribute all traffic without the FTL counting by hand.
+
+use serde::Serialize;
+
+use super::Ppn;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[repr(u8)]
+pub enum OpKind {
+    /// Full page read (data and spare).
+    Read = 0,
+    /// Spare-area-only read.
+    SpareRead = 1,
+    Program = 2,
+    /// Block erase; `ppn` is the block's first page.
+    Erase = 3,
+}
+pub const OP_KINDS: [OpKind; 4] = [OpKind::Read, OpKind::SpareRead, OpKind::Program, OpKind::Erase];
+
+impl OpKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            OpKind::Read => "reads",
+            OpKind::SpareRead => "spare_reads",
+            OpKind::Program => "programs",
+            OpKind::Erase => "erases",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[repr(u8)]
+pub enum Purpose {
+    /// Serving host data.
+    Host = 0,
+    /// Garbage collection: valid-page moves and erases.
+    Gc = 1,
+    /// Mapping (translation-page) traffic of demand-based FTLs.
+    Translation = 2,
+    /// Other FTL metadata (invalidation logs, checkpoints, merges' bookkeeping).
+    Metadata = 3,
+    /// Reads issued by power-loss recovery.
+    Recovery = 4,
+}
+pub const PURPOSES: [Purpose; 5] =
+    [Purpose::Host, Purpose::Gc, Purpose::Translation, Purpose::Metadata, Purpose::Recovery];
+
+impl Purpose {
+    pub fn name(self) -> &'static str {
+        match self {
+            Purpose::Host => "host",
+            Purpose::Gc => "gc",
+            Purpose::Translation => "translation",
+            Purpose::Metadata => "metadata",
+            Purpose::Recovery => "recovery",
+        }
+    }
+}
+
+/// Marks an operation that waits for nothing but its resources.
+pub const NO_DEP: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlashOp {
+    pub ppn: Ppn,
+    /// Index in the request's op list of the operation this one must follow, or `NO_DEP`.
+    pub dep: u32,
+    pub kind: OpKind,
+    pub purpose: Purpose,
+}
+
+/// The operations one host request caused, in issue order, plus running counts by kind and purpose.
+///
+/// Operations issued while handling one logical page form a chain (each depends on the previous
+/// one); `begin_chain` starts an independent chain, so the pages of one request may proceed in
+/// parallel on a parallel timing model.
+#[derive(Debug, Default)]
+pub struct OpLog {
+    ops: Vec<FlashOp>,
+    chain_tail: u32,
+    counts: [[u64; 5]; 4],
+}
+
+impl OpLog {
+    pub fn new() -> Self {
+        OpLog { ops: Vec::with_capacity(64), chain_tail: NO_DEP, counts: [[0; 5]; 4] }
+    }
+
+    /// Forgets the ops of the previous request (keeps the counts).
+    #[inline]
+    pub fn clear(&mut self) {
+        self.ops.clear();
+        self.chain_tail = NO_DEP;
+    }
+
+    #[inline]
+    pub fn begin_chain(&mut self) {
+        self.chain_tail = NO_DEP;
+    }
+
+    #[inline]
+    pub fn push(&mut self, kind: OpKind, purpose: Purpose, ppn: Ppn) {
+        let index = self.ops.len() as u32;
+        self.ops.push(FlashOp { ppn, dep: self.chain_tail, kind, purpose });
+        self.chain_tail = index;
+        self.counts[kind as usize][purpose as usize] += 1;
+    }
+
+    pub fn ops(&self) -> &[FlashOp] {
+        &self.ops
+    }
+
+    /// Operations issued so far, by kind and purpose.
+    pub fn counts(&self) -> &[[u64; 5]; 4] {
+        &self.counts
+    }
+
+    pub fn count(&self, kind: OpKind, purpose: Purpose) -> u64 {
+        self.counts[kind as usize][purpose as usize]
+    }
+
+    pub fn reset_counts(&mut self) {
+        self.counts = [[0; 5]; 4];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chains_link_ops_and_begin_chain_breaks_them() {
+        let mut log = OpLog::new();
+        log.push(OpKind::Read, Purpose::Translation, 7);
+        log.push(OpKind::Read, Purpose::Host, 9);
+        log.begin_chain();
+        log.push(OpKind::Program, Purpose::Host, 10);
+        let ops = log.ops();
+        assert_eq!(ops[0].dep, NO_DEP);
+        assert_eq!(ops[1].dep, 0);
+        assert_eq!(ops[2].dep, NO_DEP);
+        assert_eq!(log.count(OpKind::Read, Purpose::Host), 1);
+        log.clear();
+        assert!(log.ops().is_empty());
+        assert_eq!(log.count(OpKind::Program, Purpose::Host), 1);
+    }
+}

@@ -1,0 +1,7 @@
+//! Machinery shared by every FTL, written once: block allocation and garbage collection.
+
+mod blocks;
+mod victim;
+
+pub use blocks::{BlockManager, BlockRole, Relocate};
+pub use victim::VictimIndex;

@@ -1,0 +1,121 @@
+//! Flash translation layers: the [`Ftl`] trait every scheme implements, the context through which
+//! it touches flash, and the registry that names them.
+//!
+//! An FTL updates its state at once (functional simulation) and emits the flash operations it
+//! needed through [`FtlCtx`]; it never computes time.
+
+pub mod common;
+mod page;
+mod registry;
+
+pub use page::PageFtl;
+pub use registry::{build_ftl, ftl_names, ftl_params, FtlInfo, REGISTRY};
+
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::flash::{FlashArray, Lpn, OpKind, OpLog, Pbn, Ppn, Purpose, Spare, Stream};
+use crate::metrics::CacheStats;
+
+/// One named structure of an FTL's SRAM.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SramItem {
+    pub structure: String,
+    pub bytes: u64,
+}
+
+pub type SramBreakdown = Vec<SramItem>;
+
+/// Everything an FTL may touch while handling one logical page.
+pub struct FtlCtx<'a> {
+    pub flash: &'a mut FlashArray,
+    pub ops: &'a mut OpLog,
+    pub cache: &'a mut CacheStats,
+}
+
+impl FtlCtx<'_> {
+    /// Full page read.
+    #[inline]
+    pub fn read(&mut self, ppn: Ppn, purpose: Purpose) -> Result<Spare> {
+        let spare = self.flash.read(ppn)?;
+        self.ops.push(OpKind::Read, purpose, ppn);
+        Ok(spare)
+    }
+
+    /// Spare-area-only read.
+    #[inline]
+    pub fn read_spare(&mut self, ppn: Ppn, purpose: Purpose) -> Result<Spare> {
+        let spare = self.flash.read(ppn)?;
+        self.ops.push(OpKind::SpareRead, purpose, ppn);
+        Ok(spare)
+    }
+
+    /// A recovery-time spare read that may hit an erased page (returns `None` for one).
+    pub fn probe_spare(&mut self, ppn: Ppn) -> Option<Spare> {
+        self.ops.push(OpKind::SpareRead, Purpose::Recovery, ppn);
+        self.flash.read(ppn).ok()
+    }
+
+    #[inline]
+    pub fn program(&mut self, ppn: Ppn, stream: Stream, logical: u32, version: u32, purpose: Purpose) -> Result<()> {
+        self.flash.program(ppn, stream, logical, version)?;
+        self.ops.push(OpKind::Program, purpose, ppn);
+        Ok(())
+    }
+
+    #[inline]
+    pub fn erase(&mut self, pbn: Pbn, purpose: Purpose) -> Result<()> {
+        self.flash.erase(pbn)?;
+        let first = self.flash.geometry().first_page(pbn);
+        self.ops.push(OpKind::Erase, purpose, first);
+        Ok(())
+    }
+}
+
+/// A flash translation layer.
+pub trait Ftl: Send {
+    /// The registry name.
+    fn name(&self) -> &'static str;
+
+    /// Serves a host read; returns the page holding the LPN, or `None` if it is unmapped.
+    fn read(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<Option<Ppn>>;
+
+    /// Serves a host write; `version` goes to the page's spare area.
+    fn write(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()>;
+
+    /// Unmaps an LPN.
+    fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()>;
+
+    /// Where the LPN lives, resolved without side effects or flash traffic (for the oracle).
+    fn lookup(&self, lpn: Lpn, flash: &FlashArray) -> Option<Ppn>;
+
+    /// Drops every SRAM structure and rebuilds them from flash, issuing (and so counting) every
+    /// read the scheme's recovery procedure needs.
+    fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()>;
+
+    /// SRAM use by structure, computed from the configuration.
+    fn sram(&self) -> SramBreakdown;
+
+    /// Bytes of simulator memory the FTL's state takes (not the modelled SRAM).
+    fn state_bytes(&self) -> usize;
+
+    /// Writes back dirty cached state (after preconditioning); a no-op for SRAM-only maps.
+    fn flush(&mut self, _ctx: &mut FtlCtx) -> Result<()> {
+        Ok(())
+    }
+
+    /// Forgets cache contents without writing them back (after preconditioning the caches start cold).
+    fn reset_cache(&mut self) {}
+
+    /// Scheme-specific consistency checks beyond the shared ones; returns a description of the
+    /// first violation.
+    fn check(&self, _flash: &FlashArray) -> std::result::Result<(), String> {
+        Ok(())
+    }
+
+    /// The block manager, for the shared invariant checks.
+    fn blocks(&self) -> &common::BlockManager;
+
+    /// The FTL's resolved parameters (recorded in every result).
+    fn params(&self) -> serde_json::Value;
+}

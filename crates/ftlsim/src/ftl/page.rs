@@ -1,0 +1,147 @@
+//! PFTL: page-level mapping with the whole LPN -> PPN table in SRAM. The baseline every other
+//! FTL is normalised against; translation costs no flash operation.
+
+use serde::{Deserialize, Serialize};
+
+use super::common::{BlockManager, Relocate};
+use super::{ftl_params, Ftl, FtlCtx, SramBreakdown, SramItem};
+use crate::config::Config;
+use crate::error::Result;
+use crate::flash::{FlashArray, Lpn, PageState, Ppn, Purpose, Spare, Stream};
+
+const UNMAPPED: Ppn = Ppn::MAX;
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageFtlParams {}
+
+/// The LPN -> PPN table; kept apart from the block manager so GC can update it while the
+/// block manager is borrowed.
+struct PageMap {
+    l2p: Vec<Ppn>,
+}
+
+impl Relocate for PageMap {
+    #[inline]
+    fn relocated(&mut self, _: &mut BlockManager, spare: Spare, _old: Ppn, new: Ppn, _: &mut FtlCtx) -> Result<()> {
+        self.l2p[spare.logical as usize] = new;
+        Ok(())
+    }
+}
+
+pub struct PageFtl {
+    map: PageMap,
+    blocks: BlockManager,
+    physical_pages: u64,
+}
+
+impl PageFtl {
+    pub fn new(config: &Config) -> Self {
+        PageFtl {
+            map: PageMap { l2p: vec![UNMAPPED; config.device.logical_pages() as usize] },
+            blocks: BlockManager::new(config),
+            physical_pages: config.device.geometry.total_pages() as u64,
+        }
+    }
+
+    pub fn build(config: &Config) -> Result<Box<dyn Ftl>> {
+        let _: PageFtlParams = ftl_params(config, "pftl")?;
+        Ok(Box::new(PageFtl::new(config)))
+    }
+}
+
+impl Ftl for PageFtl {
+    fn name(&self) -> &'static str {
+        "pftl"
+    }
+
+    #[inline]
+    fn read(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
+        let ppn = self.map.l2p[lpn as usize];
+        if ppn == UNMAPPED {
+            return Ok(None);
+        }
+        ctx.read(ppn, Purpose::Host)?;
+        Ok(Some(ppn))
+    }
+
+    #[inline]
+    fn write(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
+        let old = self.map.l2p[lpn as usize];
+        if old != UNMAPPED {
+            self.blocks.invalidate(old, ctx.flash)?;
+        }
+        let unit = self.blocks.next_unit(Stream::Data);
+        let ppn = self.blocks.allocate(unit, Stream::Data, &mut self.map, ctx)?;
+        ctx.program(ppn, Stream::Data, lpn, version, Purpose::Host)?;
+        self.map.l2p[lpn as usize] = ppn;
+        Ok(())
+    }
+
+    fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
+        let old = std::mem::replace(&mut self.map.l2p[lpn as usize], UNMAPPED);
+        if old != UNMAPPED {
+            self.blocks.invalidate(old, ctx.flash)?;
+        }
+        Ok(())
+    }
+
+    fn lookup(&self, lpn: Lpn, _: &FlashArray) -> Option<Ppn> {
+        Some(self.map.l2p[lpn as usize]).filter(|&p| p != UNMAPPED)
+    }
+
+    /// Scans the spare area of every programmed page (after reading each block's first page for
+    /// its sequence number, m + n reads in all, paper 000 §8.2.5); the newest version of each LPN
+    /// wins, and the LPN is mapped only if that copy is still valid (an invalid newest copy was trimmed).
+    fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
+        self.blocks.rebuild(ctx.flash);
+        let l2p = &mut self.map.l2p;
+        l2p.fill(UNMAPPED);
+        let mut newest: Vec<u32> = vec![0; l2p.len()];
+        let mut seen = vec![false; l2p.len()];
+        let g = ctx.flash.geometry().clone();
+        for pbn in 0..g.total_blocks() {
+            let first = g.first_page(pbn);
+            if ctx.probe_spare(first).is_none() {
+                continue; // erased block
+            }
+            for ppn in first..first + g.pages_per_block {
+                let Some(spare) = ctx.probe_spare(ppn) else { break };
+                if spare.stream != Stream::Data {
+                    continue;
+                }
+                let lpn = spare.logical as usize;
+                if !seen[lpn] || spare.version > newest[lpn] {
+                    seen[lpn] = true;
+                    newest[lpn] = spare.version;
+                    l2p[lpn] = ppn;
+                }
+            }
+        }
+        for ppn in l2p.iter_mut() {
+            if *ppn != UNMAPPED && ctx.flash.page_state(*ppn) != PageState::Valid {
+                *ppn = UNMAPPED;
+            }
+        }
+        Ok(())
+    }
+
+    fn sram(&self) -> SramBreakdown {
+        vec![
+            SramItem { structure: "page map (4 B per physical page)".into(), bytes: self.physical_pages * 4 },
+            SramItem { structure: "GC valid-page bitmap".into(), bytes: self.physical_pages.div_ceil(8) },
+        ]
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.map.l2p.len() * 4 + self.blocks.state_bytes()
+    }
+
+    fn blocks(&self) -> &BlockManager {
+        &self.blocks
+    }
+
+    fn params(&self) -> serde_json::Value {
+        serde_json::to_value(PageFtlParams::default()).expect("params serialise")
+    }
+}

@@ -1,0 +1,41 @@
+//! The list of FTLs. Adding a scheme: one module in `ftl/`, one line here.
+
+use serde::de::DeserializeOwned;
+
+use super::{Ftl, PageFtl};
+use crate::config::Config;
+use crate::error::{Result, SimError};
+
+pub struct FtlInfo {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub build: fn(&Config) -> Result<Box<dyn Ftl>>,
+}
+
+pub const REGISTRY: &[FtlInfo] = &[FtlInfo {
+    name: "pftl",
+    description: "page-level FTL, whole map in SRAM (the baseline)",
+    build: PageFtl::build,
+}];
+
+pub fn ftl_names() -> impl Iterator<Item = &'static str> {
+    REGISTRY.iter().map(|f| f.name)
+}
+
+pub fn build_ftl(name: &str, config: &Config) -> Result<Box<dyn Ftl>> {
+    let info = REGISTRY.iter().find(|f| f.name == name).ok_or_else(|| {
+        SimError::config("ftl", format!("unknown FTL \"{name}\"; known FTLs: {}", ftl_names().collect::<Vec<_>>().join(", ")))
+    })?;
+    (info.build)(config)
+}
+
+/// Reads the `[ftl.<name>]` table into the FTL's parameter struct (defaults for absent fields,
+/// unknown fields rejected, errors naming `ftl.<name>.<field>`).
+pub fn ftl_params<T: DeserializeOwned>(config: &Config, name: &str) -> Result<T> {
+    let table = config.ftl.get(name).cloned().unwrap_or_else(|| toml::Value::Table(toml::Table::new()));
+    serde_path_to_error::deserialize(table).map_err(|e| {
+        let path = e.path().to_string();
+        let field = if path == "." { format!("ftl.{name}") } else { format!("ftl.{name}.{path}") };
+        SimError::config(field, e.into_inner().message().to_string())
+    })
+}

@@ -1,0 +1,148 @@
+//! The host interface: applies the address policy and time scaling, and splits each request into
+//! the logical pages it touches (a sub-page request touches the whole page).
+
+use crate::config::{AddressPolicy, Config};
+use crate::error::{Result, SimError};
+use crate::flash::Lpn;
+use crate::timing::Nanos;
+use crate::workload::{IoKind, Request};
+
+/// A request reduced to whole logical pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageRequest {
+    pub arrival: Nanos,
+    pub kind: IoKind,
+    pub first: Lpn,
+    pub pages: u32,
+}
+
+pub struct Host {
+    page_size: u64,
+    logical_pages: u64,
+    policy: AddressPolicy,
+    scale_span: u64,
+    time_scale: f64,
+}
+
+impl Host {
+    pub fn new(config: &Config) -> Self {
+        Host {
+            page_size: config.device.geometry.page_size as u64,
+            logical_pages: config.device.logical_pages() as u64,
+            policy: config.host.address_policy,
+            scale_span: config.host.scale_span_bytes.unwrap_or(0),
+            time_scale: config.host.time_scale,
+        }
+    }
+
+    pub fn capacity_bytes(&self) -> u64 {
+        self.logical_pages * self.page_size
+    }
+
+    /// Admits one request; `source` names the trace in error messages.
+    pub fn admit(&self, source: &str, req: &Request) -> Result<PageRequest> {
+        let location = || format!("{source}:{}", req.line);
+        if req.len_bytes == 0 {
+            return Err(SimError::input(location(), "request of zero bytes"));
+        }
+        let capacity = self.capacity_bytes();
+        let offset = match self.policy {
+            AddressPolicy::Error => req.offset_bytes,
+            AddressPolicy::Fold => req.offset_bytes % capacity,
+            AddressPolicy::Scale => ((req.offset_bytes as u128 * capacity as u128) / self.scale_span as u128) as u64,
+        };
+        let end = offset.checked_add(req.len_bytes).ok_or_else(|| SimError::input(location(), "offset + size overflows"))?;
+        let first = offset / self.page_size;
+        let pages = (end - 1) / self.page_size - first + 1;
+        if self.policy != AddressPolicy::Fold && (end > capacity || pages > self.logical_pages) {
+            return Err(SimError::input(
+                location(),
+                format!(
+                    "request at byte offset {} of {} bytes ends beyond the exported capacity of {capacity} bytes \
+                     (use --set host.address_policy=\"fold\" or \"scale\" to map it in)",
+                    req.offset_bytes, req.len_bytes
+                ),
+            ));
+        }
+        if pages > u32::MAX as u64 || pages > self.logical_pages {
+            return Err(SimError::input(location(), format!("request of {} bytes is larger than the device", req.len_bytes)));
+        }
+        Ok(PageRequest {
+            arrival: (req.arrival_ns as f64 / self.time_scale) as Nanos,
+            kind: req.kind,
+            first: first as Lpn,
+            pages: pages as u32,
+        })
+    }
+
+    /// The i-th LPN of a request (folding wraps around the end of the space).
+    #[inline]
+    pub fn lpn(&self, req: &PageRequest, i: u32) -> Lpn {
+        let lpn = req.first as u64 + i as u64;
+        (if lpn >= self.logical_pages { lpn - self.logical_pages } else { lpn }) as Lpn
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigBuilder;
+
+    fn host(policy: &str) -> Host {
+        let mut b = ConfigBuilder::new().set(&format!("host.address_policy=\"{policy}\"")).unwrap();
+        if policy == "scale" {
+            b = b.set("host.scale_span_bytes=16642998272").unwrap(); // 2 x capacity
+        }
+        Host::new(&b.build().unwrap())
+    }
+
+    fn req(offset: u64, len: u64) -> Request {
+        Request { arrival_ns: 3_000, kind: IoKind::Write, offset_bytes: offset, len_bytes: len, line: 7 }
+    }
+
+    #[test]
+    fn sub_page_requests_touch_whole_pages() {
+        let h = host("error");
+        let p = h.admit("t", &req(8192 * 3 + 100, 8192)).unwrap();
+        assert_eq!((p.first, p.pages), (3, 2));
+        let p = h.admit("t", &req(0, 1)).unwrap();
+        assert_eq!((p.first, p.pages), (0, 1));
+    }
+
+    #[test]
+    fn beyond_capacity_names_the_line() {
+        let h = host("error");
+        let cap = h.capacity_bytes();
+        let err = h.admit("trace.csv", &req(cap - 4096, 8192)).unwrap_err().to_string();
+        assert!(err.starts_with("trace.csv:7:") && err.contains("beyond"), "{err}");
+    }
+
+    #[test]
+    fn fold_wraps_modulo_capacity() {
+        let h = host("fold");
+        let cap = h.capacity_bytes();
+        let p = h.admit("t", &req(cap + 8192 * 5, 8192)).unwrap();
+        assert_eq!((p.first, p.pages), (5, 1));
+        let p = h.admit("t", &req(cap - 8192, 16384)).unwrap();
+        assert_eq!(h.lpn(&p, 0), 1_015_807);
+        assert_eq!(h.lpn(&p, 1), 0);
+    }
+
+    #[test]
+    fn scale_maps_the_span_onto_the_device() {
+        let h = host("scale");
+        let p = h.admit("t", &req(8192 * 10, 8192)).unwrap();
+        assert_eq!(p.first, 5);
+    }
+
+    #[test]
+    fn zero_length_is_rejected() {
+        assert!(host("error").admit("t", &req(0, 0)).unwrap_err().to_string().contains("zero bytes"));
+    }
+
+    #[test]
+    fn time_scale_compresses_arrivals() {
+        let h = Host::new(&ConfigBuilder::new().set("host.time_scale=3").unwrap().build().unwrap());
+        assert_eq!(h.admit("t", &req(0, 512)).unwrap().arrival, 1_000);
+    }
+}

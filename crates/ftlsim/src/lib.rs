@@ -1,0 +1,25 @@
+//! ftlsim: a fast, faithful, trace-driven simulator of NAND-flash SSDs and their flash
+//! translation layers.
+//!
+//! Data flows as in a real SSD: [`workload`] (trace readers, generators) -> [`host`] (address
+//! policy, splitting into logical pages) -> [`ftl`] (mapping, caches, allocation, GC, recovery)
+//! -> [`flash`] (array state and NAND rules) with [`timing`] (when each operation runs) ->
+//! [`metrics`]. [`sim`] wires one run together; [`check`] is the correctness harness.
+
+pub mod check;
+pub mod config;
+pub mod error;
+pub mod flash;
+pub mod ftl;
+pub mod host;
+pub mod metrics;
+pub mod sim;
+pub mod timing;
+pub mod workload;
+
+pub use config::{Config, ConfigBuilder};
+pub use error::{Result, SimError};
+pub use sim::{run, RunResult, Simulation};
+
+/// The library version recorded in every result.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,13 @@
+//! Measurements: counters and histograms gathered during a run, and the derived report.
+//! Every field of [`Report`] is defined in `docs/metrics.md`.
+
+mod cache;
+mod collector;
+pub(crate) mod report;
+
+pub use cache::{CacheAccess, CacheStats};
+pub use collector::{Collector, RequestKind};
+pub use report::{
+    CacheReport, EraseCountStats, FlashCounts, HostReport, LatencySummary, RecoveryReport, Report, ResponseTimes,
+    SimulationReport,
+};

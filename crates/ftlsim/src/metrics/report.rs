@@ -1,0 +1,257 @@
+//! The derived report of one run. Field names are stable: they are the JSON and CSV schema.
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+use super::{CacheStats, Collector};
+use crate::flash::{FlashArray, OpKind, OpLog};
+use crate::ftl::SramItem;
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct HostReport {
+    pub requests: u64,
+    pub read_requests: u64,
+    pub write_requests: u64,
+    pub trim_requests: u64,
+    pub pages_read: u64,
+    pub pages_written: u64,
+    pub pages_trimmed: u64,
+    pub unmapped_reads: u64,
+}
+
+/// Flash operations of one kind, by purpose.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct FlashCounts {
+    pub host: u64,
+    pub gc: u64,
+    pub translation: u64,
+    pub metadata: u64,
+    pub recovery: u64,
+    pub total: u64,
+}
+
+impl FlashCounts {
+    fn from_row(row: &[u64; 5]) -> Self {
+        FlashCounts { host: row[0], gc: row[1], translation: row[2], metadata: row[3], recovery: row[4], total: row.iter().sum() }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LatencySummary {
+    pub count: u64,
+    pub mean_us: f64,
+    pub p50_us: f64,
+    pub p90_us: f64,
+    pub p99_us: f64,
+    pub p999_us: f64,
+    pub max_us: f64,
+}
+
+impl LatencySummary {
+    fn of(h: &Histogram<u64>) -> Self {
+        let us = |ns: u64| ns as f64 / 1000.0;
+        LatencySummary {
+            count: h.len(),
+            mean_us: if h.is_empty() { 0.0 } else { h.mean() / 1000.0 },
+            p50_us: us(h.value_at_quantile(0.5)),
+            p90_us: us(h.value_at_quantile(0.9)),
+            p99_us: us(h.value_at_quantile(0.99)),
+            p999_us: us(h.value_at_quantile(0.999)),
+            max_us: us(h.max()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ResponseTimes {
+    /// Exact mean system response time (completion - arrival) over all requests, microseconds.
+    pub mean_us: f64,
+    pub mean_queueing_us: f64,
+    pub mean_access_us: f64,
+    pub all: LatencySummary,
+    pub read: LatencySummary,
+    pub write: LatencySummary,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct EraseCountStats {
+    pub min: u32,
+    pub mean: f64,
+    pub max: u32,
+    pub stddev: f64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CacheReport {
+    pub accesses: u64,
+    pub hit: u64,
+    pub miss_no_penalty: u64,
+    pub miss_fetch: u64,
+    pub miss_fetch_two: u64,
+    pub miss_writeback: u64,
+    pub hit_ratio: Option<f64>,
+    /// Probability that an eviction replaces a dirty entry (P_rd, paper 002).
+    pub dirty_eviction_probability: Option<f64>,
+    /// Hit ratio of the GC mapping updates (H_gcr, paper 002).
+    pub gc_hit_ratio: Option<f64>,
+    pub translation_reads_per_host_page: Option<f64>,
+    pub translation_writes_per_host_page: Option<f64>,
+    pub translation_reads_per_access: Option<f64>,
+    pub translation_writes_per_access: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct RecoveryReport {
+    /// Power-loss events simulated.
+    pub events: u64,
+    /// Page and spare reads issued by recovery.
+    pub pages_read: u64,
+    /// RP = pages read per recovery / physical pages (paper 000 eq. 4.6), averaged over events.
+    pub rp: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SimulationReport {
+    pub wall_seconds: f64,
+    /// Every flash operation except recovery reads (an erase counts once).
+    pub flash_page_ops: u64,
+    pub flash_page_ops_per_second: f64,
+    pub host_pages_per_second: f64,
+    pub requests_per_second: f64,
+    /// Simulator memory: flash array (with the spare model) plus FTL state, oracle excluded.
+    pub state_bytes: u64,
+    pub state_bytes_per_physical_page: f64,
+    /// Simulated time from the first arrival to the last completion, seconds.
+    pub simulated_seconds: f64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Report {
+    pub host: HostReport,
+    pub reads: FlashCounts,
+    pub spare_reads: FlashCounts,
+    pub programs: FlashCounts,
+    pub erases: FlashCounts,
+    /// All programs / host pages written.
+    pub write_amplification: Option<f64>,
+    /// BU = host pages written / pages erased (paper 000 eq. 4.4).
+    pub block_utilization: Option<f64>,
+    /// MR = pages moved by GC / pages erased (paper 000 eq. 4.5).
+    pub valid_page_move_rate: Option<f64>,
+    pub gc_victims: u64,
+    pub plane_register_hits: u64,
+    pub response: ResponseTimes,
+    pub erase_count: EraseCountStats,
+    pub cache: CacheReport,
+    pub recovery: RecoveryReport,
+    pub sram: Vec<SramItem>,
+    pub sram_total_bytes: u64,
+    pub simulation: SimulationReport,
+}
+
+fn ratio(a: u64, b: u64) -> Option<f64> {
+    (b != 0).then(|| a as f64 / b as f64)
+}
+
+/// Inputs gathered by the simulator at the end of a run.
+pub struct ReportInputs<'a> {
+    pub collector: &'a Collector,
+    pub ops: &'a OpLog,
+    pub cache: &'a CacheStats,
+    pub flash: &'a FlashArray,
+    pub sram: Vec<SramItem>,
+    pub gc_victims: u64,
+    pub plane_register_hits: u64,
+    pub recovery: RecoveryReport,
+    pub wall_seconds: f64,
+    pub state_bytes: u64,
+}
+
+impl Report {
+    pub fn build(i: ReportInputs) -> Report {
+        let c = i.collector;
+        let counts = i.ops.counts();
+        let reads = FlashCounts::from_row(&counts[OpKind::Read as usize]);
+        let spare_reads = FlashCounts::from_row(&counts[OpKind::SpareRead as usize]);
+        let programs = FlashCounts::from_row(&counts[OpKind::Program as usize]);
+        let erases = FlashCounts::from_row(&counts[OpKind::Erase as usize]);
+        let ppb = i.flash.geometry().pages_per_block as u64;
+        let pages_erased = erases.total * ppb;
+        let requests = c.requests();
+        let mean = |sum: u128| if requests == 0 { 0.0 } else { sum as f64 / requests as f64 / 1000.0 };
+        let erase_counts: Vec<u32> = i.flash.erase_counts().collect();
+        let n = erase_counts.len().max(1) as f64;
+        let emean = erase_counts.iter().map(|&e| e as f64).sum::<f64>() / n;
+        let evar = erase_counts.iter().map(|&e| (e as f64 - emean).powi(2)).sum::<f64>() / n;
+        let accesses = i.cache.accesses();
+        let host_pages = c.pages_read + c.pages_written;
+        let translation_reads = reads.translation + spare_reads.translation;
+        let flash_page_ops: u64 =
+            counts.iter().flat_map(|row| row.iter()).sum::<u64>() - reads.recovery - spare_reads.recovery;
+        let wall = i.wall_seconds.max(1e-9);
+        let sram_total_bytes = i.sram.iter().map(|s| s.bytes).sum();
+        Report {
+            host: HostReport {
+                requests,
+                read_requests: c.reads,
+                write_requests: c.writes,
+                trim_requests: c.trims,
+                pages_read: c.pages_read,
+                pages_written: c.pages_written,
+                pages_trimmed: c.pages_trimmed,
+                unmapped_reads: c.unmapped_reads,
+            },
+            write_amplification: ratio(programs.total - programs.recovery, c.pages_written),
+            block_utilization: ratio(c.pages_written, pages_erased),
+            valid_page_move_rate: ratio(programs.gc, pages_erased),
+            gc_victims: i.gc_victims,
+            plane_register_hits: i.plane_register_hits,
+            response: ResponseTimes {
+                mean_us: mean(c.sum_response_ns),
+                mean_queueing_us: mean(c.sum_queue_ns),
+                mean_access_us: mean(c.sum_access_ns),
+                all: LatencySummary::of(&c.response_all),
+                read: LatencySummary::of(&c.response_read),
+                write: LatencySummary::of(&c.response_write),
+            },
+            erase_count: EraseCountStats {
+                min: erase_counts.iter().copied().min().unwrap_or(0),
+                mean: emean,
+                max: erase_counts.iter().copied().max().unwrap_or(0),
+                stddev: evar.sqrt(),
+            },
+            cache: CacheReport {
+                accesses,
+                hit: i.cache.hit,
+                miss_no_penalty: i.cache.miss_no_penalty,
+                miss_fetch: i.cache.miss_fetch,
+                miss_fetch_two: i.cache.miss_fetch_two,
+                miss_writeback: i.cache.miss_writeback,
+                hit_ratio: ratio(i.cache.hit, accesses),
+                dirty_eviction_probability: ratio(i.cache.dirty_evictions, i.cache.evictions),
+                gc_hit_ratio: ratio(i.cache.gc_hits, i.cache.gc_accesses),
+                translation_reads_per_host_page: ratio(translation_reads, host_pages),
+                translation_writes_per_host_page: ratio(programs.translation, host_pages),
+                translation_reads_per_access: ratio(translation_reads, accesses),
+                translation_writes_per_access: ratio(programs.translation, accesses),
+            },
+            recovery: i.recovery,
+            sram: i.sram,
+            sram_total_bytes,
+            simulation: SimulationReport {
+                wall_seconds: i.wall_seconds,
+                flash_page_ops,
+                flash_page_ops_per_second: flash_page_ops as f64 / wall,
+                host_pages_per_second: (host_pages + c.pages_trimmed) as f64 / wall,
+                requests_per_second: requests as f64 / wall,
+                state_bytes: i.state_bytes,
+                state_bytes_per_physical_page: i.state_bytes as f64 / i.flash.geometry().total_pages() as f64,
+                simulated_seconds: c.last_finish.saturating_sub(c.first_arrival.unwrap_or(0)) as f64 / 1e9,
+            },
+            reads,
+            spare_reads,
+            programs,
+            erases,
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! Wires one run together: workload -> host -> FTL -> flash and timing -> metrics.
+
+use std::time::Instant;
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::Serialize;
+
+use crate::check::{check_invariants, Oracle};
+use crate::config::{Config, PreconditionMode};
+use crate::error::Result;
+use crate::flash::{FlashArray, Lpn, OpKind, OpLog, Purpose};
+use crate::ftl::{build_ftl, Ftl, FtlCtx};
+use crate::host::Host;
+use crate::metrics::{CacheStats, Collector, RecoveryReport, Report, RequestKind};
+use crate::metrics::report::ReportInputs;
+use crate::timing::TimingEngine;
+use crate::workload::{IoKind, Workload};
+
+/// Everything a result file needs to be reproduced and read.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunResult {
+    pub tool: &'static str,
+    pub version: &'static str,
+    pub ftl: String,
+    pub ftl_params: serde_json::Value,
+    pub workload: String,
+    pub workload_description: serde_json::Value,
+    pub config: serde_json::Value,
+    pub report: Report,
+}
+
+/// How often the progress callback is called, in requests.
+pub const PROGRESS_EVERY: u64 = 1 << 16;
+
+pub struct Simulation {
+    config: Config,
+    ftl: Box<dyn Ftl>,
+    flash: FlashArray,
+    ops: OpLog,
+    cache: CacheStats,
+    timing: TimingEngine,
+    collector: Collector,
+    oracle: Oracle,
+    host: Host,
+    requests: u64,
+    gc_victims_base: u64,
+    recovery: RecoveryReport,
+    power_loss_at: Vec<u64>,
+}
+
+impl Simulation {
+    pub fn new(config: &Config, ftl: &str) -> Result<Self> {
+        config.validate()?;
+        let ftl = build_ftl(ftl, config)?;
+        Ok(Simulation {
+            flash: FlashArray::new(&config.device.geometry),
+            ops: OpLog::new(),
+            cache: CacheStats::default(),
+            timing: TimingEngine::new(&config.device),
+            collector: Collector::default(),
+            oracle: Oracle::new(config.device.logical_pages()),
+            host: Host::new(config),
+            requests: 0,
+            gc_victims_base: 0,
+            recovery: RecoveryReport::default(),
+            power_loss_at: Vec::new(),
+            config: config.clone(),
+            ftl,
+        })
+    }
+
+    pub fn ftl(&self) -> &dyn Ftl {
+        self.ftl.as_ref()
+    }
+    pub fn flash(&self) -> &FlashArray {
+        &self.flash
+    }
+    pub fn oracle(&self) -> &Oracle {
+        &self.oracle
+    }
+    pub fn ops(&self) -> &OpLog {
+        &self.ops
+    }
+
+    /// Simulates a power loss after each of these request indices (1-based counts of requests served).
+    pub fn set_power_loss_points(&mut self, mut points: Vec<u64>) {
+        points.sort_unstable();
+        points.dedup();
+        points.reverse();
+        self.power_loss_at = points;
+    }
+
+    fn ctx(&mut self) -> (&mut dyn Ftl, FtlCtx<'_>) {
+        (self.ftl.as_mut(), FtlCtx { flash: &mut self.flash, ops: &mut self.ops, cache: &mut self.cache })
+    }
+
+    /// Host write outside the timed run (preconditioning).
+    fn untimed_write(&mut self, lpn: Lpn) -> Result<()> {
+        let version = self.oracle.next_version(lpn);
+        self.ops.clear();
+        let (ftl, mut ctx) = self.ctx();
+        ftl.write(lpn, version, &mut ctx)
+    }
+
+    /// Brings the device to the configured starting state, takes no simulated time, and resets
+    /// every statistic afterwards (caches start cold).
+    pub fn precondition(&mut self) -> Result<()> {
+        let logical = self.config.device.logical_pages();
+        if self.config.precondition.mode != PreconditionMode::None {
+            for lpn in 0..logical {
+                self.untimed_write(lpn)?;
+            }
+        }
+        if self.config.precondition.mode == PreconditionMode::Age {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(self.config.seed ^ 0xA6E5_0F0F);
+            let overwrites = (logical as f64 * self.config.precondition.age_factor) as u64;
+            for _ in 0..overwrites {
+                self.untimed_write(rng.gen_range(0..logical))?;
+            }
+        }
+        let (ftl, mut ctx) = self.ctx();
+        ftl.flush(&mut ctx)?;
+        ftl.reset_cache();
+        self.ops.clear();
+        self.ops.reset_counts();
+        self.cache = CacheStats::default();
+        self.gc_victims_base = self.ftl.blocks().gc_victims;
+        self.timing = TimingEngine::new(&self.config.device);
+        Ok(())
+    }
+
+    /// Serves every request of the workload; `progress` is called every [`PROGRESS_EVERY`] requests.
+    pub fn run(&mut self, workload: Workload, progress: &mut dyn FnMut(u64)) -> Result<RunResult> {
+        let started = Instant::now();
+        for request in workload.requests {
+            let request = request?;
+            let page_request = self.host.admit(&workload.name, &request)?;
+            self.serve(page_request)?;
+            if self.requests % PROGRESS_EVERY == 0 {
+                progress(self.requests);
+            }
+        }
+        let wall = started.elapsed().as_secs_f64();
+        Ok(self.result(&workload.name, workload.description, wall))
+    }
+
+    /// Serves one host request already reduced to pages.
+    #[inline]
+    pub fn serve(&mut self, req: crate::host::PageRequest) -> Result<()> {
+        let index = self.requests;
+        self.ops.clear();
+        let check_reads = self.config.check.oracle;
+        let mut unmapped = 0;
+        {
+            let ftl = self.ftl.as_mut();
+            let mut ctx = FtlCtx { flash: &mut self.flash, ops: &mut self.ops, cache: &mut self.cache };
+            for i in 0..req.pages {
+                let lpn = self.host.lpn(&req, i);
+                ctx.ops.begin_chain();
+                match req.kind {
+                    IoKind::Read => {
+                        let found = ftl.read(lpn, &mut ctx)?;
+                        if check_reads {
+                            self.oracle.verify(ftl.name(), index, lpn, found, ctx.flash)?;
+                        }
+                        unmapped += found.is_none() as u64;
+                    }
+                    IoKind::Write => {
+                        let version = self.oracle.next_version(lpn);
+                        ftl.write(lpn, version, &mut ctx)?;
+                    }
+                    IoKind::Trim => {
+                        self.oracle.trim(lpn);
+                        ftl.trim(lpn, &mut ctx)?;
+                    }
+                }
+            }
+        }
+        let served = self.timing.serve(req.arrival, self.ops.ops());
+        let kind = match req.kind {
+            IoKind::Read => RequestKind::Read,
+            IoKind::Write => RequestKind::Write,
+            IoKind::Trim => RequestKind::Trim,
+        };
+        self.collector.record(kind, req.pages as u64, req.arrival, served);
+        self.collector.unmapped_reads += unmapped;
+        self.requests += 1;
+        let every = self.config.check.invariants_every;
+        if every != 0 && self.requests % every == 0 {
+            self.check_invariants()?;
+        }
+        if self.power_loss_at.last() == Some(&self.requests) {
+            self.power_loss_at.pop();
+            self.power_loss()?;
+        }
+        Ok(())
+    }
+
+    pub fn check_invariants(&self) -> Result<()> {
+        check_invariants(self.ftl.as_ref(), &self.flash, self.oracle.logical_pages(), self.requests)
+    }
+
+    /// Drops all SRAM state, runs the FTL's recovery, counts its reads, and checks the recovered
+    /// mapping of every LPN against the oracle. Recovery takes no simulated time.
+    pub fn power_loss(&mut self) -> Result<()> {
+        let before = self.recovery_reads();
+        self.ops.clear();
+        let (ftl, mut ctx) = self.ctx();
+        ftl.recover(&mut ctx)?;
+        self.ops.clear();
+        let reads = self.recovery_reads() - before;
+        let events = self.recovery.events + 1;
+        let physical = self.flash.geometry().total_pages() as f64;
+        let total = self.recovery.pages_read + reads;
+        self.recovery = RecoveryReport { events, pages_read: total, rp: Some(total as f64 / events as f64 / physical) };
+        let name = self.ftl.name();
+        for lpn in 0..self.oracle.logical_pages() {
+            let found = self.ftl.lookup(lpn, &self.flash);
+            self.oracle.verify(name, self.requests, lpn, found, &self.flash).map_err(|e| match e {
+                crate::error::SimError::Oracle { ftl, request, lpn, expected, found } => crate::error::SimError::Oracle {
+                    ftl: format!("{ftl} (after power-loss recovery)"),
+                    request,
+                    lpn,
+                    expected,
+                    found,
+                },
+                other => other,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn recovery_reads(&self) -> u64 {
+        self.ops.count(OpKind::Read, Purpose::Recovery) + self.ops.count(OpKind::SpareRead, Purpose::Recovery)
+    }
+
+    /// The report of the run so far.
+    pub fn result(&self, workload: &str, description: serde_json::Value, wall_seconds: f64) -> RunResult {
+        let state_bytes = (self.flash.state_bytes() + self.ftl.state_bytes()) as u64;
+        let report = Report::build(ReportInputs {
+            collector: &self.collector,
+            ops: &self.ops,
+            cache: &self.cache,
+            flash: &self.flash,
+            sram: self.ftl.sram(),
+            gc_victims: self.ftl.blocks().gc_victims - self.gc_victims_base,
+            plane_register_hits: self.timing.register_hits(),
+            recovery: self.recovery.clone(),
+            wall_seconds,
+            state_bytes,
+        });
+        RunResult {
+            tool: "ftlsim",
+            version: crate::VERSION,
+            ftl: self.ftl.name().to_string(),
+            ftl_params: self.ftl.params(),
+            workload: workload.to_string(),
+            workload_description: description,
+            config: self.config.to_json(),
+            report,
+        }
+    }
+}
+
+/// Preconditions a fresh device and runs the workload on it.
+pub fn run(config: &Config, ftl: &str, workload: Workload) -> Result<RunResult> {
+    let mut sim = Simulation::new(config, ftl)?;
+    sim.precondition()?;
+    sim.run(workload, &mut |_| {})
+}

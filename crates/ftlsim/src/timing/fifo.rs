@@ -1,0 +1,119 @@
+//! `fifo-single`: one server, requests served whole in arrival order; a request's service time is
+//! the sum of its flash operations (paper 000 §4.2: S_i = max(A_i, C_{i-1}), C_i = S_i + service_i).
+
+use super::{Nanos, OpCosts, PlaneRegisters, Served};
+use crate::config::DeviceConfig;
+use crate::flash::{FlashOp, OpKind};
+
+pub struct FifoSingle {
+    costs: OpCosts,
+    pub(crate) registers: PlaneRegisters,
+    server_free: Nanos,
+}
+
+impl FifoSingle {
+    pub fn new(costs: OpCosts, device: &DeviceConfig) -> Self {
+        let registers = PlaneRegisters::new(device.timing.plane_register, device.geometry.total_planes());
+        FifoSingle { costs, registers, server_free: 0 }
+    }
+
+    /// Service time of one operation, updating the plane registers.
+    #[inline]
+    fn cost(&mut self, op: &FlashOp) -> Nanos {
+        let c = &self.costs;
+        let g = &c.geometry;
+        let plane = g.plane_of_block(g.block_of(op.ppn));
+        match op.kind {
+            OpKind::Read => {
+                let hit = self.registers.read(plane, op.ppn);
+                if hit { c.page_transfer } else { c.read_array + c.page_transfer }
+            }
+            OpKind::SpareRead => {
+                let hit = self.registers.read(plane, op.ppn);
+                if hit { c.spare_transfer } else { c.read_array + c.spare_transfer }
+            }
+            OpKind::Program => {
+                self.registers.program(plane, op.ppn);
+                c.page_transfer + c.program_array
+            }
+            OpKind::Erase => {
+                self.registers.erase(plane, op.ppn, g.pages_per_block);
+                c.erase
+            }
+        }
+    }
+
+    #[inline]
+    pub fn serve(&mut self, arrival: Nanos, ops: &[FlashOp]) -> Served {
+        let start = arrival.max(self.server_free);
+        let service: Nanos = ops.iter().map(|op| self.cost(op)).sum();
+        let finish = start + service;
+        self.server_free = finish;
+        Served { start, finish }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::flash::{OpLog, Purpose};
+
+    fn mlc8g() -> FifoSingle {
+        let c = Config::preset("mlc8g").unwrap();
+        FifoSingle::new(OpCosts::new(&c.device), &c.device)
+    }
+
+    const READ: Nanos = 75_000 + 172_800;
+    const PROGRAM: Nanos = 172_800 + 1_300_000;
+
+    #[test]
+    fn service_is_the_sum_of_operations() {
+        let mut t = mlc8g();
+        let mut log = OpLog::new();
+        log.push(OpKind::Read, Purpose::Translation, 512); // block 2, plane 0
+        log.push(OpKind::Program, Purpose::Host, 256); // block 1, plane 1
+        let s = t.serve(1_000, log.ops());
+        assert_eq!(s, Served { start: 1_000, finish: 1_000 + READ + PROGRAM });
+    }
+
+    #[test]
+    fn a_busy_server_queues_the_next_request() {
+        let mut t = mlc8g();
+        let mut log = OpLog::new();
+        log.push(OpKind::Program, Purpose::Host, 0);
+        let first = t.serve(0, log.ops());
+        assert_eq!(first.finish, PROGRAM);
+        log.clear();
+        log.push(OpKind::Read, Purpose::Host, 1024); // block 4, plane 0: register holds PPN 0, a miss
+        let second = t.serve(100_000, log.ops());
+        assert_eq!(second.start, PROGRAM, "waits for the server");
+        assert_eq!(second.finish, PROGRAM + READ);
+        // queueing time = start - arrival, response = finish - arrival
+        assert_eq!(second.start - 100_000, PROGRAM - 100_000);
+    }
+
+    #[test]
+    fn reading_the_page_in_the_plane_register_costs_only_the_transfer() {
+        let mut t = mlc8g();
+        let mut log = OpLog::new();
+        log.push(OpKind::Read, Purpose::Translation, 512); // plane 0 now holds 512
+        log.push(OpKind::Program, Purpose::Host, 256); // plane 1: does not disturb plane 0
+        log.push(OpKind::Read, Purpose::Translation, 512); // register hit
+        log.push(OpKind::SpareRead, Purpose::Gc, 256); // plane 1 holds 256: spare transfer only
+        let s = t.serve(0, log.ops());
+        assert_eq!(s.finish, READ + PROGRAM + 172_800 + 8_960);
+        assert_eq!(t.registers.hits, 2);
+    }
+
+    #[test]
+    fn an_erase_clears_the_register_of_its_plane() {
+        let mut t = mlc8g();
+        let mut log = OpLog::new();
+        log.push(OpKind::Read, Purpose::Host, 512 + 3); // block 2, plane 0
+        log.push(OpKind::Erase, Purpose::Gc, 512);
+        log.push(OpKind::Read, Purpose::Host, 512 + 3);
+        let s = t.serve(0, log.ops());
+        assert_eq!(s.finish, READ + 3_800_000 + READ);
+    }
+}
