@@ -1,1 +1,229 @@
-fn main(){}
+//! The `ftlsim` command line: run one FTL, compare several, list what is available.
+//! Every error exits with code 2 and one line on stderr naming what is wrong.
+
+mod output;
+mod trace_args;
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+use ftlsim::config::{preset_names, ConfigBuilder};
+use ftlsim::ftl::REGISTRY;
+use ftlsim::{Config, RunResult, Simulation};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+use trace_args::TraceArgs;
+
+#[derive(Parser)]
+#[command(name = "ftlsim", version, about = "Fast, faithful trace-driven simulator of NAND-flash SSDs and their FTLs")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one FTL on a workload.
+    Run {
+        /// FTL to simulate (see `ftlsim list ftls`).
+        #[arg(long, default_value = "pftl")]
+        ftl: String,
+        #[command(flatten)]
+        common: CommonArgs,
+    },
+    /// Run several FTLs on the same workload and compare them (NT = t_FTL / t_PFTL).
+    Compare {
+        /// Comma-separated FTLs; default: every registered FTL.
+        #[arg(long, value_delimiter = ',')]
+        ftl: Vec<String>,
+        #[command(flatten)]
+        common: CommonArgs,
+    },
+    /// List FTLs, device presets or trace formats.
+    List {
+        #[arg(value_enum, default_value = "all")]
+        what: ListWhat,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ListWhat {
+    All,
+    Ftls,
+    Presets,
+}
+
+#[derive(Args, Clone)]
+struct CommonArgs {
+    /// Device preset (see `ftlsim list presets`).
+    #[arg(long)]
+    preset: Option<String>,
+    /// TOML configuration file (applied over the preset).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Override one configuration field, e.g. --set gc.policy=cost-benefit (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+    /// Random seed (synthetic workloads, aging).
+    #[arg(long)]
+    seed: Option<u64>,
+    #[command(flatten)]
+    trace: TraceArgs,
+    /// Print JSON (one object per run).
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// Print CSV (a header and one row per run).
+    #[arg(long)]
+    csv: bool,
+    /// Run the full invariant check every N requests (and check every read against the oracle).
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10000")]
+    check: Option<u64>,
+    /// Never show a progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+impl CommonArgs {
+    fn config(&self) -> Result<Config> {
+        let mut b = ConfigBuilder::new();
+        if let Some(p) = &self.preset {
+            b = b.preset(p)?;
+        }
+        if let Some(path) = &self.config {
+            let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+            b = b.toml(&path.display().to_string(), &text)?;
+        }
+        for s in &self.sets {
+            b = b.set(s)?;
+        }
+        if let Some(seed) = self.seed {
+            b = b.set(&format!("seed={seed}"))?;
+        }
+        if let Some(every) = self.check {
+            b = b.set(&format!("check.invariants_every={every}"))?.set("check.oracle=true")?;
+        }
+        Ok(b.build()?)
+    }
+}
+
+fn progress_bar(quiet: bool, label: &str) -> Option<ProgressBar> {
+    if quiet || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(ProgressStyle::with_template("{spinner} {prefix}: {pos} requests ({per_sec}) {elapsed}").expect("template"));
+    bar.set_prefix(label.to_string());
+    Some(bar)
+}
+
+fn run_one(config: &Config, ftl: &str, common: &CommonArgs, bar: Option<&ProgressBar>) -> Result<RunResult> {
+    let workload = common.trace.open(config)?;
+    let mut sim = Simulation::new(config, ftl)?;
+    sim.precondition()?;
+    let result = sim.run(workload, &mut |n| {
+        if let Some(b) = bar {
+            b.set_position(n);
+        }
+    })?;
+    if config.check.invariants_every > 0 {
+        sim.check_invariants()?;
+    }
+    Ok(result)
+}
+
+fn print_results(results: &[RunResult], common: &CommonArgs, single: bool) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    if common.json {
+        for r in results {
+            serde_json::to_writer(&mut out, r)?;
+            writeln!(out)?;
+        }
+    } else if common.csv {
+        write!(out, "{}", output::csv(results))?;
+    } else if single {
+        write!(out, "{}", output::run_table(&results[0]))?;
+    } else {
+        let r = &results[0];
+        writeln!(out, "workload: {}   device: {}   requests: {}", r.workload, r.config["preset"].as_str().unwrap_or(""), r.report.host.requests)?;
+        write!(out, "{}", output::compare_table(results))?;
+    }
+    Ok(())
+}
+
+fn list(what: ListWhat) {
+    if matches!(what, ListWhat::All | ListWhat::Ftls) {
+        println!("FTLs:");
+        for f in REGISTRY {
+            println!("  {:<12} {}", f.name, f.description);
+        }
+    }
+    if matches!(what, ListWhat::All | ListWhat::Presets) {
+        println!("Device presets:");
+        for name in preset_names() {
+            let c = Config::preset(name).expect("presets validate");
+            println!("  {:<12} {} ({})", name, c.device.description, c.device.source);
+        }
+    }
+}
+
+fn main_inner(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Run { ftl, common } => {
+            let config = common.config()?;
+            let bar = progress_bar(common.quiet, &ftl);
+            let result = run_one(&config, &ftl, &common, bar.as_ref());
+            if let Some(b) = bar {
+                b.finish_and_clear();
+            }
+            print_results(&[result?], &common, true)
+        }
+        Command::Compare { ftl, common } => {
+            let config = common.config()?;
+            let ftls: Vec<String> = if ftl.is_empty() { REGISTRY.iter().map(|f| f.name.to_string()).collect() } else { ftl };
+            for name in &ftls {
+                if !REGISTRY.iter().any(|f| f.name == name) {
+                    ftlsim::ftl::build_ftl(name, &config)?;
+                }
+            }
+            if ftls.is_empty() {
+                bail!("no FTL to compare");
+            }
+            let bar = progress_bar(common.quiet, "compare");
+            let results: Vec<Result<RunResult>> = ftls
+                .par_iter()
+                .map(|name| run_one(&config, name, &common, None).with_context(|| format!("FTL {name}")))
+                .collect();
+            if let Some(b) = bar {
+                b.finish_and_clear();
+            }
+            let results: Vec<RunResult> = results.into_iter().collect::<Result<_>>()?;
+            print_results(&results, &common, false)
+        }
+        Command::List { what } => {
+            list(what);
+            Ok(())
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match main_inner(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", format!("{e:#}").replace('\n', " "));
+            ExitCode::from(2)
+        }
+    }
+}

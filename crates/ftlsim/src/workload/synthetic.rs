@@ -17,6 +17,10 @@ pub struct MixedSpec {
     pub read_fraction: f64,
     /// Fraction of requests that belong to sequential runs.
     pub sequential_fraction: f64,
+    /// Fraction of the address space that is hot.
+    pub hot_space_fraction: f64,
+    /// Fraction of random requests that go to the hot space (OLTP skew).
+    pub hot_access_fraction: f64,
     /// Random requests are 1..=random_max_pages pages long.
     pub random_max_pages: u32,
     /// Sequential runs are made of requests of this many pages.
@@ -28,15 +32,18 @@ pub struct MixedSpec {
 
 impl Default for MixedSpec {
     /// The embedded default ("oltp-mix"): 60% reads, 20% of requests in sequential runs of
-    /// 64 KB requests, random requests of 1-2 pages, one request every 5 ms on average.
+    /// 8-page requests, random requests of 1-2 pages with 80% of them on 20% of the space,
+    /// one request every 20 ms on average (a moderately loaded `mlc8g` die).
     fn default() -> Self {
         MixedSpec {
             requests: 200_000,
             read_fraction: 0.6,
             sequential_fraction: 0.2,
+            hot_space_fraction: 0.2,
+            hot_access_fraction: 0.8,
             random_max_pages: 2,
             sequential_request_pages: 8,
-            mean_interarrival_us: 5_000.0,
+            mean_interarrival_us: 20_000.0,
             seed: 42,
         }
     }
@@ -49,6 +56,8 @@ impl MixedSpec {
         };
         fraction("workload.read_fraction", self.read_fraction)?;
         fraction("workload.sequential_fraction", self.sequential_fraction)?;
+        fraction("workload.hot_space_fraction", self.hot_space_fraction)?;
+        fraction("workload.hot_access_fraction", self.hot_access_fraction)?;
         if self.random_max_pages == 0 {
             return Err(SimError::config("workload.random_max_pages", "must be at least 1"));
         }
@@ -69,6 +78,7 @@ impl MixedSpec {
         let gap = Exp::new(1.0 / (spec.mean_interarrival_us * 1000.0)).expect("positive rate");
         let pages = logical_pages as u64;
         let page = page_size as u64;
+        let hot_pages = ((pages as f64 * spec.hot_space_fraction) as u64).clamp(1, pages);
         let mut now = 0.0f64;
         let mut seq_cursor = 0u64;
         let mut index = 0u64;
@@ -89,7 +99,10 @@ impl MixedSpec {
                 (first, count)
             } else {
                 let count = rng.gen_range(1..=spec.random_max_pages as u64).min(pages);
-                (rng.gen_range(0..=pages - count), count)
+                let hot = rng.gen_bool(spec.hot_access_fraction);
+                let (base, span) = if hot || hot_pages == pages { (0, hot_pages) } else { (hot_pages, pages - hot_pages) };
+                let first = (base + rng.gen_range(0..span)).min(pages - count);
+                (first, count)
             };
             Some(Ok(Request {
                 arrival_ns: now as u64,

@@ -1,0 +1,156 @@
+//! Human and machine output of run results: aligned tables, JSON, CSV.
+
+use ftlsim::RunResult;
+use serde_json::Value;
+
+/// Formats an optional ratio, `-` when undefined.
+fn opt(v: Option<f64>, digits: usize) -> String {
+    v.map_or_else(|| "-".to_string(), |x| format!("{x:.digits$}"))
+}
+
+/// An aligned text table; the first column is left-aligned, the rest right-aligned.
+pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| rows.iter().map(|r| r[c].len()).chain([header[c].len()]).max().unwrap_or(0))
+        .collect();
+    let line = |cells: Vec<&str>| {
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, s)| if i == 0 { format!("{s:<w$}", w = widths[i]) } else { format!("{s:>w$}", w = widths[i]) })
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
+    };
+    let mut out = vec![line(header.to_vec())];
+    out.push(widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
+    out.extend(rows.iter().map(|r| line(r.iter().map(String::as_str).collect())));
+    out.join("\n") + "\n"
+}
+
+/// The report of one run as a two-column table.
+pub fn run_table(r: &RunResult) -> String {
+    let m = &r.report;
+    let rt = &m.response;
+    let mut rows: Vec<Vec<String>> = vec![
+        vec!["ftl".into(), r.ftl.clone()],
+        vec!["workload".into(), r.workload.clone()],
+        vec!["device preset".into(), r.config["preset"].as_str().unwrap_or("").to_string()],
+        vec!["requests (read / write / trim)".into(), format!("{} ({} / {} / {})", m.host.requests, m.host.read_requests, m.host.write_requests, m.host.trim_requests)],
+        vec!["host pages read / written".into(), format!("{} / {}", m.host.pages_read, m.host.pages_written)],
+        vec!["mean response time (us)".into(), format!("{:.1}", rt.mean_us)],
+        vec!["  read / write (us)".into(), format!("{:.1} / {:.1}", rt.read.mean_us, rt.write.mean_us)],
+        vec!["  p50 / p99 / p99.9 / max (us)".into(), format!("{:.1} / {:.1} / {:.1} / {:.1}", rt.all.p50_us, rt.all.p99_us, rt.all.p999_us, rt.all.max_us)],
+        vec!["mean queueing / access (us)".into(), format!("{:.1} / {:.1}", rt.mean_queueing_us, rt.mean_access_us)],
+        vec!["flash reads (host/gc/trans/meta)".into(), format!("{} / {} / {} / {}", m.reads.host, m.reads.gc, m.reads.translation, m.reads.metadata)],
+        vec!["flash programs (host/gc/trans/meta)".into(), format!("{} / {} / {} / {}", m.programs.host, m.programs.gc, m.programs.translation, m.programs.metadata)],
+        vec!["erases".into(), m.erases.total.to_string()],
+        vec!["write amplification".into(), opt(m.write_amplification, 3)],
+        vec!["block utilization (BU)".into(), opt(m.block_utilization, 3)],
+        vec!["valid page move rate (MR)".into(), opt(m.valid_page_move_rate, 3)],
+        vec!["erase count min / mean / max".into(), format!("{} / {:.2} / {}", m.erase_count.min, m.erase_count.mean, m.erase_count.max)],
+    ];
+    if m.cache.accesses > 0 {
+        let c = &m.cache;
+        rows.push(vec!["cache hit ratio".into(), opt(c.hit_ratio, 4)]);
+        rows.push(vec!["  hit / miss 0R / 1R / 2R / RW".into(), format!("{} / {} / {} / {} / {}", c.hit, c.miss_no_penalty, c.miss_fetch, c.miss_fetch_two, c.miss_writeback)]);
+    }
+    if m.recovery.events > 0 {
+        rows.push(vec!["recovery pages read (RP)".into(), format!("{} ({})", m.recovery.pages_read, opt(m.recovery.rp, 4))]);
+    }
+    for s in &m.sram {
+        rows.push(vec![format!("SRAM: {}", s.structure), format!("{:.1} KB", s.bytes as f64 / 1024.0)]);
+    }
+    rows.push(vec!["SRAM total".into(), format!("{:.1} KB", m.sram_total_bytes as f64 / 1024.0)]);
+    let s = &m.simulation;
+    rows.push(vec!["simulation wall time (s)".into(), format!("{:.3}", s.wall_seconds)]);
+    rows.push(vec!["flash page ops per second".into(), format!("{:.0}", s.flash_page_ops_per_second)]);
+    table(&["metric", "value"], &rows)
+}
+
+/// A comparison of several FTLs on one workload, with NT = t_FTL / t_PFTL when PFTL is present.
+pub fn compare_table(results: &[RunResult]) -> String {
+    let baseline = results.iter().find(|r| r.ftl == "pftl").map(|r| r.report.response.mean_us);
+    let rows: Vec<Vec<String>> = results
+        .iter()
+        .map(|r| {
+            let m = &r.report;
+            vec![
+                r.ftl.clone(),
+                format!("{:.1}", m.response.mean_us),
+                opt(baseline.filter(|b| *b > 0.0).map(|b| m.response.mean_us / b), 3),
+                format!("{:.1}", m.response.all.p99_us),
+                opt(m.write_amplification, 3),
+                opt(m.block_utilization, 3),
+                opt(m.valid_page_move_rate, 3),
+                m.erases.total.to_string(),
+                (m.reads.translation + m.spare_reads.translation).to_string(),
+                m.programs.translation.to_string(),
+                opt(m.cache.hit_ratio, 4),
+                format!("{:.1}", m.sram_total_bytes as f64 / 1024.0),
+            ]
+        })
+        .collect();
+    table(
+        &["ftl", "mean_rt_us", "NT", "p99_us", "WA", "BU", "MR", "erases", "trans_reads", "trans_writes", "hit_ratio", "sram_KB"],
+        &rows,
+    )
+}
+
+/// Flattens a JSON object into dotted keys (arrays of objects are skipped; the SRAM list is
+/// summarised by `report.sram_total_bytes`).
+fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(map) => {
+            for (k, v) in map {
+                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                flatten(&key, v, out);
+            }
+        }
+        Value::Array(_) => {}
+        Value::Null => out.push((prefix.to_string(), String::new())),
+        Value::String(s) => out.push((prefix.to_string(), s.clone())),
+        other => out.push((prefix.to_string(), other.to_string())),
+    }
+}
+
+fn csv_cell(s: &str) -> String {
+    if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+}
+
+/// One CSV header line and one row per run: identity columns, then every report field.
+pub fn csv(results: &[RunResult]) -> String {
+    let mut lines = Vec::new();
+    for (i, r) in results.iter().enumerate() {
+        let mut cells = vec![
+            ("ftl".to_string(), r.ftl.clone()),
+            ("workload".to_string(), r.workload.clone()),
+            ("preset".to_string(), r.config["preset"].as_str().unwrap_or("").to_string()),
+            ("version".to_string(), r.version.to_string()),
+        ];
+        flatten("", &serde_json::to_value(&r.report).expect("report serialises"), &mut cells);
+        if i == 0 {
+            lines.push(cells.iter().map(|(k, _)| csv_cell(k)).collect::<Vec<_>>().join(","));
+        }
+        lines.push(cells.iter().map(|(_, v)| csv_cell(v)).collect::<Vec<_>>().join(","));
+    }
+    lines.join("\n") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_aligns_columns() {
+        let t = table(&["a", "bb"], &[vec!["xyz".into(), "1".into()]]);
+        assert_eq!(t, "a     bb\n---  --\nxyz   1\n");
+    }
+
+    #[test]
+    fn csv_quotes_cells_with_commas() {
+        assert_eq!(csv_cell("a,b"), "\"a,b\"");
+        assert_eq!(csv_cell("plain"), "plain");
+    }
+}
