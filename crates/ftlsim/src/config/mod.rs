@@ -344,6 +344,11 @@ impl ConfigBuilder {
     pub fn toml(mut self, origin: &str, text: &str) -> Result<Self> {
         let table: toml::Table =
             text.parse().map_err(|e: toml::de::Error| SimError::config(origin, e.message().to_string()))?;
+        self.table(origin, table)
+    }
+
+    /// Adds an already-parsed TOML table (e.g. converted from a Python dict); `origin` names it in errors.
+    pub fn table(mut self, origin: &str, table: toml::Table) -> Result<Self> {
         if let Some(p) = table.get("preset") {
             let name = p.as_str().ok_or_else(|| SimError::config(format!("{origin}: preset"), "must be a string"))?;
             self = self.preset(name)?;
@@ -446,6 +451,107 @@ mod tests {
         assert_eq!(c.device.logical_pages(), 1_015_808);
         assert_eq!(c.device.timing.model, TimingModelKind::FifoSingle);
         assert!(c.device.timing.plane_register);
+    }
+
+    /// Full-page bus time of a preset, nanoseconds.
+    fn page_transfer_ns(c: &Config) -> u64 {
+        crate::timing::OpCosts::new(&c.device).page_transfer
+    }
+
+    /// Paper 002, Table 3: 4 KB pages, 256 KB blocks, 25/200/1500 us, 15% over-provisioning (over
+    /// the logical space), a single server without bus time; section 5.1.1: the SSD is as large
+    /// as the trace's address space.
+    fn assert_tpftl_device(c: &Config, logical_bytes: u64) {
+        let g = &c.device.geometry;
+        assert_eq!(g.page_size, 4096);
+        assert_eq!(g.pages_per_block * g.page_size, 256 * 1024);
+        assert_eq!(c.device.latency.read_us, 25.0);
+        assert_eq!(c.device.latency.program_us, 200.0);
+        assert_eq!(c.device.latency.erase_us, 1500.0);
+        assert_eq!(page_transfer_ns(c), 0);
+        assert_eq!(c.device.logical_pages() as u64 * 4096, logical_bytes);
+        let logical_blocks = (logical_bytes / (256 * 1024)) as f64;
+        assert_eq!(g.total_blocks(), (logical_blocks * 1.15).ceil() as u32);
+        assert_eq!(g.total_dies(), 1);
+        assert_eq!(c.device.timing.model, TimingModelKind::FifoSingle);
+        // GC below 0.5% of the physical blocks (spec T10).
+        let threshold = 0.005 * g.total_blocks() as f64;
+        assert!((c.gc.free_blocks_low as f64) < threshold && (c.gc.free_blocks_low + 1) as f64 >= threshold);
+    }
+
+    #[test]
+    fn tpftl_matches_paper_002_table_3() {
+        assert_tpftl_device(&Config::preset("tpftl").unwrap(), 512 << 20);
+        assert_tpftl_device(&Config::preset("tpftl-msr").unwrap(), 16 << 30);
+    }
+
+    /// docs/presets.md: the per-trace capacity of paper 002 by `--set` gives the named variant.
+    #[test]
+    fn tpftl_msr_capacity_by_set_equals_the_variant() {
+        let c = ConfigBuilder::new()
+            .preset("tpftl").unwrap()
+            .set("device.logical_pages=4194304").unwrap()
+            .set("device.geometry.blocks_per_plane=75367").unwrap()
+            .set("gc.free_blocks_low=376").unwrap()
+            .build()
+            .unwrap();
+        let msr = Config::preset("tpftl-msr").unwrap();
+        assert_eq!(c.device.geometry, msr.device.geometry);
+        assert_eq!(c.device.logical_pages(), msr.device.logical_pages());
+        assert_eq!(c.device.latency, msr.device.latency);
+        assert_eq!(c.gc, msr.gc);
+    }
+
+    /// Paper 004, section VI: 32 GB, 8 KB pages, 128 pages per block, 60/800/1500 us.
+    #[test]
+    fn cpm_matches_paper_004_section_6() {
+        let c = Config::preset("cpm").unwrap();
+        let g = &c.device.geometry;
+        assert_eq!((g.page_size, g.pages_per_block), (8192, 128));
+        assert_eq!(c.device.latency.read_us, 60.0);
+        assert_eq!(c.device.latency.program_us, 800.0);
+        assert_eq!(c.device.latency.erase_us, 1500.0);
+        assert_eq!(page_transfer_ns(&c), 0);
+        assert_eq!(c.device.logical_pages() as u64 * 8192, 32 << 30);
+        // 7% over the logical space (spec C5), rounded up to whole blocks.
+        assert_eq!(g.total_blocks(), (32768.0f64 * 1.07).ceil() as u32);
+        assert_eq!(c.device.timing.model, TimingModelKind::FifoSingle);
+        assert_eq!(c.precondition.mode, PreconditionMode::Age);
+        assert_eq!(c.precondition.age_factor, 0.2);
+    }
+
+    /// Paper 001, section 4.5.1 and Table 4.3.
+    #[test]
+    fn ssd16_matches_paper_001_section_4_5_1() {
+        let c = Config::preset("ssd16").unwrap();
+        let g = &c.device.geometry;
+        assert_eq!((g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die), (16, 1, 1, 4));
+        assert_eq!(g.page_size, 4096);
+        assert_eq!(g.blocks_per_plane as u64 * g.pages_per_block as u64 * 4096, 1 << 30);
+        assert_eq!(c.device.latency.read_us, 25.0);
+        assert_eq!(c.device.latency.program_us, 200.0);
+        assert_eq!(c.device.latency.erase_us, 1500.0);
+        assert_eq!(page_transfer_ns(&c), 40_000);
+        assert_eq!(c.device.overprovisioning, 0.30);
+        assert_eq!(c.device.logical_pages(), (g.total_pages() as f64 * 0.7).floor() as u32);
+        assert_eq!(c.device.allocation_unit, AllocationUnit::Plane);
+        assert_eq!(c.device.timing.model, TimingModelKind::Parallel);
+        assert_eq!(c.gc.policy, VictimPolicyKind::Greedy);
+        // GC while clean space < 10% of the exported space of each plane pool.
+        let exported_blocks_per_plane = 0.7 * g.blocks_per_plane as f64;
+        let threshold = 0.1 * exported_blocks_per_plane;
+        assert!((c.gc.free_blocks_low as f64) < threshold && (c.gc.free_blocks_low + 1) as f64 >= threshold);
+    }
+
+    #[test]
+    fn tlc_nvme_is_a_64_gib_array_of_32_dies() {
+        let c = Config::preset("tlc-nvme").unwrap();
+        let g = &c.device.geometry;
+        assert_eq!((g.channels, g.chips_per_channel * g.dies_per_chip), (8, 4));
+        assert_eq!(g.page_size, 16384);
+        assert_eq!(g.capacity_bytes(), 64 << 30);
+        assert_eq!(page_transfer_ns(&c), 13_166); // (16384 + 2048) B at 1400 MB/s
+        assert_eq!(c.device.timing.model, TimingModelKind::Parallel);
     }
 
     #[test]
