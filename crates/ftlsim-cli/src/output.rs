@@ -145,7 +145,7 @@ mod tests {
     #[test]
     fn table_aligns_columns() {
         let t = table(&["a", "bb"], &[vec!["xyz".into(), "1".into()]]);
-        assert_eq!(t, "a     bb\n---  --\nxyz   1\n");
+        assert_eq!(t, "a    bb\n---  --\nxyz   1\n");
     }
 
     #[test]

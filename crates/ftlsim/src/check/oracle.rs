@@ -4,10 +4,14 @@
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, PageState, Ppn, Stream};
 
-/// Version 0 means "never written, or trimmed": reads must find the LPN unmapped.
+/// Per LPN: the last version written in the low 31 bits (0 = never written) and a trimmed flag
+/// in the top bit. Versions keep counting across trims, so a copy written after a trim is always
+/// newer than any copy written before it (recovery relies on "newest version wins").
 pub struct Oracle {
     versions: Vec<u32>,
 }
+
+const TRIMMED: u32 = 1 << 31;
 
 impl Oracle {
     pub fn new(logical_pages: u32) -> Self {
@@ -18,17 +22,24 @@ impl Oracle {
     #[inline]
     pub fn next_version(&mut self, lpn: Lpn) -> u32 {
         let v = &mut self.versions[lpn as usize];
-        *v = v.wrapping_add(1).max(1);
+        *v = ((*v & !TRIMMED) + 1) & !TRIMMED;
+        *v = (*v).max(1);
         *v
     }
 
     #[inline]
     pub fn trim(&mut self, lpn: Lpn) {
-        self.versions[lpn as usize] = 0;
+        let v = &mut self.versions[lpn as usize];
+        if *v != 0 {
+            *v |= TRIMMED;
+        }
     }
 
+    /// The version a read must find, or 0 if the LPN must read as unmapped.
+    #[inline]
     pub fn version(&self, lpn: Lpn) -> u32 {
-        self.versions[lpn as usize]
+        let v = self.versions[lpn as usize];
+        if v & TRIMMED != 0 { 0 } else { v }
     }
 
     pub fn logical_pages(&self) -> u32 {
@@ -39,7 +50,7 @@ impl Oracle {
     /// the request.
     #[inline]
     pub fn verify(&self, ftl: &str, request: u64, lpn: Lpn, found: Option<Ppn>, flash: &FlashArray) -> Result<()> {
-        let expected = self.versions[lpn as usize];
+        let expected = self.version(lpn);
         let fail = |found: String| {
             let expected = if expected == 0 { "unmapped".to_string() } else { format!("a valid data page holding version {expected}") };
             Err(SimError::Oracle { ftl: ftl.to_string(), request, lpn, expected, found })
@@ -90,5 +101,6 @@ mod tests {
         o.trim(3);
         o.verify("x", 0, 3, None, &flash).unwrap();
         assert!(o.verify("x", 0, 3, Some(1), &flash).is_err());
+        assert_eq!(o.next_version(3), 3, "versions keep counting across a trim");
     }
 }

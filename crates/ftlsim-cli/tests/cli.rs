@@ -1,0 +1,96 @@
+//! End-to-end tests of the `ftlsim` binary.
+
+use std::process::Command;
+
+fn ftlsim(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_ftlsim")).args(args).output().expect("ftlsim runs")
+}
+
+/// A small device so the default-job tests finish quickly in the test profile.
+const SMALL: &[&str] = &["--set", "device.geometry.blocks_per_plane=128", "--set", "device.geometry.pages_per_block=64", "--requests", "3000", "--quiet"];
+
+#[test]
+fn default_compare_prints_a_table_with_normalised_time() {
+    let out = ftlsim(&[&["compare"], SMALL].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("synthetic:oltp-mix"), "{text}");
+    let header = text.lines().nth(1).unwrap();
+    assert!(header.contains("NT") && header.contains("mean_rt_us"), "{text}");
+    let pftl = text.lines().find(|l| l.starts_with("pftl")).expect("a pftl row");
+    assert!(pftl.split_whitespace().nth(2) == Some("1.000"), "{pftl}");
+}
+
+#[test]
+fn run_json_has_the_documented_schema() {
+    let out = ftlsim(&[&["run", "--json"], SMALL].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in ["tool", "version", "ftl", "ftl_params", "workload", "workload_description", "config", "report"] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    let r = &v["report"];
+    for key in [
+        "host", "reads", "spare_reads", "programs", "erases", "write_amplification", "block_utilization",
+        "valid_page_move_rate", "gc_victims", "plane_register_hits", "response", "erase_count", "cache", "recovery",
+        "sram", "sram_total_bytes", "simulation",
+    ] {
+        assert!(r.get(key).is_some(), "missing report.{key}");
+    }
+    for key in ["mean_us", "p50_us", "p90_us", "p99_us", "p999_us", "max_us", "count"] {
+        assert!(r["response"]["all"].get(key).is_some(), "missing response.all.{key}");
+    }
+    assert_eq!(v["config"]["device"]["geometry"]["blocks_per_plane"], 128);
+    assert_eq!(r["host"]["requests"], 3000);
+}
+
+#[test]
+fn csv_has_a_header_and_one_row_per_run() {
+    let out = ftlsim(&[&["compare", "--csv", "--ftl", "pftl"], SMALL].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].starts_with("ftl,workload,preset,version,") && lines[0].contains("response.mean_us"));
+    assert_eq!(lines[0].split(',').count(), lines[1].split(',').count());
+}
+
+#[test]
+fn same_seed_same_output() {
+    let a = ftlsim(&[&["run", "--csv", "--seed", "7"], SMALL].concat());
+    let b = ftlsim(&[&["run", "--csv", "--seed", "7"], SMALL].concat());
+    let strip = |o: &std::process::Output| {
+        String::from_utf8_lossy(&o.stdout).lines().map(|l| l.split(',').filter(|c| !c.contains('.')).collect::<Vec<_>>().join(",")).collect::<Vec<_>>()
+    };
+    assert!(a.status.success());
+    assert_eq!(strip(&a), strip(&b));
+}
+
+fn assert_fails(args: &[&str], needle: &str) {
+    let out = ftlsim(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(out.stdout.is_empty(), "{args:?} printed a partial result");
+    assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn bad_flag_exits_2() {
+    assert_fails(&["run", "--no-such-flag"], "--no-such-flag");
+}
+
+#[test]
+fn bad_preset_field_is_named() {
+    assert_fails(&["run", "--set", "device.geometry.pages_per_block=0"], "device.geometry.pages_per_block");
+    assert_fails(&["run", "--set", "device.latency.raed_us=3"], "raed_us");
+    assert_fails(&["run", "--preset", "nope"], "unknown preset");
+    assert_fails(&["run", "--ftl", "nope"], "unknown FTL");
+}
+
+#[test]
+fn list_names_ftls_and_presets() {
+    let out = ftlsim(&["list"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("pftl") && text.contains("mlc8g") && text.contains("ssd16"), "{text}");
+}
