@@ -1,6 +1,7 @@
 //! Machinery shared by every FTL, written once: block allocation and garbage collection.
 
 mod blocks;
+pub mod translation;
 mod victim;
 
 pub use blocks::{BlockManager, BlockRole, Relocate};

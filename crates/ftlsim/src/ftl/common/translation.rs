@@ -1,0 +1,600 @@
+//! The translation-page store shared by every demand-based FTL (DFTL, CDFTL, S-FTL, TPFTL, SCFTL):
+//! the full LPN -> PPN table lives in translation pages (TPs) in flash, in their own blocks
+//! (`Stream::Translation`), and a global translation directory (GTD) in SRAM locates the newest
+//! copy of each TP.
+//!
+//! What is modelled:
+//! - the GTD (TP number -> PPN of its newest copy) and a write counter per TP, which goes to the
+//!   copy's spare area as its version (newest version wins on recovery);
+//! - the content of every TP as last written to flash (`entry`), so lookups and recovery resolve
+//!   without the cache;
+//! - a page sequence number (PSN) per programmed page, the spare-area field of paper 000's recovery
+//!   (Fig 8.1), and per TP the PSN up to which its newest copy holds every mapping change;
+//! - after a power loss, the modified entries recovered from data pages newer than their TP copy
+//!   (paper 000 Fig 8.1 line 28; spec 5.14 keeps them in an unbounded map): they are resolved
+//!   before the TP content and folded into the next write of their TP.
+//!
+//! How a scheme uses it:
+//! - keep the store and the cache in one state struct that implements [`Relocate`] and
+//!   [`TranslationOwner`], apart from the `BlockManager` (the pattern of `ftl/page.rs`);
+//! - on a miss, [`TranslationStore::fetch`] the TP (one translation read) and take the entries
+//!   with [`TranslationStore::entry`];
+//! - program host data with [`TranslationStore::program_data`] (it stamps the PSN), and from
+//!   `Relocate::relocated` call [`TranslationStore::relocated`] first: it follows moved TPs and
+//!   returns the LPN of a moved data page for the scheme to remap;
+//! - to write mapping changes back, call [`write_back`]: it reads the old copy if asked, allocates
+//!   a translation page (which may run GC, whose mapping updates may themselves write TPs back),
+//!   then calls [`TranslationOwner::publish`], where the scheme hands every unwritten change of
+//!   the TP to [`TranslationStore::set`] and marks it clean, and programs the new copy. A change
+//!   the scheme has already dropped from its cache (an evicted victim) is handed to `set` before
+//!   calling `write_back`.
+//! - recovery: `blocks.rebuild(flash)`, empty the cache, then [`TranslationStore::recover`].
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use super::{BlockManager, Relocate};
+use crate::config::Config;
+use crate::error::{Result, SimError};
+use crate::flash::{FlashArray, Lpn, PageState, Ppn, Purpose, Spare, Stream};
+use crate::ftl::{FtlCtx, SramItem};
+
+/// The PPN of an unmapped entry.
+pub const UNMAPPED: Ppn = Ppn::MAX;
+/// Bytes per mapping entry in a translation page: a 4-byte PPN (both papers).
+pub const TP_ENTRY_BYTES: u32 = 4;
+
+/// A demand-based FTL's mapping state, seen by [`write_back`].
+pub trait TranslationOwner: Relocate {
+    fn store(&mut self) -> &mut TranslationStore;
+
+    /// Hands every mapping change of `tp` held only in SRAM to [`TranslationStore::set`] and marks
+    /// it clean (a scheme that writes back one entry at a time hands over just that one). Returns
+    /// whether no unwritten change of `tp` remains in SRAM afterwards: only then does the new copy
+    /// hold every change made before it, which recovery relies on.
+    fn publish(&mut self, tp: u32) -> bool;
+}
+
+/// Writes a new copy of `tp`: reads the old copy first when `read_old` (a partial update; skip it
+/// when the whole TP is in SRAM), allocates a translation page, collects the changes through
+/// [`TranslationOwner::publish`], programs the copy, invalidates the old one and updates the GTD.
+/// Works inside GC (from `Relocate::relocated`), where the allocation draws on the reserve.
+pub fn write_back<O: TranslationOwner>(
+    owner: &mut O,
+    blocks: &mut BlockManager,
+    tp: u32,
+    read_old: bool,
+    ctx: &mut FtlCtx,
+) -> Result<()> {
+    if read_old {
+        owner.store().fetch(tp, ctx)?;
+    }
+    let unit = blocks.next_unit(Stream::Translation);
+    let ppn = blocks.allocate(unit, Stream::Translation, owner, ctx)?;
+    // Changes are collected only now: GC during the allocation may have made new ones.
+    let complete = owner.publish(tp);
+    owner.store().commit(tp, ppn, complete, blocks, ctx)
+}
+
+pub struct TranslationStore {
+    entries_per_tp: u32,
+    logical_pages: u32,
+    /// GTD entries the SRAM is sized for: every physical page (paper 000: 512 TPs).
+    directory_tps: u32,
+    gtd: Vec<Ppn>,
+    versions: Vec<u32>,
+    /// Per TP: every mapping change made by a page with a PSN up to this is in the newest copy.
+    covered: Vec<u32>,
+    /// LPN -> PPN as held by the newest flash copy of its TP.
+    image: Vec<Ppn>,
+    /// Modelled spare-area PSN of every page (flash content; survives power loss).
+    psn: Vec<u32>,
+    next_psn: u32,
+    /// Modified entries recovered after a power loss, not yet written to their TP.
+    recovered: BTreeMap<Lpn, Ppn>,
+}
+
+impl TranslationStore {
+    pub fn new(config: &Config) -> Self {
+        let g = &config.device.geometry;
+        let entries_per_tp = (g.page_size / TP_ENTRY_BYTES).max(1);
+        let logical_pages = config.device.logical_pages();
+        let tps = logical_pages.div_ceil(entries_per_tp);
+        TranslationStore {
+            entries_per_tp,
+            logical_pages,
+            directory_tps: g.total_pages().div_ceil(entries_per_tp),
+            gtd: vec![UNMAPPED; tps as usize],
+            versions: vec![0; tps as usize],
+            covered: vec![0; tps as usize],
+            image: vec![UNMAPPED; logical_pages as usize],
+            psn: vec![0; g.total_pages() as usize],
+            next_psn: 1,
+            recovered: BTreeMap::new(),
+        }
+    }
+
+    #[inline]
+    pub fn entries_per_tp(&self) -> u32 {
+        self.entries_per_tp
+    }
+    /// TPs holding user LPNs.
+    pub fn tp_count(&self) -> u32 {
+        self.gtd.len() as u32
+    }
+    pub fn logical_pages(&self) -> u32 {
+        self.logical_pages
+    }
+    #[inline]
+    pub fn tp_of(&self, lpn: Lpn) -> u32 {
+        lpn / self.entries_per_tp
+    }
+    /// The LPNs a TP maps.
+    pub fn lpns(&self, tp: u32) -> Range<Lpn> {
+        let first = tp * self.entries_per_tp;
+        first..(first + self.entries_per_tp).min(self.logical_pages)
+    }
+    /// Where the newest copy of a TP is (`None` before its first write).
+    #[inline]
+    pub fn location(&self, tp: u32) -> Option<Ppn> {
+        Some(self.gtd[tp as usize]).filter(|&p| p != UNMAPPED)
+    }
+
+    /// The mapping of an LPN as the flash holds it (recovered entries first); `UNMAPPED` if none.
+    #[inline]
+    pub fn entry(&self, lpn: Lpn) -> Ppn {
+        if !self.recovered.is_empty() {
+            if let Some(&ppn) = self.recovered.get(&lpn) {
+                return ppn;
+            }
+        }
+        self.image[lpn as usize]
+    }
+
+    /// Reads the newest copy of a TP (one translation read); `false` if the TP was never written,
+    /// which costs nothing (every entry is unmapped).
+    pub fn fetch(&self, tp: u32, ctx: &mut FtlCtx) -> Result<bool> {
+        let Some(ppn) = self.location(tp) else { return Ok(false) };
+        let spare = ctx.read(ppn, Purpose::Translation)?;
+        if spare.stream != Stream::Translation || spare.logical != tp {
+            return Err(SimError::Other(format!(
+                "GTD maps translation page {tp} to PPN {ppn}, which holds {:?} page {}",
+                spare.stream, spare.logical
+            )));
+        }
+        Ok(true)
+    }
+
+    /// Stages an entry for the next copy of its TP, which the caller writes with [`write_back`]
+    /// before the current operation ends.
+    #[inline]
+    pub fn set(&mut self, lpn: Lpn, ppn: Ppn) {
+        self.image[lpn as usize] = ppn;
+        if !self.recovered.is_empty() {
+            self.recovered.remove(&lpn);
+        }
+    }
+
+    /// Programs a host data page and stamps its PSN.
+    #[inline]
+    pub fn program_data(&mut self, ppn: Ppn, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
+        ctx.program(ppn, Stream::Data, lpn, version, Purpose::Host)?;
+        self.stamp(ppn);
+        Ok(())
+    }
+
+    #[inline]
+    fn stamp(&mut self, ppn: Ppn) {
+        self.psn[ppn as usize] = self.next_psn;
+        self.next_psn += 1;
+    }
+
+    /// Call first from `Relocate::relocated`: stamps the moved page, follows a moved TP in the GTD,
+    /// and returns the LPN of a moved data page (which the scheme must remap to `new`).
+    #[inline]
+    pub fn relocated(&mut self, spare: Spare, old: Ppn, new: Ppn) -> Result<Option<Lpn>> {
+        self.stamp(new);
+        match spare.stream {
+            Stream::Data => Ok(Some(spare.logical)),
+            Stream::Translation => {
+                let slot = &mut self.gtd[spare.logical as usize];
+                if *slot != old {
+                    return Err(SimError::Other(format!(
+                        "GC moved translation page {} from PPN {old}, but the GTD points to {}",
+                        spare.logical, *slot
+                    )));
+                }
+                *slot = new;
+                Ok(None)
+            }
+            Stream::Metadata => Ok(None),
+        }
+    }
+
+    /// Programs the new copy of `tp` at `ppn` (allocated by [`write_back`]).
+    fn commit(&mut self, tp: u32, ppn: Ppn, complete: bool, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+        self.fold_recovered(tp);
+        let t = tp as usize;
+        self.versions[t] = self.versions[t].wrapping_add(1);
+        ctx.program(ppn, Stream::Translation, tp, self.versions[t], Purpose::Translation)?;
+        self.stamp(ppn);
+        if complete {
+            self.covered[t] = self.psn[ppn as usize];
+        }
+        let old = std::mem::replace(&mut self.gtd[t], ppn);
+        if old != UNMAPPED {
+            blocks.invalidate(old, ctx.flash)?;
+        }
+        Ok(())
+    }
+
+    /// Moves the recovered entries of a TP into its image (they go into the copy being written).
+    fn fold_recovered(&mut self, tp: u32) {
+        if !self.recovered.is_empty() {
+            let lpns = self.lpns(tp);
+            let keys: Vec<Lpn> = self.recovered.range(lpns).map(|(&l, _)| l).collect();
+            for lpn in keys {
+                self.image[lpn as usize] = self.recovered.remove(&lpn).expect("key just listed");
+            }
+        }
+    }
+
+    /// A TP holding recovered entries not yet written (a scheme's `flush` writes them back).
+    pub fn tp_with_recovered_entries(&self) -> Option<u32> {
+        self.recovered.keys().next().map(|&lpn| self.tp_of(lpn))
+    }
+
+    /// Demand-based recovery (paper 000 Fig 8.1, spec 5.14). Call after `blocks.rebuild(flash)`
+    /// with the scheme's caches emptied.
+    ///
+    /// 1. Reads the first page of every block (block type and sequence number).
+    /// 2. Reads every page of the translation blocks: the newest version of each TP is its GTD
+    ///    entry, and that copy's spare says up to which PSN it holds every change (`MinPSN`).
+    /// 3. Scans data pages newest first, one allocation unit at a time (pages of a unit's data
+    ///    blocks are programmed in block-sequence order), and stops the unit at the first page no
+    ///    newer than the oldest `MinPSN`; a page newer than its own TP's `MinPSN` is a modified
+    ///    entry (the newest such page of an LPN wins).
+    ///
+    /// An LPN whose recovered mapping is not a valid page of it was trimmed after its last write
+    /// and becomes unmapped (validity from the flash array, as in PFTL's recovery).
+    pub fn recover(&mut self, blocks: &BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+        let g = ctx.flash.geometry().clone();
+        self.gtd.fill(UNMAPPED);
+        self.versions.fill(0);
+        self.recovered.clear();
+        let mut translation_blocks = Vec::new();
+        let mut data_blocks: Vec<Vec<(u32, u32)>> = vec![Vec::new(); blocks.units() as usize];
+        for pbn in 0..g.total_blocks() {
+            let first = g.first_page(pbn);
+            let Some(spare) = ctx.probe_spare(first) else { continue };
+            match spare.stream {
+                Stream::Translation => translation_blocks.push(pbn),
+                Stream::Data => data_blocks[blocks.unit_of(pbn) as usize].push((self.psn[first as usize], pbn)),
+                Stream::Metadata => {}
+            }
+        }
+        for &pbn in &translation_blocks {
+            let first = g.first_page(pbn);
+            for ppn in (first..first + ctx.flash.write_pointer(pbn)).rev() {
+                let Some(spare) = ctx.probe_spare(ppn) else { continue };
+                let t = spare.logical as usize;
+                if t < self.gtd.len() && (self.gtd[t] == UNMAPPED || spare.version.wrapping_sub(self.versions[t]) as i32 > 0) {
+                    self.gtd[t] = ppn;
+                    self.versions[t] = spare.version;
+                }
+            }
+        }
+        for (t, covered) in self.covered.iter_mut().enumerate() {
+            if self.gtd[t] == UNMAPPED {
+                *covered = 0;
+            }
+        }
+        let oldest = self.covered.iter().copied().min().unwrap_or(0);
+        for unit in &mut data_blocks {
+            unit.sort_unstable_by(|a, b| b.cmp(a));
+            'unit: for &(_, pbn) in unit.iter() {
+                let first = g.first_page(pbn);
+                for ppn in (first..first + ctx.flash.write_pointer(pbn)).rev() {
+                    let Some(spare) = ctx.probe_spare(ppn) else { continue };
+                    let psn = self.psn[ppn as usize];
+                    if psn <= oldest {
+                        break 'unit;
+                    }
+                    let lpn = spare.logical;
+                    if lpn >= self.logical_pages || psn <= self.covered[self.tp_of(lpn) as usize] {
+                        continue;
+                    }
+                    let newer = self.recovered.get(&lpn).is_none_or(|&p| self.psn[p as usize] < psn);
+                    if newer {
+                        self.recovered.insert(lpn, ppn);
+                    }
+                }
+            }
+        }
+        for lpn in 0..self.logical_pages {
+            let ppn = self.entry(lpn);
+            if ppn != UNMAPPED && !holds(ctx.flash, ppn, lpn) {
+                self.recovered.insert(lpn, UNMAPPED);
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that every GTD entry points to the valid newest copy of its TP and that no other
+    /// translation page is valid.
+    pub fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
+        for (tp, &ppn) in self.gtd.iter().enumerate() {
+            if ppn == UNMAPPED {
+                continue;
+            }
+            if flash.page_state(ppn) != PageState::Valid {
+                return Err(format!("GTD maps translation page {tp} to PPN {ppn}, which is not valid"));
+            }
+            let spare = flash.spare_unchecked(ppn);
+            if spare.stream != Stream::Translation || spare.logical != tp as u32 || spare.version != self.versions[tp] {
+                return Err(format!(
+                    "GTD maps translation page {tp} (version {}) to PPN {ppn}, which holds {:?} page {} version {}",
+                    self.versions[tp], spare.stream, spare.logical, spare.version
+                ));
+            }
+        }
+        let g = flash.geometry();
+        let written = self.gtd.iter().filter(|&&p| p != UNMAPPED).count();
+        let valid = (0..g.total_blocks())
+            .filter(|&b| flash.block_stream(b) == Stream::Translation && flash.write_pointer(b) > 0)
+            .map(|b| flash.valid_count(b) as usize)
+            .sum::<usize>();
+        if valid != written {
+            return Err(format!("{valid} valid translation pages but the GTD locates {written}"));
+        }
+        Ok(())
+    }
+
+    /// The GTD's SRAM, `bits` per entry (32 for a PPN; CDFTL adds its CTP slot pointer).
+    pub fn gtd_sram(&self, bits: u32) -> SramItem {
+        SramItem {
+            structure: format!("GTD ({} entries x {bits} bits)", self.directory_tps),
+            bytes: (self.directory_tps as u64 * bits as u64).div_ceil(8),
+        }
+    }
+
+    /// Simulator memory of the store.
+    pub fn state_bytes(&self) -> usize {
+        (self.gtd.len() * 3 + self.image.len() + self.psn.len()) * 4 + self.recovered.len() * 16
+    }
+}
+
+/// Whether `ppn` is the valid data page of `lpn`.
+fn holds(flash: &FlashArray, ppn: Ppn, lpn: Lpn) -> bool {
+    if ppn >= flash.geometry().total_pages() || flash.page_state(ppn) != PageState::Valid {
+        return false;
+    }
+    let spare = flash.spare_unchecked(ppn);
+    spare.stream == Stream::Data && spare.logical == lpn
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigBuilder;
+    use crate::flash::{OpKind, OpLog};
+    use crate::metrics::CacheStats;
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// 1 die, 1 plane, 16 blocks x 8 pages, 32-byte pages: 8 entries per TP; 40 logical pages.
+    fn config() -> Config {
+        ConfigBuilder::new()
+            .set("device.geometry.planes_per_die=1").unwrap()
+            .set("device.geometry.blocks_per_plane=16").unwrap()
+            .set("device.geometry.pages_per_block=8").unwrap()
+            .set("device.geometry.page_size=32").unwrap()
+            .set("device.geometry.sector_size=32").unwrap()
+            .set("device.logical_pages=40").unwrap()
+            .set("gc.free_blocks_low=1").unwrap()
+            .build()
+            .unwrap()
+    }
+
+    /// A write-through toy scheme: every host write updates its TP at once (read + program),
+    /// and a GC move of a data page does the same from inside GC.
+    struct Toy {
+        store: TranslationStore,
+        pending: Vec<(Lpn, Ppn)>,
+        tp_moves: u32,
+    }
+
+    impl Relocate for Toy {
+        fn relocated(&mut self, blocks: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {
+            if let Some(lpn) = self.store.relocated(spare, old, new)? {
+                self.pending.push((lpn, new));
+                let tp = self.store.tp_of(lpn);
+                write_back(self, blocks, tp, true, ctx)?;
+            } else {
+                self.tp_moves += 1;
+            }
+            Ok(())
+        }
+    }
+
+    impl TranslationOwner for Toy {
+        fn store(&mut self) -> &mut TranslationStore {
+            &mut self.store
+        }
+        fn publish(&mut self, tp: u32) -> bool {
+            let mine: Vec<_> = self.pending.iter().copied().filter(|&(l, _)| self.store.tp_of(l) == tp).collect();
+            self.pending.retain(|&(l, _)| self.store.tp_of(l) != tp);
+            for (lpn, ppn) in mine {
+                self.store.set(lpn, ppn);
+            }
+            true
+        }
+    }
+
+    struct Rig {
+        flash: FlashArray,
+        ops: OpLog,
+        cache: CacheStats,
+        blocks: BlockManager,
+        toy: Toy,
+    }
+
+    impl Rig {
+        fn new() -> Rig {
+            let c = config();
+            Rig {
+                flash: FlashArray::new(&c.device.geometry),
+                ops: OpLog::new(),
+                cache: CacheStats::default(),
+                blocks: BlockManager::new(&c),
+                toy: Toy { store: TranslationStore::new(&c), pending: Vec::new(), tp_moves: 0 },
+            }
+        }
+
+        fn write(&mut self, lpn: Lpn, version: u32) {
+            let mut ctx = FtlCtx { flash: &mut self.flash, ops: &mut self.ops, cache: &mut self.cache };
+            let old = self.toy.store.entry(lpn);
+            if old != UNMAPPED {
+                self.blocks.invalidate(old, ctx.flash).unwrap();
+            }
+            let ppn = self.blocks.allocate(0, Stream::Data, &mut self.toy, &mut ctx).unwrap();
+            self.toy.store.program_data(ppn, lpn, version, &mut ctx).unwrap();
+            self.toy.pending.push((lpn, ppn));
+            let tp = self.toy.store.tp_of(lpn);
+            write_back(&mut self.toy, &mut self.blocks, tp, true, &mut ctx).unwrap();
+        }
+
+        fn assert_consistent(&self) {
+            self.toy.store.check(&self.flash).unwrap();
+            self.blocks.check(&self.flash).unwrap();
+            assert!(self.toy.pending.is_empty());
+        }
+    }
+
+    #[test]
+    fn paper_000_sizes_2048_entries_per_tp_and_a_2_kb_gtd_over_512_tps() {
+        let store = TranslationStore::new(&Config::preset("mlc8g").unwrap());
+        assert_eq!(store.entries_per_tp(), 2048);
+        assert_eq!(store.tp_count(), 496);
+        assert_eq!(store.gtd_sram(32).bytes, 2048);
+        assert_eq!(store.gtd_sram(35).bytes, 2240); // CDFTL, 2 CTP slots: 2.19 KB
+        assert_eq!(store.lpns(495), 495 * 2048..1_015_808);
+    }
+
+    #[test]
+    fn a_write_back_programs_a_new_copy_invalidates_the_old_and_moves_the_gtd() {
+        let mut r = Rig::new();
+        assert_eq!(r.toy.store.location(1), None);
+        r.write(9, 1);
+        // The TP had no copy: no read, one program.
+        assert_eq!(r.ops.count(OpKind::Read, Purpose::Translation), 0);
+        assert_eq!(r.ops.count(OpKind::Program, Purpose::Translation), 1);
+        let first = r.toy.store.location(1).unwrap();
+        assert_eq!(r.flash.spare_unchecked(first).logical, 1);
+        r.write(10, 1);
+        assert_eq!(r.ops.count(OpKind::Read, Purpose::Translation), 1);
+        let second = r.toy.store.location(1).unwrap();
+        assert_ne!(first, second);
+        assert_eq!(r.flash.page_state(first), PageState::Invalid);
+        assert_eq!(r.flash.spare_unchecked(second).version, 2);
+        assert_eq!(r.toy.store.entry(9), 0);
+        assert_eq!(r.toy.store.entry(10), 1);
+        assert_eq!(r.toy.store.entry(11), UNMAPPED);
+        r.assert_consistent();
+    }
+
+    #[test]
+    fn fetch_reads_the_newest_copy_once_and_an_unwritten_tp_costs_nothing() {
+        let mut r = Rig::new();
+        r.write(3, 1);
+        let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
+        assert!(r.toy.store.fetch(0, &mut ctx).unwrap());
+        assert!(!r.toy.store.fetch(4, &mut ctx).unwrap());
+        assert_eq!(ctx.ops.count(OpKind::Read, Purpose::Translation), 1);
+    }
+
+    #[test]
+    fn gc_moves_translation_pages_and_writes_tps_back_from_inside_gc() {
+        let mut r = Rig::new();
+        let mut version = vec![0u32; 40];
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        for _ in 0..600 {
+            let lpn = rng.gen_range(0..40u32);
+            version[lpn as usize] += 1;
+            r.write(lpn, version[lpn as usize]);
+            r.assert_consistent();
+        }
+        assert!(r.blocks.gc_victims > 0);
+        assert!(r.ops.count(OpKind::Program, Purpose::Gc) > r.toy.tp_moves as u64);
+        assert!(r.toy.tp_moves > 0);
+        for lpn in 0..40 {
+            let ppn = r.toy.store.entry(lpn);
+            assert!(holds(&r.flash, ppn, lpn), "LPN {lpn} -> {ppn}");
+            assert_eq!(r.flash.spare_unchecked(ppn).version, version[lpn as usize]);
+        }
+    }
+
+    #[test]
+    fn recovery_rebuilds_the_gtd_and_finds_changes_newer_than_their_tp() {
+        let mut r = Rig::new();
+        let mut version = vec![1u32; 40];
+        for lpn in 0..40 {
+            r.write(lpn, 1);
+        }
+        for lpn in [5, 17, 33] {
+            version[lpn as usize] = 2;
+            r.write(lpn, 2);
+        }
+        // Three changes that never reached their TP (a write-back cache lost them).
+        for lpn in [6u32, 18, 6] {
+            let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
+            let old = (0..128).find(|&p| holds(ctx.flash, p, lpn)).unwrap();
+            r.blocks.invalidate(old, ctx.flash).unwrap();
+            let ppn = r.blocks.allocate(0, Stream::Data, &mut r.toy, &mut ctx).unwrap();
+            version[lpn as usize] += 1;
+            r.toy.store.program_data(ppn, lpn, version[lpn as usize], &mut ctx).unwrap();
+        }
+        let gtd: Vec<_> = (0..5).map(|t| r.toy.store.location(t)).collect();
+        r.blocks.rebuild(&r.flash);
+        let before = r.ops.count(OpKind::SpareRead, Purpose::Recovery);
+        let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
+        r.toy.store.recover(&r.blocks, &mut ctx).unwrap();
+        let reads = r.ops.count(OpKind::SpareRead, Purpose::Recovery) - before;
+        assert_eq!(gtd, (0..5).map(|t| r.toy.store.location(t)).collect::<Vec<_>>());
+        let check = |r: &Rig| {
+            for lpn in 0..40 {
+                let ppn = r.toy.store.entry(lpn);
+                assert!(holds(&r.flash, ppn, lpn), "LPN {lpn} -> {ppn}");
+                assert_eq!(r.flash.spare_unchecked(ppn).version, version[lpn as usize], "LPN {lpn}");
+            }
+        };
+        check(&r);
+        // Fewer reads than a full scan: m first pages + translation pages + the newest data pages.
+        let g = r.flash.geometry().clone();
+        assert!(reads < (g.total_blocks() + g.total_pages()) as u64, "{reads}");
+        // The next write of a TP folds its recovered entries in; the rest stay recovered.
+        let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
+        write_back(&mut r.toy, &mut r.blocks, 0, true, &mut ctx).unwrap();
+        assert_eq!(r.toy.store.tp_with_recovered_entries(), Some(2));
+        let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
+        write_back(&mut r.toy, &mut r.blocks, 2, true, &mut ctx).unwrap();
+        assert_eq!(r.toy.store.tp_with_recovered_entries(), None);
+        check(&r);
+        r.assert_consistent();
+    }
+
+    #[test]
+    fn recovery_unmaps_an_lpn_whose_page_was_invalidated_after_its_tp_was_written() {
+        let mut r = Rig::new();
+        for lpn in 0..8 {
+            r.write(lpn, 1);
+        }
+        let trimmed = r.toy.store.entry(4);
+        r.blocks.invalidate(trimmed, &mut r.flash).unwrap();
+        r.blocks.rebuild(&r.flash);
+        let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
+        r.toy.store.recover(&r.blocks, &mut ctx).unwrap();
+        assert_eq!(r.toy.store.entry(4), UNMAPPED);
+        assert!(holds(&r.flash, r.toy.store.entry(3), 3));
+    }
+}
