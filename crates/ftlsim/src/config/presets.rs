@@ -6,6 +6,7 @@ use crate::error::{Result, SimError};
 pub const PRESETS: &[(&str, &str)] = &[
     ("mlc8g", include_str!("presets/mlc8g.toml")),
     ("tpftl", include_str!("presets/tpftl.toml")),
+    ("tpftl-msr", include_str!("presets/tpftl-msr.toml")),
     ("cpm", include_str!("presets/cpm.toml")),
     ("ssd16", include_str!("presets/ssd16.toml")),
     ("tlc-nvme", include_str!("presets/tlc-nvme.toml")),
