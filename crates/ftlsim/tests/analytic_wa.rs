@@ -136,11 +136,11 @@ fn measure(op: f64, warm_up: u32, window: u32) -> Measured {
 }
 
 /// Greedy WA within 5% of the model at four over-provisioning ratios (1024 blocks x 256 pages,
-/// one allocation unit, 4 x U writes of warm-up after the fill, 4 x U measured). Prints the table recorded in docs/validation.md
-/// (`cargo test -p ftlsim --test analytic_wa -- --nocapture`).
+/// one allocation unit, 4 x U writes of warm-up after the fill, 4 x U measured). Prints the table
+/// recorded in docs/validation.md (`cargo test -p ftlsim --test analytic_wa -- --nocapture`).
 #[test]
 fn greedy_gc_matches_the_analytic_write_amplification() {
-    println!("| op | alpha = T/U | alpha_eff | model WA (alpha) | model WA (alpha_eff) | measured WA | gap to model (alpha_eff) | GC victims |");
+    println!("| op | alpha = P/U | alpha_eff | model WA (alpha) | model WA (alpha_eff) | measured WA | gap to model (alpha_eff) | GC victims |");
     println!("|---|---|---|---|---|---|---|---|");
     let mut failures = Vec::new();
     for op in [0.07, 0.15, 0.25, 0.35] {
