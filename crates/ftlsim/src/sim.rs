@@ -1,16 +1,17 @@
 //! Wires one run together: workload -> host -> FTL -> flash and timing -> metrics.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Serialize;
 
-use crate::check::{check_invariants, Oracle};
+use crate::check::{check_invariants, Oracle, PowerLossPlan};
 use crate::config::{Config, PreconditionMode};
-use crate::error::Result;
+use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, OpKind, OpLog, Purpose};
-use crate::ftl::{build_ftl, Ftl, FtlCtx};
+use crate::ftl::{build_ftl, Ftl, FtlCtx, SramBreakdown};
 use crate::host::Host;
 use crate::metrics::{CacheStats, Collector, RecoveryReport, Report, RequestKind};
 use crate::metrics::report::ReportInputs;
@@ -33,9 +34,15 @@ pub struct RunResult {
 /// How often the progress callback is called, in requests.
 pub const PROGRESS_EVERY: u64 = 1 << 16;
 
+/// Builds a fresh instance of the simulated FTL: recovery after a power loss starts from one, so
+/// no SRAM state survives.
+pub type FtlBuilder = Arc<dyn Fn(&Config) -> Result<Box<dyn Ftl>> + Send + Sync>;
+
 pub struct Simulation {
     config: Config,
     ftl: Box<dyn Ftl>,
+    build: FtlBuilder,
+    sram_at_start: SramBreakdown,
     flash: FlashArray,
     ops: OpLog,
     cache: CacheStats,
@@ -45,15 +52,31 @@ pub struct Simulation {
     host: Host,
     requests: u64,
     gc_victims_base: u64,
+    /// GC victims counted by FTL instances lost to power failures.
+    gc_victims_carried: u64,
     recovery: RecoveryReport,
     power_loss_at: Vec<u64>,
 }
 
 impl Simulation {
+    /// A simulation of the registered FTL `ftl`.
     pub fn new(config: &Config, ftl: &str) -> Result<Self> {
         config.validate()?;
-        let ftl = build_ftl(ftl, config)?;
-        Ok(Simulation {
+        let instance = build_ftl(ftl, config)?;
+        let name = instance.name();
+        Self::with_instance(config, instance, Arc::new(move |c: &Config| build_ftl(name, c)))
+    }
+
+    /// A simulation of any FTL, registered or not (tests use it for deliberately broken ones).
+    pub fn with_ftl(config: &Config, build: impl Fn(&Config) -> Result<Box<dyn Ftl>> + Send + Sync + 'static) -> Result<Self> {
+        config.validate()?;
+        let instance = build(config)?;
+        Self::with_instance(config, instance, Arc::new(build))
+    }
+
+    fn with_instance(config: &Config, ftl: Box<dyn Ftl>, build: FtlBuilder) -> Result<Self> {
+        let power_loss_at = PowerLossPlan::parse(&config.check.power_loss_at)?.points(config.seed, None)?;
+        let mut sim = Simulation {
             flash: FlashArray::new(&config.device.geometry),
             ops: OpLog::new(),
             cache: CacheStats::default(),
@@ -63,11 +86,16 @@ impl Simulation {
             host: Host::new(config),
             requests: 0,
             gc_victims_base: 0,
+            gc_victims_carried: 0,
             recovery: RecoveryReport::default(),
             power_loss_at: Vec::new(),
             config: config.clone(),
+            sram_at_start: ftl.sram(),
             ftl,
-        })
+            build,
+        };
+        sim.set_power_loss_points(power_loss_at);
+        Ok(sim)
     }
 
     pub fn ftl(&self) -> &dyn Ftl {
@@ -89,6 +117,14 @@ impl Simulation {
         points.dedup();
         points.reverse();
         self.power_loss_at = points;
+    }
+
+    /// Resolves `check.power_loss_at` against the workload's length once it is known (`random:K`
+    /// draws from the whole workload instead of the first `RANDOM_SPAN_DEFAULT` requests).
+    pub fn expect_requests(&mut self, requests: u64) -> Result<()> {
+        let points = PowerLossPlan::parse(&self.config.check.power_loss_at)?.points(self.config.seed, Some(requests))?;
+        self.set_power_loss_points(points);
+        Ok(())
     }
 
     fn ctx(&mut self) -> (&mut dyn Ftl, FtlCtx<'_>) {
@@ -126,6 +162,7 @@ impl Simulation {
         self.ops.reset_counts();
         self.cache = CacheStats::default();
         self.gc_victims_base = self.ftl.blocks().gc_victims;
+        self.gc_victims_carried = 0;
         self.timing = TimingEngine::new(&self.config.device);
         Ok(())
     }
@@ -140,6 +177,12 @@ impl Simulation {
             if self.requests % PROGRESS_EVERY == 0 {
                 progress(self.requests);
             }
+        }
+        if let Some(&point) = self.power_loss_at.first() {
+            return Err(SimError::config(
+                "check.power_loss_at",
+                format!("a power loss after request {point} never happened: the workload ended after {} requests", self.requests),
+            ));
         }
         let wall = started.elapsed().as_secs_f64();
         Ok(self.result(&workload.name, workload.description, wall))
@@ -175,6 +218,13 @@ impl Simulation {
                         ftl.trim(lpn, &mut ctx)?;
                     }
                 }
+                if cfg!(debug_assertions) {
+                    // The cheap check of debug builds: the side-effect-free resolver agrees with the oracle.
+                    let found = ftl.lookup(lpn, ctx.flash);
+                    self.oracle
+                        .verify(ftl.name(), index, lpn, found, ctx.flash)
+                        .map_err(|e| tagged(e, &format!("lookup after {:?}", req.kind).to_lowercase()))?;
+                }
             }
         }
         let served = self.timing.serve(req.arrival, self.ops.ops());
@@ -197,19 +247,61 @@ impl Simulation {
         Ok(())
     }
 
+    /// The full invariant check (`check::check_invariants`), and that the reported SRAM still
+    /// equals what the configuration gave at the start.
     pub fn check_invariants(&self) -> Result<()> {
-        check_invariants(self.ftl.as_ref(), &self.flash, self.oracle.logical_pages(), self.requests)
+        check_invariants(self.ftl.as_ref(), &self.flash, self.oracle.logical_pages(), self.requests)?;
+        let sram = self.ftl.sram();
+        if sram != self.sram_at_start {
+            let total = |s: &SramBreakdown| s.iter().map(|i| i.bytes).sum::<u64>();
+            return Err(SimError::Invariant {
+                ftl: self.ftl.name().to_string(),
+                request: self.requests,
+                message: format!(
+                    "reports {} bytes of SRAM in {} structures, but {} bytes in {} at the start: SRAM use must follow from \
+                     the configuration alone",
+                    total(&sram),
+                    sram.len(),
+                    total(&self.sram_at_start),
+                    self.sram_at_start.len()
+                ),
+            });
+        }
+        Ok(())
     }
 
-    /// Drops all SRAM state, runs the FTL's recovery, counts its reads, and checks the recovered
-    /// mapping of every LPN against the oracle. Recovery takes no simulated time.
+    /// Loses all SRAM state (the FTL is replaced by a freshly built instance), runs its recovery,
+    /// counts every page and spare read recovery issues, checks the recovered mapping of every
+    /// LPN against the oracle, and runs the full invariant check. Recovery takes no simulated time.
+    /// An FTL that cannot recover returns `SimError::RecoveryUnsupported`.
     pub fn power_loss(&mut self) -> Result<()> {
-        let before = self.recovery_reads();
+        let fresh = (self.build)(&self.config)?;
+        let lost = std::mem::replace(&mut self.ftl, fresh);
+        self.gc_victims_carried += lost.blocks().gc_victims - self.gc_victims_base;
+        self.gc_victims_base = 0;
+        drop(lost);
+        let before = *self.ops.counts();
         self.ops.clear();
         let (ftl, mut ctx) = self.ctx();
         ftl.recover(&mut ctx)?;
         self.ops.clear();
-        let reads = self.recovery_reads() - before;
+        let after = self.ops.counts();
+        let issued = |kind: OpKind, purpose: Option<Purpose>| -> u64 {
+            let (k, purposes) = (kind as usize, after[0].len());
+            (0..purposes).filter(|&p| purpose.is_none_or(|q| q as usize == p)).map(|p| after[k][p] - before[k][p]).sum()
+        };
+        let reads = issued(OpKind::Read, None) + issued(OpKind::SpareRead, None);
+        let tagged_reads = issued(OpKind::Read, Some(Purpose::Recovery)) + issued(OpKind::SpareRead, Some(Purpose::Recovery));
+        if reads != tagged_reads {
+            return Err(SimError::Invariant {
+                ftl: self.ftl.name().to_string(),
+                request: self.requests,
+                message: format!(
+                    "recovery issued {} reads not tagged Purpose::Recovery; they would be missing from recovery_pages_read",
+                    reads - tagged_reads
+                ),
+            });
+        }
         let events = self.recovery.events + 1;
         let physical = self.flash.geometry().total_pages() as f64;
         let total = self.recovery.pages_read + reads;
@@ -217,22 +309,11 @@ impl Simulation {
         let name = self.ftl.name();
         for lpn in 0..self.oracle.logical_pages() {
             let found = self.ftl.lookup(lpn, &self.flash);
-            self.oracle.verify(name, self.requests, lpn, found, &self.flash).map_err(|e| match e {
-                crate::error::SimError::Oracle { ftl, request, lpn, expected, found } => crate::error::SimError::Oracle {
-                    ftl: format!("{ftl} (after power-loss recovery)"),
-                    request,
-                    lpn,
-                    expected,
-                    found,
-                },
-                other => other,
-            })?;
+            self.oracle
+                .verify(name, self.requests, lpn, found, &self.flash)
+                .map_err(|e| tagged(e, "after power-loss recovery"))?;
         }
-        Ok(())
-    }
-
-    fn recovery_reads(&self) -> u64 {
-        self.ops.count(OpKind::Read, Purpose::Recovery) + self.ops.count(OpKind::SpareRead, Purpose::Recovery)
+        self.check_invariants()
     }
 
     /// The report of the run so far.
@@ -244,7 +325,7 @@ impl Simulation {
             cache: &self.cache,
             flash: &self.flash,
             sram: self.ftl.sram(),
-            gc_victims: self.ftl.blocks().gc_victims - self.gc_victims_base,
+            gc_victims: self.gc_victims_carried + self.ftl.blocks().gc_victims - self.gc_victims_base,
             plane_register_hits: self.timing.register_hits(),
             recovery: self.recovery.clone(),
             wall_seconds,
@@ -260,6 +341,16 @@ impl Simulation {
             config: self.config.to_json(),
             report,
         }
+    }
+}
+
+/// Says when an oracle failure was found: "FTL x (after power-loss recovery) at request ...".
+fn tagged(e: SimError, when: &str) -> SimError {
+    match e {
+        SimError::Oracle { ftl, request, lpn, expected, found } => {
+            SimError::Oracle { ftl: format!("{ftl} ({when})"), request, lpn, expected, found }
+        }
+        other => other,
     }
 }
 

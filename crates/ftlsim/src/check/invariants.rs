@@ -1,31 +1,54 @@
 //! Full consistency check of an FTL against the flash array: run every N requests with
-//! `check.invariants_every` (and in all tests).
+//! `check.invariants_every`, after every power-loss recovery, and in all tests.
+//!
+//! In-order programming and "no page programmed twice between erases" need no scan: the flash
+//! array refuses every program that would break them (`SimError::FlashRule`, naming the PPN).
 
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, PageState, Stream};
+use crate::flash::{BlockState, FlashArray, PageState, Stream};
+use crate::ftl::common::BlockRole;
 use crate::ftl::Ftl;
 
 /// Checks: valid counts equal page states; every valid data page is reachable from exactly the
 /// LPN in its spare area and every mapped LPN resolves to a valid page of that LPN; the block
-/// manager's accounting adds up; the FTL's own checks pass.
+/// manager's accounting adds up and no erased block leaked from it; the translation and metadata
+/// pages the FTL references are valid, distinct and complete; the SRAM in use fits the configured
+/// SRAM; the FTL's own checks pass.
 pub fn check_invariants(ftl: &dyn Ftl, flash: &FlashArray, logical_pages: u32, request: u64) -> Result<()> {
     let fail = |message: String| Err(SimError::Invariant { ftl: ftl.name().to_string(), request, message });
-    let g = flash.geometry();
-    for pbn in 0..g.total_blocks() {
+    check_valid_counts(flash).or_else(fail)?;
+    check_data_mapping(ftl, flash, logical_pages).or_else(fail)?;
+    ftl.blocks().check(flash).or_else(fail)?;
+    check_no_leaked_block(ftl, flash).or_else(fail)?;
+    check_referenced_pages(ftl, flash).or_else(fail)?;
+    check_sram_in_use(ftl).or_else(fail)?;
+    ftl.check(flash).or_else(fail)
+}
+
+type Check = std::result::Result<(), String>;
+
+fn check_valid_counts(flash: &FlashArray) -> Check {
+    for pbn in 0..flash.geometry().total_blocks() {
         let counted = flash.recount_valid(pbn);
         if counted != flash.valid_count(pbn) {
-            return fail(format!("block {pbn} records {} valid pages but holds {counted}", flash.valid_count(pbn)));
+            return Err(format!("block {pbn} records {} valid pages but holds {counted}", flash.valid_count(pbn)));
         }
     }
+    Ok(())
+}
+
+/// Mapped LPNs and valid data pages are in one-to-one correspondence.
+fn check_data_mapping(ftl: &dyn Ftl, flash: &FlashArray, logical_pages: u32) -> Check {
+    let g = flash.geometry();
     let mut mapped_valid = 0u64;
     for lpn in 0..logical_pages {
         if let Some(ppn) = ftl.lookup(lpn, flash) {
             if ppn >= g.total_pages() || flash.page_state(ppn) != PageState::Valid {
-                return fail(format!("LPN {lpn} maps to PPN {ppn}, which is not a valid page"));
+                return Err(format!("LPN {lpn} maps to PPN {ppn}, which is not a valid page"));
             }
             let spare = flash.spare_unchecked(ppn);
             if spare.stream != Stream::Data || spare.logical != lpn {
-                return fail(format!("LPN {lpn} maps to PPN {ppn}, which holds {:?} page {}", spare.stream, spare.logical));
+                return Err(format!("LPN {lpn} maps to PPN {ppn}, which holds {:?} page {}", spare.stream, spare.logical));
             }
             mapped_valid += 1;
         }
@@ -36,13 +59,73 @@ pub fn check_invariants(ftl: &dyn Ftl, flash: &FlashArray, logical_pages: u32, r
             valid_data += 1;
             let lpn = flash.spare_unchecked(ppn).logical;
             if lpn >= logical_pages || ftl.lookup(lpn, flash) != Some(ppn) {
-                return fail(format!("valid data page PPN {ppn} (LPN {lpn}) is not what its LPN maps to"));
+                return Err(format!(
+                    "valid data page PPN {ppn} (LPN {lpn}) is not what its LPN maps to (a stale copy left valid: \
+                     the old page of an overwrite or trim was not invalidated)"
+                ));
             }
         }
     }
     if valid_data != mapped_valid {
-        return fail(format!("{valid_data} valid data pages but {mapped_valid} mapped LPNs"));
+        return Err(format!("{valid_data} valid data pages but {mapped_valid} mapped LPNs"));
     }
-    ftl.blocks().check(flash).or_else(fail)?;
-    ftl.check(flash).or_else(fail)
+    Ok(())
+}
+
+/// Every erased block is in a free pool or open for writing; otherwise it is lost to the device.
+fn check_no_leaked_block(ftl: &dyn Ftl, flash: &FlashArray) -> Check {
+    let blocks = ftl.blocks();
+    for pbn in 0..flash.geometry().total_blocks() {
+        let role = blocks.role(pbn);
+        if flash.block_state(pbn) == BlockState::Erased && !matches!(role, BlockRole::Free | BlockRole::Open) {
+            return Err(format!("block {pbn} is erased but {role:?}, not free: it leaked from the free pool"));
+        }
+    }
+    Ok(())
+}
+
+fn check_referenced_pages(ftl: &dyn Ftl, flash: &FlashArray) -> Check {
+    let Some(refs) = ftl.referenced_pages() else { return Ok(()) };
+    let g = flash.geometry();
+    let mut referenced = vec![false; g.total_pages() as usize];
+    let mut names = std::collections::HashSet::with_capacity(refs.len());
+    for r in &refs {
+        let what = format!("{:?} page {} referenced at PPN {}", r.stream, r.logical, r.ppn);
+        if r.stream == Stream::Data {
+            return Err(format!("{what}: data pages are checked through lookup, not referenced_pages"));
+        }
+        if r.ppn >= g.total_pages() || flash.page_state(r.ppn) != PageState::Valid {
+            let state = if r.ppn >= g.total_pages() { "beyond the device".into() } else { format!("{:?}", flash.page_state(r.ppn)) };
+            return Err(format!("{what}: the page is {state}, not valid"));
+        }
+        let spare = flash.spare_unchecked(r.ppn);
+        if spare.stream != r.stream || spare.logical != r.logical {
+            return Err(format!("{what}: the page holds {:?} page {}", spare.stream, spare.logical));
+        }
+        if std::mem::replace(&mut referenced[r.ppn as usize], true) {
+            return Err(format!("{what}: PPN {} is referenced twice", r.ppn));
+        }
+        if !names.insert((r.stream, r.logical)) {
+            return Err(format!("{what}: {:?} page {} is referenced at two PPNs", r.stream, r.logical));
+        }
+    }
+    for ppn in 0..g.total_pages() {
+        let stream = flash.block_stream(g.block_of(ppn));
+        if stream != Stream::Data && flash.page_state(ppn) == PageState::Valid && !referenced[ppn as usize] {
+            let logical = flash.spare_unchecked(ppn).logical;
+            return Err(format!(
+                "valid {stream:?} page PPN {ppn} (logical {logical}) is referenced by no directory: an old copy was not invalidated"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_sram_in_use(ftl: &dyn Ftl) -> Check {
+    let Some(used) = ftl.sram_in_use() else { return Ok(()) };
+    let configured: u64 = ftl.sram().iter().map(|s| s.bytes).sum();
+    if used > configured {
+        return Err(format!("holds {used} bytes of SRAM state but its configuration provides {configured} bytes"));
+    }
+    Ok(())
 }

@@ -208,11 +208,15 @@ pub struct CheckConfig {
     /// Run the full invariant check every N requests (0 = never).
     #[serde(default)]
     pub invariants_every: u64,
+    /// Simulated power losses: "" (none), "N", "N,M,...", "random:K" or "random:K:N"
+    /// (syntax in `check::PowerLossPlan`).
+    #[serde(default)]
+    pub power_loss_at: String,
 }
 
 impl Default for CheckConfig {
     fn default() -> Self {
-        CheckConfig { oracle: true, invariants_every: 0 }
+        CheckConfig { oracle: true, invariants_every: 0, power_loss_at: String::new() }
     }
 }
 
@@ -307,6 +311,7 @@ impl Config {
         if !(self.precondition.age_factor.is_finite() && self.precondition.age_factor >= 0.0) {
             return Err(SimError::config("precondition.age_factor", "must be a non-negative number"));
         }
+        crate::check::PowerLossPlan::parse(&self.check.power_loss_at)?;
         Ok(())
     }
 

@@ -26,6 +26,15 @@ pub struct SramItem {
 
 pub type SramBreakdown = Vec<SramItem>;
 
+/// A translation or metadata page an FTL's directory points at (see [`Ftl::referenced_pages`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageRef {
+    pub ppn: Ppn,
+    pub stream: Stream,
+    /// The logical number the page's spare area must carry (a translation-page number, ...).
+    pub logical: u32,
+}
+
 /// Everything an FTL may touch while handling one logical page.
 pub struct FtlCtx<'a> {
     pub flash: &'a mut FlashArray,
@@ -111,6 +120,22 @@ pub trait Ftl: Send {
     /// first violation.
     fn check(&self, _flash: &FlashArray) -> std::result::Result<(), String> {
         Ok(())
+    }
+
+    /// Every translation or metadata page the FTL's directories (a GTD, a checkpoint index)
+    /// point at, for the shared invariant check: each must be a valid page of its stream holding
+    /// that logical number, none may be referenced twice, and no valid page of a translation or
+    /// metadata block may be left unreferenced. `None` (the default) skips that check; an FTL that
+    /// keeps such pages should report them.
+    fn referenced_pages(&self) -> Option<Vec<PageRef>> {
+        None
+    }
+
+    /// SRAM bytes the FTL's state occupies right now (cached entries, buffers); the shared
+    /// invariant check requires it never to exceed the total of [`Ftl::sram`]. `None` (the
+    /// default) skips that check.
+    fn sram_in_use(&self) -> Option<u64> {
+        None
     }
 
     /// The block manager, for the shared invariant checks.
