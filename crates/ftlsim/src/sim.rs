@@ -1,6 +1,5 @@
 //! Wires one run together: workload -> host -> FTL -> flash and timing -> metrics.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use rand::{Rng, SeedableRng};
@@ -34,14 +33,9 @@ pub struct RunResult {
 /// How often the progress callback is called, in requests.
 pub const PROGRESS_EVERY: u64 = 1 << 16;
 
-/// Builds a fresh instance of the simulated FTL: recovery after a power loss starts from one, so
-/// no SRAM state survives.
-pub type FtlBuilder = Arc<dyn Fn(&Config) -> Result<Box<dyn Ftl>> + Send + Sync>;
-
 pub struct Simulation {
     config: Config,
     ftl: Box<dyn Ftl>,
-    build: FtlBuilder,
     sram_at_start: SramBreakdown,
     flash: FlashArray,
     ops: OpLog,
@@ -52,8 +46,6 @@ pub struct Simulation {
     host: Host,
     requests: u64,
     gc_victims_base: u64,
-    /// GC victims counted by FTL instances lost to power failures.
-    gc_victims_carried: u64,
     recovery: RecoveryReport,
     power_loss_at: Vec<u64>,
 }
@@ -62,19 +54,13 @@ impl Simulation {
     /// A simulation of the registered FTL `ftl`.
     pub fn new(config: &Config, ftl: &str) -> Result<Self> {
         config.validate()?;
-        let instance = build_ftl(ftl, config)?;
-        let name = instance.name();
-        Self::with_instance(config, instance, Arc::new(move |c: &Config| build_ftl(name, c)))
+        Self::with_ftl(config, build_ftl(ftl, config)?)
     }
 
-    /// A simulation of any FTL, registered or not (tests use it for deliberately broken ones).
-    pub fn with_ftl(config: &Config, build: impl Fn(&Config) -> Result<Box<dyn Ftl>> + Send + Sync + 'static) -> Result<Self> {
+    /// A simulation of any FTL built for `config`, registered or not (tests use it for
+    /// deliberately broken ones).
+    pub fn with_ftl(config: &Config, ftl: Box<dyn Ftl>) -> Result<Self> {
         config.validate()?;
-        let instance = build(config)?;
-        Self::with_instance(config, instance, Arc::new(build))
-    }
-
-    fn with_instance(config: &Config, ftl: Box<dyn Ftl>, build: FtlBuilder) -> Result<Self> {
         let power_loss_at = PowerLossPlan::parse(&config.check.power_loss_at)?.points(config.seed, None)?;
         let mut sim = Simulation {
             flash: FlashArray::new(&config.device.geometry),
@@ -86,13 +72,11 @@ impl Simulation {
             host: Host::new(config),
             requests: 0,
             gc_victims_base: 0,
-            gc_victims_carried: 0,
             recovery: RecoveryReport::default(),
             power_loss_at: Vec::new(),
             config: config.clone(),
             sram_at_start: ftl.sram(),
             ftl,
-            build,
         };
         sim.set_power_loss_points(power_loss_at);
         Ok(sim)
@@ -162,7 +146,6 @@ impl Simulation {
         self.ops.reset_counts();
         self.cache = CacheStats::default();
         self.gc_victims_base = self.ftl.blocks().gc_victims;
-        self.gc_victims_carried = 0;
         self.timing = TimingEngine::new(&self.config.device);
         Ok(())
     }
@@ -270,16 +253,11 @@ impl Simulation {
         Ok(())
     }
 
-    /// Loses all SRAM state (the FTL is replaced by a freshly built instance), runs its recovery,
-    /// counts every page and spare read recovery issues, checks the recovered mapping of every
-    /// LPN against the oracle, and runs the full invariant check. Recovery takes no simulated time.
-    /// An FTL that cannot recover returns `SimError::RecoveryUnsupported`.
+    /// Simulates a power loss: the FTL's `recover` drops all SRAM state and rebuilds it from
+    /// flash. Counts every page and spare read recovery issues, checks the recovered mapping of
+    /// every LPN against the oracle, and runs the full invariant check. Recovery takes no
+    /// simulated time. An FTL that cannot recover returns `SimError::RecoveryUnsupported`.
     pub fn power_loss(&mut self) -> Result<()> {
-        let fresh = (self.build)(&self.config)?;
-        let lost = std::mem::replace(&mut self.ftl, fresh);
-        self.gc_victims_carried += lost.blocks().gc_victims - self.gc_victims_base;
-        self.gc_victims_base = 0;
-        drop(lost);
         let before = *self.ops.counts();
         self.ops.clear();
         let (ftl, mut ctx) = self.ctx();
@@ -325,7 +303,7 @@ impl Simulation {
             cache: &self.cache,
             flash: &self.flash,
             sram: self.ftl.sram(),
-            gc_victims: self.gc_victims_carried + self.ftl.blocks().gc_victims - self.gc_victims_base,
+            gc_victims: self.ftl.blocks().gc_victims - self.gc_victims_base,
             plane_register_hits: self.timing.register_hits(),
             recovery: self.recovery.clone(),
             wall_seconds,
