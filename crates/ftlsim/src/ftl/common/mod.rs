@@ -1,6 +1,7 @@
 //! Machinery shared by every FTL, written once: block allocation and garbage collection.
 
 mod blocks;
+pub mod cache;
 pub mod translation;
 mod victim;
 

@@ -1,0 +1,237 @@
+//! A fixed-capacity cache of single mapping entries (LPN -> PPN with a dirty flag), the CMT of
+//! DFTL and CDFTL. Slots are preallocated; an LPN-indexed table finds an entry's slot; the
+//! replacement order is the [`Policy`]'s. The dirty entries of each translation page are also
+//! linked in a list of their own, so a write-back merges every dirty entry of a TP in time
+//! proportional to their number.
+
+use super::list::ListSet;
+use super::policy::Policy;
+use crate::flash::{Lpn, Ppn};
+
+const NONE: u32 = u32::MAX;
+
+pub struct EntryCache<P> {
+    policy: P,
+    capacity: u32,
+    lpn: Vec<Lpn>,
+    ppn: Vec<Ppn>,
+    dirty: Vec<bool>,
+    slot_of: Vec<u32>,
+    free: Vec<u32>,
+    /// List `tp` holds the dirty entries of TP `tp`.
+    dirty_lists: ListSet,
+    entries_per_tp: u32,
+}
+
+impl<P: Policy> EntryCache<P> {
+    /// `policy` must be sized for `capacity` slots.
+    pub fn new(policy: P, capacity: u32, logical_pages: u32, entries_per_tp: u32) -> Self {
+        EntryCache {
+            policy,
+            capacity,
+            lpn: vec![0; capacity as usize],
+            ppn: vec![0; capacity as usize],
+            dirty: vec![false; capacity as usize],
+            slot_of: vec![NONE; logical_pages as usize],
+            free: (0..capacity).rev().collect(),
+            dirty_lists: ListSet::new(capacity as usize, logical_pages.div_ceil(entries_per_tp) as usize),
+            entries_per_tp,
+        }
+    }
+
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+    #[inline]
+    pub fn len(&self) -> u32 {
+        self.capacity - self.free.len() as u32
+    }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    #[inline]
+    pub fn is_full(&self) -> bool {
+        self.free.is_empty()
+    }
+    #[inline]
+    pub fn get(&self, lpn: Lpn) -> Option<u32> {
+        Some(self.slot_of[lpn as usize]).filter(|&s| s != NONE)
+    }
+    #[inline]
+    pub fn lpn(&self, slot: u32) -> Lpn {
+        self.lpn[slot as usize]
+    }
+    #[inline]
+    pub fn ppn(&self, slot: u32) -> Ppn {
+        self.ppn[slot as usize]
+    }
+    #[inline]
+    pub fn is_dirty(&self, slot: u32) -> bool {
+        self.dirty[slot as usize]
+    }
+    #[inline]
+    fn tp(&self, slot: u32) -> u32 {
+        self.lpn[slot as usize] / self.entries_per_tp
+    }
+
+    /// Fills a free slot (the caller made room) as a newly inserted entry.
+    #[inline]
+    pub fn insert(&mut self, lpn: Lpn, ppn: Ppn, dirty: bool) -> u32 {
+        debug_assert_eq!(self.slot_of[lpn as usize], NONE, "LPN {lpn} is already cached");
+        let slot = self.free.pop().expect("insert into a full entry cache");
+        let s = slot as usize;
+        self.lpn[s] = lpn;
+        self.ppn[s] = ppn;
+        self.dirty[s] = dirty;
+        self.slot_of[lpn as usize] = slot;
+        if dirty {
+            self.dirty_lists.push_front(self.tp(slot), slot);
+        }
+        self.policy.insert(slot);
+        slot
+    }
+
+    /// A hit.
+    #[inline]
+    pub fn touch(&mut self, slot: u32) {
+        self.policy.touch(slot);
+    }
+
+    /// Records a new mapping for a cached entry and marks it dirty; the replacement order is
+    /// unchanged (a GC update is not an access of the entry).
+    #[inline]
+    pub fn update(&mut self, slot: u32, ppn: Ppn) {
+        self.ppn[slot as usize] = ppn;
+        if !self.dirty[slot as usize] {
+            self.dirty[slot as usize] = true;
+            self.dirty_lists.push_front(self.tp(slot), slot);
+        }
+    }
+
+    /// Marks an entry clean (its mapping is now in flash).
+    #[inline]
+    pub fn mark_clean(&mut self, slot: u32) {
+        if self.dirty[slot as usize] {
+            self.dirty[slot as usize] = false;
+            self.dirty_lists.remove(slot);
+        }
+    }
+
+    /// Empties a slot; returns (LPN, PPN, dirty).
+    #[inline]
+    pub fn remove(&mut self, slot: u32) -> (Lpn, Ppn, bool) {
+        let s = slot as usize;
+        self.dirty_lists.remove(slot);
+        self.policy.remove(slot);
+        self.slot_of[self.lpn[s] as usize] = NONE;
+        self.free.push(slot);
+        (self.lpn[s], self.ppn[s], self.dirty[s])
+    }
+
+    /// The policy's next victim.
+    #[inline]
+    pub fn victim(&self) -> Option<u32> {
+        self.policy.victim()
+    }
+    pub fn policy(&self) -> &P {
+        &self.policy
+    }
+    /// For schemes whose policy has operations of its own (CDFTL's kick-out order).
+    pub fn policy_mut(&mut self) -> &mut P {
+        &mut self.policy
+    }
+
+    /// Dirty entries of a TP.
+    #[inline]
+    pub fn dirty_count(&self, tp: u32) -> u32 {
+        self.dirty_lists.len(tp)
+    }
+
+    /// Marks every dirty entry of a TP clean, handing each (LPN, PPN) to `f` (a write-back's merge).
+    #[inline]
+    pub fn clean_tp(&mut self, tp: u32, mut f: impl FnMut(Lpn, Ppn)) {
+        while let Some(slot) = self.dirty_lists.back(tp) {
+            f(self.lpn[slot as usize], self.ppn[slot as usize]);
+            self.mark_clean(slot);
+        }
+    }
+
+    /// Occupied slots (for checks).
+    pub fn slots(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.capacity).filter(|&s| self.slot_of[self.lpn[s as usize] as usize] == s)
+    }
+
+    /// Drops every entry without writing anything back.
+    pub fn clear(&mut self) {
+        for s in 0..self.capacity {
+            let lpn = self.lpn[s as usize] as usize;
+            if self.slot_of[lpn] == s {
+                self.slot_of[lpn] = NONE;
+            }
+        }
+        self.free = (0..self.capacity).rev().collect();
+        self.dirty.fill(false);
+        self.dirty_lists.clear();
+        self.policy.clear();
+    }
+
+    /// Checks the index and the dirty lists against the entries.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        let mut used = 0;
+        for slot in self.slots() {
+            used += 1;
+            let listed = self.dirty_lists.list_of(slot);
+            let expected = self.dirty[slot as usize].then(|| self.tp(slot));
+            if listed != expected {
+                return Err(format!("cached LPN {} (dirty {}) is in dirty list {listed:?}", self.lpn(slot), self.is_dirty(slot)));
+            }
+        }
+        if used != self.len() {
+            return Err(format!("{used} cached entries are indexed but {} slots are in use", self.len()));
+        }
+        Ok(())
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.capacity as usize * 9 + self.slot_of.len() * 4 + self.free.capacity() * 4 + self.dirty_lists.memory_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Lru;
+    use super::*;
+
+    #[test]
+    fn entries_are_found_updated_grouped_by_tp_and_evicted_in_policy_order() {
+        // 4 slots, 32 LPNs, 8 entries per TP.
+        let mut c = EntryCache::new(Lru::new(4), 4, 32, 8);
+        let a = c.insert(3, 100, false);
+        let b = c.insert(5, 101, true);
+        let d = c.insert(20, 102, true);
+        c.insert(7, 103, false);
+        assert!(c.is_full());
+        assert_eq!(c.get(5), Some(b));
+        assert_eq!((c.dirty_count(0), c.dirty_count(2)), (1, 1));
+        c.update(a, 200);
+        assert_eq!((c.ppn(a), c.is_dirty(a), c.dirty_count(0)), (200, true, 2));
+        c.touch(a);
+        assert_eq!(c.victim(), Some(b));
+        let mut merged = Vec::new();
+        c.clean_tp(0, |l, p| merged.push((l, p)));
+        merged.sort();
+        assert_eq!(merged, [(3, 200), (5, 101)]);
+        assert_eq!(c.dirty_count(0), 0);
+        assert_eq!(c.remove(b), (5, 101, false));
+        assert_eq!(c.get(5), None);
+        assert_eq!(c.remove(d), (20, 102, true));
+        assert_eq!(c.dirty_count(2), 0);
+        c.check().unwrap();
+        c.insert(9, 1, false);
+        assert_eq!(c.len(), 3);
+        c.clear();
+        assert!(c.is_empty() && c.get(3).is_none());
+        c.check().unwrap();
+    }
+}

@@ -1,0 +1,22 @@
+//! Mapping-cache building blocks written once for every demand-based FTL.
+//!
+//! - [`ListSet`]: intrusive doubly linked lists over preallocated slots (O(1), no allocation per
+//!   access); every policy and per-TP grouping is made of them.
+//! - [`Policy`]: the replacement-order interface (insert / touch / remove / victim) with
+//!   [`Lru`] and [`SegmentedLru`]; [`AnyPolicy`] picks one from a [`ReplacementKind`] parameter.
+//!   Schemes with richer orders (CDFTL's kick-out order, NRU classes, two-level LRU) implement
+//!   `Policy` over their own `ListSet`s and add their operations.
+//! - [`EntryCache`]: a fixed-capacity LPN -> PPN entry cache with dirty flags and per-TP dirty
+//!   lists (DFTL's and CDFTL's CMT).
+//! - [`DirtyEntries`]: mapping changes not yet written to their TP, grouped by TP, for caches that
+//!   hold whole translation pages (CDFTL's CTP, S-FTL).
+
+mod dirty;
+mod entry;
+mod list;
+mod policy;
+
+pub use dirty::DirtyEntries;
+pub use entry::EntryCache;
+pub use list::{ListSet, NIL};
+pub use policy::{AnyPolicy, Lru, Policy, ReplacementKind, SegmentedLru};
