@@ -1,9 +1,10 @@
-//! The correctness harness every FTL runs under: a data oracle, invariant checks and power-loss
-//! plans (docs/correctness.md).
+//! The correctness harness every FTL runs under: a data oracle, invariant checks, power-loss
+//! plans, and what the conformance suite and the fuzzers share (docs/correctness.md).
 
 mod invariants;
 mod oracle;
 mod power_loss;
+pub mod suite;
 
 pub use invariants::check_invariants;
 pub use oracle::Oracle;

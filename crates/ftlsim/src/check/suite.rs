@@ -1,0 +1,234 @@
+//! What the conformance suite and the fuzzers share: small test devices, the per-FTL overrides
+//! such devices need, and decoders that turn fuzz bytes into a configuration plus a request
+//! stream, or into a TOML document (docs/correctness.md).
+
+use crate::config::{Config, ConfigBuilder};
+use crate::error::{Result, SimError};
+use crate::ftl::REGISTRY;
+use crate::host::PageRequest;
+use crate::workload::IoKind;
+use crate::Simulation;
+
+/// Per-FTL `key=value` overrides applied to every small test device (for example cache sizes
+/// that fit a device of a few hundred pages). An FTL that works with its defaults needs no line.
+pub const TEST_DEVICE_OVERRIDES: &[(&str, &[&str])] = &[];
+
+/// A small device: `dies` dies of `planes` planes, `blocks_per_plane` blocks of
+/// `pages_per_block` 512-byte pages (so a translation page maps 128 LPNs and even a tiny device
+/// has several), greedy GC at one free block per unit, no preconditioning, oracle on, full
+/// invariants every 32 requests. `extra` is applied last.
+pub fn test_device(ftl: &str, dies: u32, planes: u32, blocks_per_plane: u32, pages_per_block: u32, extra: &[String]) -> Result<Config> {
+    let mut b = ConfigBuilder::new();
+    for set in [
+        format!("device.geometry.dies_per_chip={dies}"),
+        format!("device.geometry.planes_per_die={planes}"),
+        format!("device.geometry.blocks_per_plane={blocks_per_plane}"),
+        format!("device.geometry.pages_per_block={pages_per_block}"),
+        "device.geometry.page_size=512".into(),
+        "device.geometry.spare_size=16".into(),
+        "device.overprovisioning=0.25".into(),
+        "gc.free_blocks_low=1".into(),
+        "precondition.mode=\"none\"".into(),
+        "check.invariants_every=32".into(),
+    ] {
+        b = b.set(&set)?;
+    }
+    for set in ftl_overrides(ftl).iter().map(|s| s.to_string()).chain(extra.iter().cloned()) {
+        b = b.set(&set)?;
+    }
+    b.build()
+}
+
+pub fn ftl_overrides(ftl: &str) -> &'static [&'static str] {
+    TEST_DEVICE_OVERRIDES.iter().find(|(name, _)| *name == ftl).map_or(&[], |(_, sets)| sets)
+}
+
+/// Reads fuzz bytes one at a time; past the end every read is 0.
+struct Bytes<'a>(&'a [u8]);
+
+impl Bytes<'_> {
+    fn next(&mut self) -> u8 {
+        let (&b, rest) = self.0.split_first().unwrap_or((&0, &[]));
+        self.0 = rest;
+        b
+    }
+    fn pick<T: Copy>(&mut self, choices: &[T]) -> T {
+        choices[self.next() as usize % choices.len()]
+    }
+}
+
+/// One fuzz case: a registered FTL, a valid small configuration and a request stream.
+#[derive(Debug, Clone)]
+pub struct FuzzCase {
+    pub ftl: &'static str,
+    pub config: Config,
+    pub requests: Vec<PageRequest>,
+    /// After which requests (1-based) to simulate a power loss.
+    pub power_losses: Vec<u64>,
+}
+
+impl FuzzCase {
+    /// Decodes any bytes: 6 header bytes choose the FTL and the device (dies, planes, blocks,
+    /// pages per block, page size, spare blocks, GC policy and threshold, allocation unit, block
+    /// layout, preconditioning), then every 4 bytes make one request (kind, first LPN, pages), one
+    /// kind in 16 being a power loss. Errors only if the decoded configuration is rejected by an
+    /// FTL's own parameter checks.
+    pub fn decode(data: &[u8]) -> Result<FuzzCase> {
+        let mut b = Bytes(data);
+        let ftl = REGISTRY[b.next() as usize % REGISTRY.len()].name;
+        let shape = b.next();
+        let dies = 1 + (shape & 1) as u32;
+        let planes = 1 + ((shape >> 1) & 1) as u32;
+        let per_plane_units = shape & 4 != 0;
+        let free_low = 1 + ((shape >> 5) & 1) as u32;
+        let page_size = b.pick(&[512, 1024, 4096]);
+        let pages_per_block = b.pick(&[4, 8, 16, 32]);
+        let blocks_per_plane = 6 + b.next() as u32 % 19;
+        // Spare blocks: from the least validation accepts up to a quarter of the device more.
+        let units = if per_plane_units { dies * planes } else { dies };
+        let blocks = dies * planes * blocks_per_plane;
+        let spare = (free_low + 2) * units + b.next() as u32 % (blocks / 4);
+        let extra = vec![
+            format!("device.allocation_unit=\"{}\"", if per_plane_units { "plane" } else { "die" }),
+            format!("device.geometry.block_layout=\"{}\"", if shape & 8 != 0 { "contiguous" } else { "interleaved" }),
+            format!("gc.policy=\"{}\"", if shape & 16 != 0 { "cost-benefit" } else { "greedy" }),
+            format!("gc.free_blocks_low={free_low}"),
+            format!("precondition.mode=\"{}\"", ["none", "fill", "age", "none"][(shape >> 6) as usize]),
+            "precondition.age_factor=0.5".into(),
+            format!("device.geometry.page_size={page_size}"),
+            format!("device.logical_pages={}", (blocks - spare.min(blocks - 1)) * pages_per_block),
+        ];
+        let mut config = test_device(ftl, dies, planes, blocks_per_plane, pages_per_block, &extra)?;
+        config.seed = b.next() as u64;
+        let logical = config.device.logical_pages();
+        let mut requests = Vec::new();
+        let mut power_losses = Vec::new();
+        while !b.0.is_empty() {
+            let (kind, lo, hi, len) = (b.next(), b.next(), b.next(), b.next());
+            let kind = match kind % 16 {
+                0..=6 => IoKind::Write,
+                7..=11 => IoKind::Read,
+                12..=14 => IoKind::Trim,
+                _ => {
+                    power_losses.push(requests.len() as u64);
+                    continue;
+                }
+            };
+            let first = u16::from_le_bytes([lo, hi]) as u32 % logical;
+            let pages = (1 + len as u32 % 8).min(logical - first);
+            requests.push(PageRequest { arrival: requests.len() as u64 * 1000, kind, first, pages });
+        }
+        power_losses.retain(|&p| p > 0);
+        Ok(FuzzCase { ftl, config, requests, power_losses })
+    }
+
+    /// Runs the case under the oracle (every read), the full invariants (every 32 requests and at
+    /// the end) and its power losses, plus one at the end. An FTL that declares recovery
+    /// unsupported is run without power losses.
+    pub fn run(&self) -> Result<()> {
+        let mut sim = Simulation::new(&self.config, self.ftl)?;
+        sim.set_power_loss_points(self.power_losses.clone());
+        sim.precondition()?;
+        for (i, req) in self.requests.iter().enumerate() {
+            match sim.serve(*req) {
+                Err(SimError::RecoveryUnsupported { .. }) => {
+                    sim.set_power_loss_points(Vec::new());
+                }
+                other => other.map_err(|e| SimError::Other(format!("request {i} {req:?}: {e}")))?,
+            }
+        }
+        sim.check_invariants()?;
+        match sim.power_loss() {
+            Err(SimError::RecoveryUnsupported { .. }) => Ok(()),
+            other => other,
+        }
+    }
+}
+
+/// Runs fuzz bytes through [`FuzzCase`]; `Err` is a finding. A configuration an FTL rejects with
+/// a field-named error is not one.
+pub fn fuzz_requests(data: &[u8]) -> std::result::Result<(), String> {
+    let case = match FuzzCase::decode(data) {
+        Ok(case) => case,
+        Err(SimError::Config { field, .. }) if !field.is_empty() => return Ok(()),
+        Err(e) => return Err(format!("decoding: {e}")),
+    };
+    match case.run() {
+        Err(SimError::Config { field, .. }) if field.starts_with("ftl.") => Ok(()),
+        Err(e) => Err(format!("FTL {} on {} requests, power losses after {:?}: {e}", case.ftl, case.requests.len(), case.power_losses)),
+        Ok(()) => Ok(()),
+    }
+}
+
+/// Configuration keys and values the TOML fuzzer combines: every field, some misspelt or unknown,
+/// with values of every TOML type, at and beyond the edges of their ranges.
+const KEYS: &[&str] = &[
+    "preset", "seed", "device.name", "device.overprovisioning", "device.logical_pages", "device.allocation_unit",
+    "device.geometry.channels", "device.geometry.chips_per_channel", "device.geometry.dies_per_chip",
+    "device.geometry.planes_per_die", "device.geometry.blocks_per_plane", "device.geometry.pages_per_block",
+    "device.geometry.page_size", "device.geometry.spare_size", "device.geometry.sector_size",
+    "device.geometry.block_layout", "device.latency.read_us", "device.latency.program_us", "device.latency.erase_us",
+    "device.latency.bus_ns_per_byte", "device.latency.transfer_includes_spare", "device.timing.model",
+    "device.timing.plane_register", "gc.policy", "gc.free_blocks_low", "host.address_policy", "host.scale_span_bytes",
+    "host.time_scale", "precondition.mode", "precondition.age_factor", "check.oracle", "check.invariants_every",
+    "check.power_loss_at", "device.geometry.plaens", "unknown", "device", "ftl.pftl.x", "ftl.nope", "gc",
+];
+const VALUES: &[&str] = &[
+    "0", "1", "2", "3", "4", "8", "64", "-1", "255", "65535", "65536", "4294967295", "4294967296", "9223372036854775807",
+    "-9223372036854775808", "0.0", "0.25", "0.5", "0.999", "1.0", "1.5", "-0.5", "nan", "inf", "-inf", "1e300", "true",
+    "false", "\"\"", "\"die\"", "\"plane\"", "\"greedy\"", "\"cost-benefit\"", "\"fifo-single\"", "\"parallel\"",
+    "\"interleaved\"", "\"contiguous\"", "\"fold\"", "\"scale\"", "\"error\"", "\"none\"", "\"fill\"", "\"age\"",
+    "\"mlc8g\"", "\"cpm\"", "\"random:3\"", "\"random:0\"", "\"5,x\"", "\"1,2,3\"", "[]", "[1, 2]", "{}", "{ a = 1 }",
+    "1979-05-27",
+];
+
+/// Decodes bytes into a TOML document: each byte pair is one `key = value` line (a dotted key).
+pub fn config_text_from_bytes(data: &[u8]) -> String {
+    data.chunks(2).map(|c| format!("{} = {}\n", KEYS[c[0] as usize % KEYS.len()], VALUES[*c.get(1).unwrap_or(&0) as usize % VALUES.len()])).collect()
+}
+
+/// The contract of configuration loading, for any text: it parses and validates, or fails with
+/// a configuration error naming a field; and every registered FTL either builds on a valid
+/// configuration (small enough to allocate) or rejects it naming a field. `Err` is a finding.
+pub fn fuzz_config_text(text: &str) -> std::result::Result<(), String> {
+    let field_named = |e: SimError| match e {
+        SimError::Config { ref field, ref message } if !field.is_empty() && !message.is_empty() => Ok(()),
+        other => Err(format!("not a field-named configuration error: {other:?}")),
+    };
+    let config = match ConfigBuilder::new().toml("fuzz.toml", text).and_then(ConfigBuilder::build) {
+        Ok(config) => config,
+        Err(e) => return field_named(e),
+    };
+    if config.device.geometry.total_pages() > 1 << 16 {
+        return Ok(()); // valid, but too large to allocate thousands of times
+    }
+    for info in REGISTRY {
+        if let Err(e) = Simulation::new(&config, info.name) {
+            field_named(e).map_err(|m| format!("FTL {}: {m}", info.name))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn any_bytes_decode_to_a_valid_case() {
+        for seed in 0..64u8 {
+            let bytes: Vec<u8> = (0..200u32).map(|i| (i as u8).wrapping_mul(seed).wrapping_add(seed)).collect();
+            let case = FuzzCase::decode(&bytes).unwrap();
+            case.config.validate().unwrap();
+            assert!(case.requests.iter().all(|r| r.pages >= 1 && r.first + r.pages <= case.config.device.logical_pages()));
+        }
+        assert!(FuzzCase::decode(&[]).unwrap().requests.is_empty());
+    }
+
+    #[test]
+    fn toml_decoding_produces_parseable_lines() {
+        let text = config_text_from_bytes(&[10, 4, 24, 3, 7]);
+        assert_eq!(text.lines().count(), 3);
+        assert!(text.starts_with("device.geometry.blocks_per_plane = 4\n"), "{text}");
+    }
+}
