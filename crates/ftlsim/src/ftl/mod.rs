@@ -5,6 +5,7 @@
 //! needed through [`FtlCtx`]; it never computes time.
 
 pub mod common;
+pub mod dftl;
 mod page;
 mod registry;
 

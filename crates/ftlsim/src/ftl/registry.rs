@@ -12,11 +12,10 @@ pub struct FtlInfo {
     pub build: fn(&Config) -> Result<Box<dyn Ftl>>,
 }
 
-pub const REGISTRY: &[FtlInfo] = &[FtlInfo {
-    name: "pftl",
-    description: "page-level FTL, whole map in SRAM (the baseline)",
-    build: PageFtl::build,
-}];
+pub const REGISTRY: &[FtlInfo] = &[
+    FtlInfo { name: "pftl", description: "page-level FTL, whole map in SRAM (the baseline)", build: PageFtl::build },
+    FtlInfo { name: "dftl", description: "DFTL: demand-based, segmented-LRU entry cache, batch write-back", build: super::dftl::Dftl::build },
+];
 
 pub fn ftl_names() -> impl Iterator<Item = &'static str> {
     REGISTRY.iter().map(|f| f.name)

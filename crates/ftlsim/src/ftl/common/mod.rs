@@ -2,6 +2,7 @@
 
 mod blocks;
 pub mod cache;
+pub mod demand;
 pub mod translation;
 mod victim;
 

@@ -37,7 +37,7 @@ use super::{BlockManager, Relocate};
 use crate::config::Config;
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, PageState, Ppn, Purpose, Spare, Stream};
-use crate::ftl::{FtlCtx, SramItem};
+use crate::ftl::{FtlCtx, PageRef, SramItem};
 
 /// The PPN of an unmapped entry.
 pub const UNMAPPED: Ppn = Ppn::MAX;
@@ -348,6 +348,13 @@ impl TranslationStore {
             return Err(format!("{valid} valid translation pages but the GTD locates {written}"));
         }
         Ok(())
+    }
+
+    /// The translation pages the GTD points at (for the shared invariant check).
+    pub fn referenced_pages(&self) -> Vec<PageRef> {
+        (0..self.tp_count())
+            .filter_map(|tp| self.location(tp).map(|ppn| PageRef { ppn, stream: Stream::Translation, logical: tp }))
+            .collect()
     }
 
     /// The GTD's SRAM, `bits` per entry (32 for a PPN; CDFTL adds its CTP slot pointer).

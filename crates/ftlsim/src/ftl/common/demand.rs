@@ -1,0 +1,276 @@
+//! The frame every demand-based FTL shares: host reads, writes and trims, lookup, flush,
+//! recovery, checks and SRAM reporting, written once over a [`DemandScheme`] (the mapping cache
+//! and its policies). A scheme implements translation (one classified cache access per host
+//! page), the remapping after a write, and its GC updates in `Relocate::relocated`.
+
+use serde::Serialize;
+
+use super::translation::{write_back, TranslationOwner, TranslationStore, UNMAPPED};
+use super::BlockManager;
+use crate::config::Config;
+use crate::error::{Result, SimError};
+use crate::flash::{FlashArray, Lpn, Ppn, Purpose, Stream};
+use crate::ftl::{Ftl, FtlCtx, PageRef, SramBreakdown, SramItem};
+use crate::metrics::CacheAccess;
+
+/// The scheme-specific half of a demand-based FTL.
+pub trait DemandScheme: TranslationOwner + Send {
+    fn name(&self) -> &'static str;
+
+    fn store_ref(&self) -> &TranslationStore;
+
+    /// Translates an LPN for a host access, recording the access's class once in `ctx.cache`;
+    /// returns its PPN (`UNMAPPED` if none).
+    fn translate(&mut self, lpn: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Ppn>;
+
+    /// Records the new mapping of an LPN just translated and written (or trimmed: `UNMAPPED`).
+    /// GC during the data page's allocation may have evicted its entry meanwhile.
+    fn remap(&mut self, lpn: Lpn, ppn: Ppn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()>;
+
+    /// The mapping if SRAM holds it (cache or unwritten change), without side effects.
+    fn cached(&self, lpn: Lpn) -> Option<Ppn>;
+
+    /// Writes back every unwritten mapping change.
+    fn flush(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()>;
+
+    /// Forgets the cache (it holds no unwritten change after `flush`; everything is lost on power loss).
+    fn clear_cache(&mut self);
+
+    /// Called after recovery rebuilt the translation store.
+    fn recovered(&mut self) {}
+
+    /// Scheme invariants (the store's are checked by the frame).
+    fn check(&self, flash: &FlashArray) -> std::result::Result<(), String>;
+
+    /// The cache's SRAM structures.
+    fn cache_sram(&self) -> Vec<SramItem>;
+
+    /// Bytes of the cache's SRAM holding entries right now.
+    fn cache_sram_in_use(&self) -> u64;
+
+    /// Bits per GTD entry (32: a PPN).
+    fn gtd_bits(&self) -> u32 {
+        32
+    }
+
+    fn state_bytes(&self) -> usize;
+    fn params(&self) -> serde_json::Value;
+}
+
+/// A demand-based FTL: a scheme and the block manager, kept apart so GC can borrow both.
+pub struct DemandFtl<S> {
+    map: S,
+    blocks: BlockManager,
+    physical_pages: u64,
+}
+
+impl<S: DemandScheme> DemandFtl<S> {
+    pub fn new(config: &Config, map: S) -> Self {
+        DemandFtl { map, blocks: BlockManager::new(config), physical_pages: config.device.geometry.total_pages() as u64 }
+    }
+
+    pub fn scheme(&self) -> &S {
+        &self.map
+    }
+}
+
+impl<S: DemandScheme> Ftl for DemandFtl<S> {
+    fn name(&self) -> &'static str {
+        self.map.name()
+    }
+
+    #[inline]
+    fn read(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
+        let ppn = self.map.translate(lpn, &mut self.blocks, ctx)?;
+        if ppn == UNMAPPED {
+            return Ok(None);
+        }
+        ctx.read(ppn, Purpose::Host)?;
+        Ok(Some(ppn))
+    }
+
+    #[inline]
+    fn write(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
+        let old = self.map.translate(lpn, &mut self.blocks, ctx)?;
+        if old != UNMAPPED {
+            self.blocks.invalidate(old, ctx.flash)?;
+        }
+        let unit = self.blocks.next_unit(Stream::Data);
+        let ppn = self.blocks.allocate(unit, Stream::Data, &mut self.map, ctx)?;
+        self.map.store().program_data(ppn, lpn, version, ctx)?;
+        self.map.remap(lpn, ppn, &mut self.blocks, ctx)
+    }
+
+    fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
+        let old = self.map.translate(lpn, &mut self.blocks, ctx)?;
+        if old != UNMAPPED {
+            self.blocks.invalidate(old, ctx.flash)?;
+            self.map.remap(lpn, UNMAPPED, &mut self.blocks, ctx)?;
+        }
+        Ok(())
+    }
+
+    fn lookup(&self, lpn: Lpn, _: &FlashArray) -> Option<Ppn> {
+        let ppn = self.map.cached(lpn).unwrap_or_else(|| self.map.store_ref().entry(lpn));
+        (ppn != UNMAPPED).then_some(ppn)
+    }
+
+    /// Paper 000 Fig 8.1 (see [`TranslationStore::recover`]); the cache starts empty.
+    fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
+        self.blocks.rebuild(ctx.flash);
+        self.map.clear_cache();
+        self.map.store().recover(&self.blocks, ctx)?;
+        self.map.recovered();
+        Ok(())
+    }
+
+    fn sram(&self) -> SramBreakdown {
+        let mut items = self.map.cache_sram();
+        items.push(self.map.store_ref().gtd_sram(self.map.gtd_bits()));
+        items.push(gc_bitmap(self.physical_pages));
+        items
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.map.state_bytes() + self.map.store_ref().state_bytes() + self.blocks.state_bytes()
+    }
+
+    fn flush(&mut self, ctx: &mut FtlCtx) -> Result<()> {
+        self.map.flush(&mut self.blocks, ctx)?;
+        while let Some(tp) = self.map.store_ref().tp_with_recovered_entries() {
+            write_back(&mut self.map, &mut self.blocks, tp, true, ctx)?;
+        }
+        Ok(())
+    }
+
+    fn reset_cache(&mut self) {
+        self.map.clear_cache();
+    }
+
+    fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
+        self.map.store_ref().check(flash)?;
+        self.map.check(flash)
+    }
+
+    fn referenced_pages(&self) -> Option<Vec<PageRef>> {
+        Some(self.map.store_ref().referenced_pages())
+    }
+
+    fn sram_in_use(&self) -> Option<u64> {
+        let fixed = self.map.store_ref().gtd_sram(self.map.gtd_bits()).bytes + gc_bitmap(self.physical_pages).bytes;
+        Some(self.map.cache_sram_in_use() + fixed)
+    }
+
+    fn blocks(&self) -> &BlockManager {
+        &self.blocks
+    }
+
+    fn params(&self) -> serde_json::Value {
+        self.map.params()
+    }
+}
+
+/// The GC valid-page bitmap every scheme keeps (1 bit per physical page, paper 000 Table 5.2).
+pub fn gc_bitmap(physical_pages: u64) -> SramItem {
+    SramItem { structure: "GC valid-page bitmap".into(), bytes: physical_pages.div_ceil(8) }
+}
+
+/// How many entries of `bits` fit in `bytes` of SRAM; an error naming `field` if none does.
+pub fn entries_in(bytes: u64, bits: u32, field: &str) -> Result<u32> {
+    if bits == 0 {
+        return Err(SimError::config(field, "entry size must be at least one bit"));
+    }
+    let entries = bytes * 8 / bits as u64;
+    if entries == 0 {
+        return Err(SimError::config(field, format!("{bytes} bytes hold no {bits}-bit entry")));
+    }
+    Ok(entries.min(u32::MAX as u64) as u32)
+}
+
+/// SRAM of `entries` entries of `bits` bits.
+pub fn sram_of(structure: String, entries: u64, bits: u32) -> SramItem {
+    SramItem { structure, bytes: (entries * bits as u64).div_ceil(8) }
+}
+
+/// The class of a miss, from what it cost (spec 3.1: a write-back outranks a fetch).
+#[inline]
+pub fn miss_class(wrote_back: bool, fetched: bool) -> CacheAccess {
+    if wrote_back {
+        CacheAccess::MissWriteBack
+    } else if fetched {
+        CacheAccess::MissFetch
+    } else {
+        CacheAccess::MissNoPenalty
+    }
+}
+
+/// Serialises a scheme's parameters for the result file.
+pub fn params_json<T: Serialize>(params: &T) -> serde_json::Value {
+    serde_json::to_value(params).expect("params serialise")
+}
+
+/// Small devices and checked runs for the schemes' tests.
+#[cfg(test)]
+pub mod tests_support {
+    use crate::config::{Config, ConfigBuilder};
+    use crate::host::PageRequest;
+    use crate::metrics::Report;
+    use crate::workload::synthetic::MixedSpec;
+    use crate::workload::IoKind;
+    use crate::Simulation;
+
+    /// 1 die, 1 plane, 48 blocks x 8 pages of 32 bytes (8 entries per translation page),
+    /// 25% over-provisioning (288 LPNs, 36 TPs), GC at 2 free blocks, pre-filled, invariants
+    /// checked after every request; `sets` applied last.
+    pub fn tiny_config(sets: &[&str]) -> Config {
+        let mut b = ConfigBuilder::new();
+        for set in [
+            "device.geometry.planes_per_die=1",
+            "device.geometry.blocks_per_plane=48",
+            "device.geometry.pages_per_block=8",
+            "device.geometry.page_size=32",
+            "device.geometry.sector_size=32",
+            "device.geometry.spare_size=16",
+            "device.overprovisioning=0.25",
+            "gc.free_blocks_low=2",
+            "check.invariants_every=1",
+        ]
+        .iter()
+        .chain(sets)
+        {
+            b = b.set(set).unwrap();
+        }
+        b.build().unwrap()
+    }
+
+    /// Runs a mixed workload (one request in 40 a trim) on the tiny device under the oracle and
+    /// the invariants, with three power losses; returns the report.
+    pub fn run_checked(ftl: &str, sets: &[&str]) -> Report {
+        let config = tiny_config(sets);
+        let mut sim = Simulation::new(&config, ftl).unwrap();
+        sim.set_power_loss_points(vec![400, 1100, 1900]);
+        sim.precondition().unwrap();
+        let spec = MixedSpec {
+            requests: 2500,
+            read_fraction: 0.4,
+            sequential_fraction: 0.2,
+            random_max_pages: 3,
+            sequential_request_pages: 4,
+            mean_interarrival_us: 2000.0,
+            seed: 11,
+            ..MixedSpec::default()
+        };
+        let page = config.device.geometry.page_size as u64;
+        let workload = spec.workload(config.device.logical_pages(), page as u32).unwrap();
+        for (i, request) in workload.requests.enumerate() {
+            let r = request.unwrap();
+            let kind = if i % 40 == 39 { IoKind::Trim } else { r.kind };
+            let req = PageRequest { arrival: r.arrival_ns, kind, first: (r.offset_bytes / page) as u32, pages: (r.len_bytes / page) as u32 };
+            sim.serve(req).unwrap_or_else(|e| panic!("{ftl} {sets:?}, request {i}: {e}"));
+        }
+        sim.power_loss().unwrap_or_else(|e| panic!("{ftl} {sets:?}, final power loss: {e}"));
+        let result = sim.result("checked", serde_json::Value::Null, 1.0);
+        assert_eq!(result.report.recovery.events, 4);
+        result.report
+    }
+}

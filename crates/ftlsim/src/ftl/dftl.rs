@@ -1,0 +1,390 @@
+//! DFTL (Gupta et al., ASPLOS'09) as papers 000 and 002 use it: the page-level map lives in
+//! translation pages; a cached mapping table (CMT) of single entries, replaced by segmented LRU,
+//! exploits temporal locality (spec 4.4, paper 002 §2).
+//!
+//! - A miss fetches the entry's TP (one translation read, also for writes: spec A6) after making
+//!   room; a dirty victim's TP is read, merged and rewritten. With `batch_update` (paper 000 §3.3)
+//!   every dirty cached entry of that TP goes into the same write and becomes clean; without it
+//!   only the victim is written (DFTL as paper 002 describes it).
+//! - GC: a moved page whose entry is cached updates it (a GC hit, recency unchanged, spec T21).
+//!   Otherwise, by default, the entry is inserted dirty without a fetch (MISS without penalty, or
+//!   with write-back if the room it needs costs one; spec 2.7). With `gc_batch_update` (paper 002)
+//!   the uncached entries of each victim block are grouped by TP and each TP is updated once
+//!   (read + write) when the block is done; the first miss of a group counts as the write-back.
+
+use serde::{Deserialize, Serialize};
+
+use super::common::cache::{AnyPolicy, EntryCache, ReplacementKind};
+use super::common::demand::{entries_in, miss_class, params_json, sram_of, DemandFtl, DemandScheme};
+use super::common::translation::{write_back, TranslationOwner, TranslationStore};
+use super::common::{BlockManager, Relocate};
+use super::{ftl_params, Ftl, FtlCtx, SramItem};
+use crate::config::Config;
+use crate::error::{Result, SimError};
+use crate::flash::{FlashArray, Lpn, Ppn, Spare};
+use crate::metrics::CacheAccess;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DftlParams {
+    /// SRAM of the CMT in bytes (paper 000 Table 5.2: 16.5 KB = 2048 entries).
+    pub cache_bytes: u64,
+    /// Bits per CMT entry: LPN tag, PPN, valid and dirty flags (32 + 32 + 2 = 8.25 B, paper 000;
+    /// paper 002 counts 8 B = 64 bits).
+    pub entry_bits: u32,
+    pub replacement: ReplacementKind,
+    /// Segmented LRU: the protected segment's share of the entries (unstated; 50/50, spec A.8).
+    pub protected_fraction: f64,
+    /// Write back every dirty entry of the victim's TP together (paper 000); false: only the victim.
+    pub batch_update: bool,
+    /// Group GC updates of uncached entries per TP and victim block (paper 002's DFTL).
+    pub gc_batch_update: bool,
+}
+
+impl Default for DftlParams {
+    fn default() -> Self {
+        DftlParams {
+            cache_bytes: 16_896,
+            entry_bits: 66,
+            replacement: ReplacementKind::Slru,
+            protected_fraction: 0.5,
+            batch_update: true,
+            gc_batch_update: false,
+        }
+    }
+}
+
+pub struct Dftl {
+    params: DftlParams,
+    store: TranslationStore,
+    cmt: EntryCache<AnyPolicy>,
+    /// Mapping changes waiting for a CMT slot (nested at most once: GC inside the wait).
+    inflight: Vec<(Lpn, Ppn)>,
+    /// `gc_batch_update`: moved pages of the current victim block whose entries were not cached.
+    gc_pending: Vec<(Lpn, Ppn)>,
+    /// Per TP, the GC batch it has pending entries in.
+    pending_batch: Vec<u32>,
+    gc_batch: u32,
+}
+
+impl Dftl {
+    pub fn new(config: &Config, params: DftlParams) -> Result<Self> {
+        let entries = entries_in(params.cache_bytes, params.entry_bits, "ftl.dftl.cache_bytes")?;
+        if !(0.0..1.0).contains(&params.protected_fraction) {
+            return Err(SimError::config("ftl.dftl.protected_fraction", "must be in [0, 1)"));
+        }
+        let store = TranslationStore::new(config);
+        let policy = AnyPolicy::new(params.replacement, entries, params.protected_fraction);
+        Ok(Dftl {
+            cmt: EntryCache::new(policy, entries, store.logical_pages(), store.entries_per_tp()),
+            pending_batch: vec![0; store.tp_count() as usize],
+            gc_batch: 1,
+            inflight: Vec::with_capacity(2),
+            gc_pending: Vec::new(),
+            store,
+            params,
+        })
+    }
+
+    pub fn build(config: &Config) -> Result<Box<dyn Ftl>> {
+        let params: DftlParams = ftl_params(config, "dftl")?;
+        Ok(Box::new(DemandFtl::new(config, Dftl::new(config, params)?)))
+    }
+
+    /// Evicts until the CMT has a free slot; returns whether an eviction wrote a TP back.
+    fn make_room(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
+        let mut wrote = false;
+        while self.cmt.is_full() {
+            let victim = self.cmt.victim().expect("a full cache has a victim");
+            let (lpn, ppn, dirty) = self.cmt.remove(victim);
+            ctx.cache.evictions += 1;
+            if dirty {
+                ctx.cache.dirty_evictions += 1;
+                self.store.set(lpn, ppn);
+                let tp = self.store.tp_of(lpn);
+                write_back(self, blocks, tp, true, ctx)?;
+                wrote = true;
+            }
+        }
+        Ok(wrote)
+    }
+
+    /// Gives a changed mapping a CMT slot as a dirty entry, without a fetch.
+    fn insert_dirty(&mut self, lpn: Lpn, ppn: Ppn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
+        self.inflight.push((lpn, ppn));
+        let wrote = self.make_room(blocks, ctx)?;
+        let (lpn, ppn) = self.inflight.pop().expect("pushed above");
+        self.cmt.insert(lpn, ppn, true);
+        Ok(wrote)
+    }
+
+    /// Writes the pending GC updates, one TP at a time.
+    fn flush_gc_batch(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+        let mut pending = std::mem::take(&mut self.gc_pending);
+        self.gc_batch += 1;
+        pending.sort_unstable_by_key(|&(lpn, _)| lpn);
+        let mut i = 0;
+        while i < pending.len() {
+            let tp = self.store.tp_of(pending[i].0);
+            while i < pending.len() && self.store.tp_of(pending[i].0) == tp {
+                self.store.set(pending[i].0, pending[i].1);
+                i += 1;
+            }
+            write_back(self, blocks, tp, true, ctx)?;
+        }
+        debug_assert!(self.gc_pending.is_empty(), "write-backs inside GC cause no relocation");
+        pending.clear();
+        self.gc_pending = pending;
+        Ok(())
+    }
+
+    fn tp_of(&self, lpn: Lpn) -> u32 {
+        self.store.tp_of(lpn)
+    }
+}
+
+impl Relocate for Dftl {
+    fn relocated(&mut self, blocks: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {
+        let Some(lpn) = self.store.relocated(spare, old, new)? else { return Ok(()) };
+        if let Some(slot) = self.cmt.get(lpn) {
+            self.cmt.update(slot, new);
+            ctx.cache.record_gc(CacheAccess::Hit);
+        } else if let Some(waiting) = self.inflight.iter_mut().find(|(l, _)| *l == lpn) {
+            waiting.1 = new;
+            ctx.cache.record_gc(CacheAccess::Hit);
+        } else if self.params.gc_batch_update {
+            let tp = self.tp_of(lpn) as usize;
+            let first = self.pending_batch[tp] != self.gc_batch;
+            self.pending_batch[tp] = self.gc_batch;
+            self.gc_pending.push((lpn, new));
+            ctx.cache.record_gc(if first { CacheAccess::MissWriteBack } else { CacheAccess::MissNoPenalty });
+        } else {
+            let wrote = self.insert_dirty(lpn, new, blocks, ctx)?;
+            ctx.cache.record_gc(miss_class(wrote, false));
+        }
+        // The victim block's last move: write its batch.
+        if !self.gc_pending.is_empty() && ctx.flash.valid_count(ctx.flash.geometry().block_of(old)) == 0 {
+            self.flush_gc_batch(blocks, ctx)?;
+        }
+        Ok(())
+    }
+}
+
+impl TranslationOwner for Dftl {
+    fn store(&mut self) -> &mut TranslationStore {
+        &mut self.store
+    }
+
+    fn publish(&mut self, tp: u32) -> bool {
+        let store = &mut self.store;
+        if self.params.batch_update {
+            self.cmt.clean_tp(tp, |lpn, ppn| store.set(lpn, ppn));
+            for &(lpn, ppn) in &self.inflight {
+                if store.tp_of(lpn) == tp {
+                    store.set(lpn, ppn);
+                }
+            }
+        }
+        if self.pending_batch[tp as usize] == self.gc_batch {
+            // A write of this TP during GC, before its batch is written: take the batch's entries.
+            self.pending_batch[tp as usize] = 0;
+            self.gc_pending.retain(|&(lpn, ppn)| {
+                let mine = store.tp_of(lpn) == tp;
+                if mine {
+                    store.set(lpn, ppn);
+                }
+                !mine
+            });
+        }
+        self.cmt.dirty_count(tp) == 0
+            && (self.params.batch_update || !self.inflight.iter().any(|&(lpn, _)| store.tp_of(lpn) == tp))
+    }
+}
+
+impl DemandScheme for Dftl {
+    fn name(&self) -> &'static str {
+        "dftl"
+    }
+
+    fn store_ref(&self) -> &TranslationStore {
+        &self.store
+    }
+
+    #[inline]
+    fn translate(&mut self, lpn: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Ppn> {
+        if let Some(slot) = self.cmt.get(lpn) {
+            self.cmt.touch(slot);
+            ctx.cache.record(CacheAccess::Hit);
+            return Ok(self.cmt.ppn(slot));
+        }
+        let wrote = self.make_room(blocks, ctx)?;
+        // GC during the eviction may have cached the entry (a moved page of this LPN).
+        if let Some(slot) = self.cmt.get(lpn) {
+            self.cmt.touch(slot);
+            ctx.cache.record(miss_class(wrote, false));
+            return Ok(self.cmt.ppn(slot));
+        }
+        let fetched = self.store.fetch(self.tp_of(lpn), ctx)?;
+        let ppn = self.store.entry(lpn);
+        self.cmt.insert(lpn, ppn, false);
+        ctx.cache.record(miss_class(wrote, fetched));
+        Ok(ppn)
+    }
+
+    #[inline]
+    fn remap(&mut self, lpn: Lpn, ppn: Ppn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+        match self.cmt.get(lpn) {
+            Some(slot) => self.cmt.update(slot, ppn),
+            None => {
+                self.insert_dirty(lpn, ppn, blocks, ctx)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn cached(&self, lpn: Lpn) -> Option<Ppn> {
+        self.cmt.get(lpn).map(|slot| self.cmt.ppn(slot))
+    }
+
+    fn flush(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+        for tp in 0..self.store.tp_count() {
+            if self.cmt.dirty_count(tp) > 0 {
+                let store = &mut self.store;
+                self.cmt.clean_tp(tp, |lpn, ppn| store.set(lpn, ppn));
+                write_back(self, blocks, tp, true, ctx)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn clear_cache(&mut self) {
+        self.cmt.clear();
+        self.inflight.clear();
+        self.gc_pending.clear();
+        self.gc_batch += 1;
+    }
+
+    fn check(&self, _: &FlashArray) -> std::result::Result<(), String> {
+        self.cmt.check()?;
+        if !self.inflight.is_empty() || !self.gc_pending.is_empty() {
+            return Err(format!("{} mapping changes wait for a slot or a GC batch between requests", self.inflight.len() + self.gc_pending.len()));
+        }
+        for slot in self.cmt.slots() {
+            let lpn = self.cmt.lpn(slot);
+            if !self.cmt.is_dirty(slot) && self.cmt.ppn(slot) != self.store.entry(lpn) {
+                return Err(format!(
+                    "clean CMT entry LPN {lpn} -> {} disagrees with its translation page ({})",
+                    self.cmt.ppn(slot),
+                    self.store.entry(lpn)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn cache_sram(&self) -> Vec<SramItem> {
+        let n = self.cmt.capacity();
+        vec![sram_of(format!("CMT ({n} entries x {} bits)", self.params.entry_bits), n as u64, self.params.entry_bits)]
+    }
+
+    fn cache_sram_in_use(&self) -> u64 {
+        (self.cmt.len() as u64 * self.params.entry_bits as u64).div_ceil(8)
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.cmt.memory_bytes() + self.pending_batch.len() * 4 + self.gc_pending.capacity() * 8
+    }
+
+    fn params(&self) -> serde_json::Value {
+        params_json(&self.params)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigBuilder;
+    use crate::flash::{OpKind, Purpose};
+    use crate::ftl::common::demand::tests_support::{run_checked, tiny_config};
+
+    #[test]
+    fn paper_000_table_5_2_sram() {
+        let c = Config::preset("mlc8g").unwrap();
+        let ftl = Dftl::build(&c).unwrap();
+        let sram = ftl.sram();
+        assert_eq!(sram[0].bytes, 16_896); // CMT 16.50 KB, 2048 entries
+        assert!(sram[0].structure.contains("2048 entries"));
+        assert_eq!(sram[1].bytes, 2048); // GTD 2.00 KB
+        assert_eq!(sram[2].bytes, 128 * 1024); // GC bitmap 128 KB
+    }
+
+    #[test]
+    fn unknown_and_bad_parameters_are_named() {
+        let c = ConfigBuilder::new().set("ftl.dftl.cache_size=3").unwrap().build().unwrap();
+        assert!(Dftl::build(&c).err().unwrap().to_string().contains("ftl.dftl"));
+        let c = ConfigBuilder::new().set("ftl.dftl.cache_bytes=4").unwrap().build().unwrap();
+        assert!(Dftl::build(&c).err().unwrap().to_string().contains("ftl.dftl.cache_bytes"));
+    }
+
+    #[test]
+    fn a_miss_fetches_and_a_dirty_eviction_merges_every_dirty_entry_of_its_tp() {
+        // 8 entries per TP; a 3-entry LRU cache.
+        let c = tiny_config(&["ftl.dftl.cache_bytes=24", "ftl.dftl.entry_bits=64", "ftl.dftl.replacement=\"lru\""]);
+        let mut sim = crate::Simulation::new(&c, "dftl").unwrap();
+        sim.precondition().unwrap();
+        let page = |kind, lpn| crate::host::PageRequest { arrival: 0, kind, first: lpn, pages: 1 };
+        use crate::workload::IoKind::{Read, Write};
+        for lpn in [0, 1, 8] {
+            sim.serve(page(Write, lpn)).unwrap(); // three misses, each fetching its TP
+        }
+        let reads = sim.ops().count(OpKind::Read, Purpose::Translation);
+        assert_eq!(reads, 3);
+        sim.serve(page(Read, 16)).unwrap(); // evicts LPN 0: TP 0 written with LPNs 0 and 1
+        assert_eq!(sim.ops().count(OpKind::Program, Purpose::Translation), 1);
+        assert_eq!(sim.ops().count(OpKind::Read, Purpose::Translation), reads + 2);
+        sim.serve(page(Read, 24)).unwrap(); // evicts LPN 1, now clean: no write
+        assert_eq!(sim.ops().count(OpKind::Program, Purpose::Translation), 1);
+        let r = sim.result("t", serde_json::Value::Null, 1.0).report.cache;
+        assert_eq!((r.hit, r.miss_fetch, r.miss_writeback), (0, 4, 1));
+        assert_eq!(r.dirty_eviction_probability, Some(0.5));
+        sim.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn without_batch_update_only_the_victim_is_written() {
+        let c = tiny_config(&[
+            "ftl.dftl.cache_bytes=24",
+            "ftl.dftl.entry_bits=64",
+            "ftl.dftl.replacement=\"lru\"",
+            "ftl.dftl.batch_update=false",
+        ]);
+        let mut sim = crate::Simulation::new(&c, "dftl").unwrap();
+        sim.precondition().unwrap();
+        let page = |kind, lpn| crate::host::PageRequest { arrival: 0, kind, first: lpn, pages: 1 };
+        use crate::workload::IoKind::{Read, Write};
+        for lpn in [0, 1, 8] {
+            sim.serve(page(Write, lpn)).unwrap();
+        }
+        sim.serve(page(Read, 16)).unwrap(); // evicts LPN 0 alone
+        sim.serve(page(Read, 24)).unwrap(); // evicts LPN 1, still dirty: a second write of TP 0
+        assert_eq!(sim.ops().count(OpKind::Program, Purpose::Translation), 2);
+        sim.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn runs_under_the_oracle_with_constant_gc_evictions_and_power_losses() {
+        for set in [
+            &[][..],
+            &["ftl.dftl.replacement=\"lru\""],
+            &["ftl.dftl.batch_update=false"],
+            &["ftl.dftl.gc_batch_update=true"],
+            &["ftl.dftl.batch_update=false", "ftl.dftl.gc_batch_update=true", "ftl.dftl.replacement=\"lru\""],
+        ] {
+            let mut args = vec!["ftl.dftl.cache_bytes=40", "ftl.dftl.entry_bits=64"];
+            args.extend_from_slice(set);
+            let report = run_checked("dftl", &args);
+            assert!(report.cache.dirty_eviction_probability.is_some() && report.gc_victims > 0, "{set:?}");
+            assert!(report.cache.gc_hit_ratio.is_some(), "{set:?}");
+        }
+    }
+}
