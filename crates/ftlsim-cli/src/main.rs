@@ -82,6 +82,11 @@ struct CommonArgs {
     /// Run the full invariant check every N requests (and check every read against the oracle).
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10000")]
     check: Option<u64>,
+    /// Simulate power losses after request N, after each of N,M,..., or at K seeded random points
+    /// (random:K, or random:K:N to draw from the first N requests); each runs the FTL's recovery,
+    /// counts its reads (report.recovery) and checks the recovered mapping against the oracle.
+    #[arg(long, value_name = "N|N,M,..|random:K")]
+    power_loss_at: Option<String>,
     /// Never show a progress bar.
     #[arg(long)]
     quiet: bool,
@@ -106,6 +111,9 @@ impl CommonArgs {
         if let Some(every) = self.check {
             b = b.set(&format!("check.invariants_every={every}"))?.set("check.oracle=true")?;
         }
+        if let Some(spec) = &self.power_loss_at {
+            b = b.set(&format!("check.power_loss_at={}", serde_json::to_string(spec)?))?;
+        }
         Ok(b.build()?)
     }
 }
@@ -123,6 +131,10 @@ fn progress_bar(quiet: bool, label: &str) -> Option<ProgressBar> {
 fn run_one(config: &Config, ftl: &str, common: &CommonArgs, bar: Option<&ProgressBar>) -> Result<RunResult> {
     let workload = common.trace.open(config)?;
     let mut sim = Simulation::new(config, ftl)?;
+    if common.trace.trace.is_none() {
+        // The synthetic stream's length is known: random power losses are drawn from all of it.
+        sim.expect_requests(common.trace.requests)?;
+    }
     sim.precondition()?;
     let result = sim.run(workload, &mut |n| {
         if let Some(b) = bar {
@@ -214,9 +226,14 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
+            if !e.use_stderr() {
+                let _ = e.print(); // --help, --version
+                return ExitCode::SUCCESS;
+            }
+            // One line: clap's first line names the problem; its usage hint follows on others.
+            let message = e.render().to_string();
+            eprintln!("{}", message.lines().next().unwrap_or("error: invalid arguments"));
+            return ExitCode::from(2);
         }
     };
     match main_inner(cli) {
