@@ -1,6 +1,7 @@
 //! The `ftlsim` command line: run one FTL, compare several, list what is available.
 //! Every error exits with code 2 and one line on stderr naming what is wrong.
 
+mod bench_cmd;
 mod output;
 mod trace_args;
 
@@ -42,6 +43,17 @@ enum Command {
         ftl: Vec<String>,
         #[command(flatten)]
         common: CommonArgs,
+    },
+    /// Measure the simulator's own speed and memory on fixed scenarios.
+    Bench {
+        /// Measured requests per scenario.
+        #[arg(long, default_value_t = 4_000_000)]
+        requests: u64,
+        /// Run only the scenarios whose "preset name" contains this text.
+        #[arg(long)]
+        only: Option<String>,
+        #[arg(long)]
+        json: bool,
     },
     /// List FTLs, device presets or trace formats.
     List {
@@ -215,6 +227,7 @@ fn main_inner(cli: Cli) -> Result<()> {
             let results: Vec<RunResult> = results.into_iter().collect::<Result<_>>()?;
             print_results(&results, &common, false)
         }
+        Command::Bench { requests, only, json } => bench_cmd::bench(requests, only.as_deref(), json),
         Command::List { what } => {
             list(what);
             Ok(())

@@ -12,6 +12,7 @@ pub mod error;
 pub mod flash;
 pub mod ftl;
 pub mod host;
+pub mod mem;
 pub mod metrics;
 pub mod sim;
 pub mod timing;

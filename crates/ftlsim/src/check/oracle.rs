@@ -15,7 +15,7 @@ const TRIMMED: u32 = 1 << 31;
 
 impl Oracle {
     pub fn new(logical_pages: u32) -> Self {
-        Oracle { versions: crate::mem::filled_vec(logical_pages as usize, 0) }
+        Oracle { versions: crate::mem::zeroed_vec(logical_pages as usize) }
     }
 
     /// Assigns the next version of an LPN being written.

@@ -346,7 +346,7 @@ impl ConfigBuilder {
     }
 
     /// Adds a TOML document; `origin` names it in errors (a file path).
-    pub fn toml(mut self, origin: &str, text: &str) -> Result<Self> {
+    pub fn toml(self, origin: &str, text: &str) -> Result<Self> {
         let table: toml::Table =
             text.parse().map_err(|e: toml::de::Error| SimError::config(origin, e.message().to_string()))?;
         self.table(origin, table)

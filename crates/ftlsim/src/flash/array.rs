@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::{Geometry, Pbn, Ppn};
 use crate::error::{Result, SimError};
+use crate::mem::{filled_vec, zeroed_vec};
 
 /// The write stream a block belongs to; every page of a block belongs to the same stream,
 /// so the page type in the spare area is the block's stream.
@@ -80,10 +81,10 @@ impl FlashArray {
         let pages = geometry.total_pages() as usize;
         FlashArray {
             geometry: geometry.clone(),
-            logical: vec![0; pages],
-            version: vec![0; pages],
-            valid_bits: vec![0; pages.div_ceil(64)],
-            blocks: vec![BlockMeta::default(); geometry.total_blocks() as usize],
+            logical: zeroed_vec(pages),
+            version: zeroed_vec(pages),
+            valid_bits: zeroed_vec(pages.div_ceil(64)),
+            blocks: filled_vec(geometry.total_blocks() as usize, BlockMeta::default()),
         }
     }
 

@@ -7,6 +7,7 @@ use super::common::{BlockManager, Relocate};
 use super::{ftl_params, Ftl, FtlCtx, SramBreakdown, SramItem};
 use crate::config::Config;
 use crate::error::Result;
+use crate::mem::filled_vec;
 use crate::flash::{FlashArray, Lpn, PageState, Ppn, Purpose, Spare, Stream};
 
 const UNMAPPED: Ppn = Ppn::MAX;
@@ -38,7 +39,7 @@ pub struct PageFtl {
 impl PageFtl {
     pub fn new(config: &Config) -> Self {
         PageFtl {
-            map: PageMap { l2p: vec![UNMAPPED; config.device.logical_pages() as usize] },
+            map: PageMap { l2p: filled_vec(config.device.logical_pages() as usize, UNMAPPED) },
             blocks: BlockManager::new(config),
             physical_pages: config.device.geometry.total_pages() as u64,
         }

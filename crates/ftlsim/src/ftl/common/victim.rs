@@ -15,83 +15,84 @@ use crate::flash::Pbn;
 
 const NIL: u32 = u32::MAX;
 
+/// Per-block entry, kept together so an invalidation touches one cache line of its block.
+#[derive(Clone, Copy)]
+struct Link {
+    prev: u32,
+    next: u32,
+    /// Valid count under which the block is filed, or NIL when not filed.
+    filed_at: u32,
+    unit: u32,
+    /// Clock value when the block was last filed (its last modification).
+    modified: u64,
+}
+
 pub struct VictimIndex {
     pages_per_block: u32,
     /// head/tail per (unit, valid count).
     head: Vec<u32>,
     tail: Vec<u32>,
-    prev: Vec<u32>,
-    next: Vec<u32>,
-    /// Valid count under which each block is filed, or NIL when not filed.
-    filed_at: Vec<u32>,
-    unit_of: Vec<u32>,
-    modified: Vec<u64>,
+    links: Vec<Link>,
     clock: u64,
 }
 
 impl VictimIndex {
     pub fn new(units: u32, pages_per_block: u32, unit_of: Vec<u32>) -> Self {
         let buckets = (units * (pages_per_block + 1)) as usize;
-        let blocks = unit_of.len();
         VictimIndex {
             pages_per_block,
             head: vec![NIL; buckets],
             tail: vec![NIL; buckets],
-            prev: vec![NIL; blocks],
-            next: vec![NIL; blocks],
-            filed_at: vec![NIL; blocks],
-            unit_of,
-            modified: vec![0; blocks],
+            links: unit_of.into_iter().map(|unit| Link { prev: NIL, next: NIL, filed_at: NIL, unit, modified: 0 }).collect(),
             clock: 0,
         }
     }
 
     #[inline]
     fn bucket(&self, pbn: Pbn, valid: u32) -> usize {
-        (self.unit_of[pbn as usize] * (self.pages_per_block + 1) + valid) as usize
+        (self.links[pbn as usize].unit * (self.pages_per_block + 1) + valid) as usize
     }
 
     pub fn is_filed(&self, pbn: Pbn) -> bool {
-        self.filed_at[pbn as usize] != NIL
+        self.links[pbn as usize].filed_at != NIL
     }
 
     /// Files a block (just closed, or re-filed after an invalidation).
     #[inline]
     pub fn insert(&mut self, pbn: Pbn, valid: u32) {
         let b = self.bucket(pbn, valid);
-        let i = pbn as usize;
-        self.prev[i] = self.tail[b];
-        self.next[i] = NIL;
-        if self.tail[b] == NIL {
+        let tail = self.tail[b];
+        self.clock += 1;
+        let link = &mut self.links[pbn as usize];
+        link.prev = tail;
+        link.next = NIL;
+        link.filed_at = valid;
+        link.modified = self.clock;
+        if tail == NIL {
             self.head[b] = pbn;
         } else {
-            self.next[self.tail[b] as usize] = pbn;
+            self.links[tail as usize].next = pbn;
         }
         self.tail[b] = pbn;
-        self.filed_at[i] = valid;
-        self.clock += 1;
-        self.modified[i] = self.clock;
     }
 
     /// Unfiles a block; does nothing if it is not filed.
     #[inline]
     pub fn remove(&mut self, pbn: Pbn) {
-        let i = pbn as usize;
-        let valid = self.filed_at[i];
-        if valid == NIL {
+        let Link { prev, next, filed_at, .. } = self.links[pbn as usize];
+        if filed_at == NIL {
             return;
         }
-        let b = self.bucket(pbn, valid);
-        let (p, n) = (self.prev[i], self.next[i]);
-        if p == NIL { self.head[b] = n } else { self.next[p as usize] = n }
-        if n == NIL { self.tail[b] = p } else { self.prev[n as usize] = p }
-        self.filed_at[i] = NIL;
+        let b = self.bucket(pbn, filed_at);
+        if prev == NIL { self.head[b] = next } else { self.links[prev as usize].next = next }
+        if next == NIL { self.tail[b] = prev } else { self.links[next as usize].prev = prev }
+        self.links[pbn as usize].filed_at = NIL;
     }
 
     /// Moves a filed block to the bucket of its new valid count.
     #[inline]
     pub fn update(&mut self, pbn: Pbn, valid: u32) {
-        if self.filed_at[pbn as usize] != NIL {
+        if self.links[pbn as usize].filed_at != NIL {
             self.remove(pbn);
             self.insert(pbn, valid);
         }
@@ -114,7 +115,7 @@ impl VictimIndex {
                         return Some(h);
                     }
                     let u = valid as f64 / ppb;
-                    let age = (self.clock - self.modified[h as usize]) as f64 + 1.0;
+                    let age = (self.clock - self.links[h as usize].modified) as f64 + 1.0;
                     let score = (1.0 - u) / (2.0 * u) * age;
                     if best.is_none_or(|(s, _)| score > s) {
                         best = Some((score, h));
@@ -126,8 +127,7 @@ impl VictimIndex {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        (self.head.len() + self.tail.len() + self.prev.len() + self.next.len() + self.filed_at.len() + self.unit_of.len()) * 4
-            + self.modified.len() * 8
+        (self.head.len() + self.tail.len()) * 4 + self.links.len() * std::mem::size_of::<Link>()
     }
 }
 

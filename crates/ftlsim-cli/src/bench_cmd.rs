@@ -1,0 +1,138 @@
+//! `ftlsim bench`: the simulator's own speed and memory, on fixed scenarios.
+//!
+//! Each scenario preconditions a device (untimed), then times only the measured stream. Figures
+//! are simulated flash page operations per second (host programs and reads plus GC reads,
+//! programs and erases, an erase counted once) and host pages per second.
+
+use anyhow::Result;
+use ftlsim::workload::{IoKind, Request, Workload};
+use ftlsim::{ConfigBuilder, Simulation};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::output::table;
+
+/// One measured scenario.
+struct Scenario {
+    name: &'static str,
+    preset: &'static str,
+    /// Configuration overrides (e.g. aging to steady state before measuring).
+    sets: &'static [&'static str],
+    /// Builds the measured stream over `logical_pages` pages of `page_size` bytes.
+    stream: fn(u64, u32, u32) -> Workload,
+}
+
+fn workload(name: &str, requests: impl Iterator<Item = Request> + Send + 'static) -> Workload {
+    Workload { name: name.into(), description: serde_json::json!({ "bench": name }), requests: Box::new(requests.map(Ok)) }
+}
+
+/// Uniform random 4 KB writes at 4 KB-aligned offsets.
+fn random_writes(requests: u64, logical_pages: u32, page_size: u32) -> Workload {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    let slots = logical_pages as u64 * page_size as u64 / 4096;
+    workload(
+        "uniform random 4 KB writes",
+        (0..requests).map(move |i| Request {
+            arrival_ns: 0,
+            kind: IoKind::Write,
+            offset_bytes: rng.gen_range(0..slots) * 4096,
+            len_bytes: 4096,
+            line: i + 1,
+        }),
+    )
+}
+
+/// Sequential one-page reads, wrapping around the exported space.
+fn sequential_reads(requests: u64, logical_pages: u32, page_size: u32) -> Workload {
+    workload(
+        "sequential page reads",
+        (0..requests).map(move |i| Request {
+            arrival_ns: 0,
+            kind: IoKind::Read,
+            offset_bytes: (i % logical_pages as u64) * page_size as u64,
+            len_bytes: page_size as u64,
+            line: i + 1,
+        }),
+    )
+}
+
+const AGED: &[&str] = &["precondition.mode=\"age\"", "precondition.age_factor=1.0"];
+
+const SCENARIOS: &[Scenario] = &[
+    Scenario { name: "pftl random 4K writes", preset: "mlc8g", sets: &[], stream: random_writes },
+    Scenario { name: "pftl sequential reads", preset: "mlc8g", sets: &[], stream: sequential_reads },
+    // Aged to steady state first: with 30% over-provisioning a mere fill leaves GC idle for
+    // millions of writes, and the rate would measure a device that never collects.
+    Scenario { name: "pftl random 4K writes (aged)", preset: "ssd16", sets: AGED, stream: random_writes },
+    Scenario { name: "pftl sequential reads", preset: "ssd16", sets: &[], stream: sequential_reads },
+];
+
+/// Peak resident memory of this process, from /proc (Linux); 0 elsewhere.
+fn peak_rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.split_whitespace().nth(1).unwrap_or("0").parse::<u64>().unwrap_or(0) * 1024))
+        .unwrap_or(0)
+}
+
+/// Simulator state per physical page of a 1 TB (2^28 pages of 4 KB) PFTL device, without running it.
+fn state_per_page_1tb() -> Result<(f64, u64)> {
+    let config = ConfigBuilder::new()
+        .preset("ssd16")?
+        .set("device.geometry.blocks_per_plane=65536")?
+        .set("device.geometry.pages_per_block=64")?
+        .build()?;
+    let sim = Simulation::new(&config, "pftl")?;
+    let result = sim.result("none", serde_json::Value::Null, 0.0);
+    let bytes = result.report.simulation.state_bytes;
+    Ok((bytes as f64 / config.device.geometry.total_pages() as f64, config.device.geometry.capacity_bytes()))
+}
+
+pub fn bench(requests: u64, only: Option<&str>, json: bool) -> Result<()> {
+    let mut rows = Vec::new();
+    let mut records = Vec::new();
+    for s in SCENARIOS.iter().filter(|s| only.is_none_or(|o| format!("{} {}", s.preset, s.name).contains(o))) {
+        let config = s.sets.iter().try_fold(ConfigBuilder::new().preset(s.preset)?, |b, set| b.set(set))?.build()?;
+        let mut sim = Simulation::new(&config, "pftl")?;
+        sim.precondition()?;
+        let stream = (s.stream)(requests, config.device.logical_pages(), config.device.geometry.page_size);
+        let result = sim.run(stream, &mut |_| {})?;
+        let sim_report = &result.report.simulation;
+        rows.push(vec![
+            s.name.to_string(),
+            s.preset.to_string(),
+            requests.to_string(),
+            format!("{:.3}", sim_report.wall_seconds),
+            format!("{:.2}", sim_report.flash_page_ops_per_second / 1e6),
+            format!("{:.2}", sim_report.host_pages_per_second / 1e6),
+            format!("{:.2}", result.report.write_amplification.unwrap_or(0.0)),
+            format!("{:.2}", sim_report.state_bytes_per_physical_page),
+        ]);
+        records.push(serde_json::json!({
+            "scenario": s.name, "preset": s.preset, "requests": requests,
+            "wall_seconds": sim_report.wall_seconds,
+            "flash_page_ops_per_second": sim_report.flash_page_ops_per_second,
+            "host_pages_per_second": sim_report.host_pages_per_second,
+            "write_amplification": result.report.write_amplification,
+            "state_bytes_per_physical_page": sim_report.state_bytes_per_physical_page,
+        }));
+    }
+    let (per_page_1tb, capacity) = state_per_page_1tb()?;
+    if json {
+        let out = serde_json::json!({
+            "scenarios": records,
+            "state_bytes_per_physical_page_1tb": per_page_1tb,
+            "capacity_bytes_1tb": capacity,
+            "peak_rss_bytes": peak_rss_bytes(),
+        });
+        println!("{out}");
+    } else {
+        print!(
+            "{}",
+            table(&["scenario", "preset", "requests", "wall_s", "Mflash_ops/s", "Mhost_pages/s", "WA", "state_B/page"], &rows)
+        );
+        println!("PFTL state on a {:.2} TB device (4 KB pages): {:.2} bytes per physical page", capacity as f64 / 1e12, per_page_1tb);
+        println!("peak resident memory: {:.1} MiB", peak_rss_bytes() as f64 / (1 << 20) as f64);
+    }
+    Ok(())
+}
