@@ -1,7 +1,8 @@
 //! Conformance suite: every FTL in `ftlsim::ftl::REGISTRY` x a fixed matrix of workloads, each
 //! run under the oracle (every host read, and every lookup in debug builds), the full invariants
 //! (every 32 requests, after every recovery and at the end), power losses at three seeded random
-//! points plus one at the end, and a read-back of every LPN through the read path.
+//! points plus one at the end, and a read-back of every LPN through the read path. Every workload
+//! writes enough to make garbage collection run (checked).
 //! One trial per (FTL, workload), named `<ftl>::<workload>`, so a failure names both; run one
 //! FTL with `cargo test --test conformance -- dftl::`.
 //!
@@ -90,7 +91,7 @@ fn sequential(logical: u32, _: &mut Xoshiro256PlusPlus) -> Requests {
 
 /// Single-page requests over the whole space, half reads.
 fn uniform(logical: u32, rng: &mut Xoshiro256PlusPlus) -> Requests {
-    (0..2000)
+    (0..4000)
         .map(|i| {
             let kind = if rng.gen_bool(0.5) { IoKind::Write } else { IoKind::Read };
             request(i, kind, rng.gen_range(0..logical), 1, logical)
@@ -101,7 +102,7 @@ fn uniform(logical: u32, rng: &mut Xoshiro256PlusPlus) -> Requests {
 /// 90% of requests on the hottest 10% of the space, 70% writes, 1-2 pages.
 fn hot_cold(logical: u32, rng: &mut Xoshiro256PlusPlus) -> Requests {
     let hot = (logical / 10).max(1);
-    (0..2000)
+    (0..4000)
         .map(|i| {
             let kind = if rng.gen_bool(0.7) { IoKind::Write } else { IoKind::Read };
             let first = if rng.gen_bool(0.9) { rng.gen_range(0..hot) } else { rng.gen_range(hot..logical) };
@@ -113,7 +114,7 @@ fn hot_cold(logical: u32, rng: &mut Xoshiro256PlusPlus) -> Requests {
 /// Requests of 1 to 16 pages, 60% reads, a quarter of them continuing the previous request.
 fn mixed(logical: u32, rng: &mut Xoshiro256PlusPlus) -> Requests {
     let mut next = 0;
-    (0..1500)
+    (0..3000)
         .map(|i| {
             let kind = if rng.gen_bool(0.6) { IoKind::Read } else { IoKind::Write };
             let first = if rng.gen_bool(0.25) { next % logical } else { rng.gen_range(0..logical) };
@@ -126,7 +127,7 @@ fn mixed(logical: u32, rng: &mut Xoshiro256PlusPlus) -> Requests {
 
 /// Writes, reads and trims of 1 to 16 pages (20% trims), so trimmed pages are read and rewritten.
 fn trims(logical: u32, rng: &mut Xoshiro256PlusPlus) -> Requests {
-    (0..2000)
+    (0..4000)
         .map(|i| {
             let kind = match rng.gen_range(0..20) {
                 0..=8 => IoKind::Write,
@@ -204,7 +205,11 @@ fn run_workload(ftl: &str, w: &Workload) -> Result<(), String> {
     }
     sim.power_loss().map_err(|e| format!("power loss at the end: {}", hint(e)))?;
     read_back(&mut sim, logical).map_err(|e| format!("read-back after the last recovery: {e}"))?;
-    let recovery = sim.result(w.name, serde_json::Value::Null, 0.0).report.recovery;
+    let report = sim.result(w.name, serde_json::Value::Null, 0.0).report;
+    if report.gc_victims == 0 {
+        return Err("every workload is meant to make GC run (where FTLs break), but no block was reclaimed".into());
+    }
+    let recovery = report.recovery;
     if recovery.events != POWER_LOSSES + 1 || recovery.pages_read == 0 || !recovery.rp.is_some_and(|rp| rp > 0.0) {
         return Err(format!("recovery report {recovery:?}: expected {} events that read pages", POWER_LOSSES + 1));
     }
