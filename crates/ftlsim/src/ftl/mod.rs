@@ -4,6 +4,7 @@
 //! An FTL updates its state at once (functional simulation) and emits the flash operations it
 //! needed through [`FtlCtx`]; it never computes time.
 
+pub mod cdftl;
 pub mod common;
 pub mod dftl;
 mod page;
@@ -82,6 +83,15 @@ impl FtlCtx<'_> {
     }
 }
 
+/// The two stages of [`Ftl::prefetch`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prefetch {
+    /// Bring in the mapping entry.
+    Map,
+    /// Bring in the state of the page the entry points to.
+    Pages,
+}
+
 /// A flash translation layer.
 pub trait Ftl: Send {
     /// The registry name.
@@ -113,6 +123,11 @@ pub trait Ftl: Send {
     fn flush(&mut self, _ctx: &mut FtlCtx) -> Result<()> {
         Ok(())
     }
+
+    /// A hint that `lpn` will be accessed soon: `Prefetch::Map` some requests ahead, then
+    /// `Prefetch::Pages` closer to use, when the map entry is already cached. Purely a speed-up:
+    /// it must not change any state. The default does nothing.
+    fn prefetch(&self, _lpn: Lpn, _stage: Prefetch, _flash: &FlashArray) {}
 
     /// Forgets cache contents without writing them back (after preconditioning the caches start cold).
     fn reset_cache(&mut self) {}

@@ -15,6 +15,7 @@ pub struct FtlInfo {
 pub const REGISTRY: &[FtlInfo] = &[
     FtlInfo { name: "pftl", description: "page-level FTL, whole map in SRAM (the baseline)", build: PageFtl::build },
     FtlInfo { name: "dftl", description: "DFTL: demand-based, segmented-LRU entry cache, batch write-back", build: super::dftl::Dftl::build },
+    FtlInfo { name: "cdftl", description: "CDFTL: entry cache (CMT) over a whole-translation-page cache (CTP)", build: super::cdftl::Cdftl::build },
 ];
 
 pub fn ftl_names() -> impl Iterator<Item = &'static str> {
