@@ -9,6 +9,7 @@ pub mod common;
 pub mod dftl;
 mod page;
 mod registry;
+pub mod sftl;
 
 pub use page::PageFtl;
 pub use registry::{build_ftl, ftl_names, ftl_params, FtlInfo, REGISTRY};

@@ -1,0 +1,442 @@
+//! S-FTL (Jiang et al., MSST'11) as paper 002 describes it (spec 4.6, A.8): whole translation
+//! pages are the caching unit, kept in an LRU list, each stored compressed by the sequentiality
+//! of its PPNs; a small dirty buffer postpones the write-back of sparsely dirty pages.
+//!
+//! - A cached TP costs `8 B + 4 B per run` of consecutive PPNs (spec A.8 REC), at most an
+//!   uncompressed page plus the header; the cache evicts LRU pages until the cached pages fit.
+//!   Writes may split runs: a page can grow while cached and push others out (the access stays
+//!   a HIT; the write-backs count in the translation traffic, A21).
+//! - A miss reads the TP (1 read). An evicted TP with no change costs nothing; one with at most
+//!   `sparse_threshold` changes moves them to the dirty buffer (8 B each); one with more is
+//!   programmed whole, without a read.
+//! - When the buffer overflows, the TP with the most buffered changes is updated in flash
+//!   (read + program) and its changes leave the buffer. A TP loaded again takes its buffered
+//!   changes back into the cached copy.
+//! - GC: a moved page whose TP is cached is updated there (GC hit); otherwise the change goes to
+//!   the dirty buffer without a fetch (MISS without penalty), the small-entry rule of spec 2.7
+//!   applied to S-FTL's own small-entry store. Room for what GC added is made after GC, by the
+//!   host access that ran it (its class then includes the write-backs).
+//! - P_rd: TP evictions and buffer flushes in the denominator; those that programmed a TP in the
+//!   numerator (spec A.8).
+
+use serde::{Deserialize, Serialize};
+
+use super::common::cache::{DirtyEntries, ListSet};
+use super::common::demand::{miss_class, params_json, DemandFtl, DemandScheme};
+use super::common::translation::{write_back, TranslationOwner, TranslationStore, UNMAPPED};
+use super::common::{BlockManager, Relocate};
+use super::{ftl_params, Ftl, FtlCtx, SramItem};
+use crate::config::Config;
+use crate::error::{Result, SimError};
+use crate::flash::{FlashArray, Lpn, Ppn, Spare};
+use crate::metrics::CacheAccess;
+
+/// Bytes of a cached TP's header, of one run, and of one dirty-buffer entry (LPN + PPN).
+const HEADER_BYTES: u64 = 8;
+const RUN_BYTES: u64 = 4;
+const BUFFER_ENTRY_BYTES: u64 = 8;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SftlParams {
+    /// SRAM of the cache and its dirty buffer, bytes (default: 18 KB, with the 2 KB GTD the
+    /// ~20 KB mapping budget of paper 000 Table 5.2).
+    pub cache_bytes: u64,
+    /// Share of `cache_bytes` given to the dirty buffer (spec A.8 REC: 1/8).
+    pub dirty_buffer_fraction: f64,
+    /// An evicted TP with at most this many changes goes to the dirty buffer (spec A.8 REC: 16).
+    pub sparse_threshold: u32,
+}
+
+impl Default for SftlParams {
+    fn default() -> Self {
+        SftlParams { cache_bytes: 18_432, dirty_buffer_fraction: 0.125, sparse_threshold: 16 }
+    }
+}
+
+pub struct Sftl {
+    params: SftlParams,
+    store: TranslationStore,
+    /// Cached TPs, most recently used first.
+    lru: ListSet,
+    used: u64,
+    capacity: u64,
+    page_size: u32,
+    /// Runs of consecutive PPNs in the current content of every TP.
+    runs: Vec<u32>,
+    /// Every change not yet written to its TP: in a cached copy or in the dirty buffer.
+    changes: DirtyEntries,
+    /// TPs with buffered changes (those changes of uncached TPs).
+    buffer: ListSet,
+    buffered: u64,
+    buffer_capacity: u64,
+}
+
+impl Sftl {
+    pub fn new(config: &Config, params: SftlParams) -> Result<Self> {
+        if !(0.0..1.0).contains(&params.dirty_buffer_fraction) {
+            return Err(SimError::config("ftl.sftl.dirty_buffer_fraction", "must be in [0, 1)"));
+        }
+        let page_size = config.device.geometry.page_size;
+        let buffer_bytes = (params.cache_bytes as f64 * params.dirty_buffer_fraction) as u64;
+        let capacity = params.cache_bytes - buffer_bytes;
+        if capacity < HEADER_BYTES + page_size as u64 {
+            return Err(SimError::config(
+                "ftl.sftl.cache_bytes",
+                format!(
+                    "{capacity} bytes for cached pages (after the dirty buffer) cannot hold one uncompressed \
+                     {page_size}-byte translation page plus its {HEADER_BYTES}-byte header"
+                ),
+            ));
+        }
+        let store = TranslationStore::new(config);
+        let tps = store.tp_count() as usize;
+        let mut sftl = Sftl {
+            lru: ListSet::new(tps, 1),
+            used: 0,
+            capacity,
+            page_size,
+            runs: vec![0; tps],
+            changes: DirtyEntries::new(store.logical_pages(), store.entries_per_tp()),
+            buffer: ListSet::new(tps, 1),
+            buffered: 0,
+            buffer_capacity: buffer_bytes / BUFFER_ENTRY_BYTES,
+            store,
+            params,
+        };
+        sftl.count_runs();
+        Ok(sftl)
+    }
+
+    pub fn build(config: &Config) -> Result<Box<dyn Ftl>> {
+        let params: SftlParams = ftl_params(config, "sftl")?;
+        Ok(Box::new(DemandFtl::new(config, Sftl::new(config, params)?)))
+    }
+
+    #[inline]
+    fn value(&self, lpn: Lpn) -> Ppn {
+        self.changes.get(lpn).unwrap_or_else(|| self.store.entry(lpn))
+    }
+
+    #[inline]
+    fn cached(&self, tp: u32) -> bool {
+        self.lru.list_of(tp).is_some()
+    }
+
+    /// Bytes a TP takes in the cache.
+    #[inline]
+    fn cost(&self, tp: u32) -> u64 {
+        HEADER_BYTES + (RUN_BYTES * self.runs[tp as usize] as u64).min(self.page_size as u64)
+    }
+
+    fn runs_of(&self, tp: u32) -> u32 {
+        let lpns = self.store.lpns(tp);
+        1 + (lpns.start + 1..lpns.end).filter(|&l| !continues(self.value(l - 1), self.value(l))).count() as u32
+    }
+
+    fn count_runs(&mut self) {
+        for tp in 0..self.store.tp_count() {
+            self.runs[tp as usize] = self.runs_of(tp);
+        }
+    }
+
+    /// Records a change, keeping the run count (and the cache's use) current; returns whether
+    /// the LPN had no unwritten change before.
+    fn change(&mut self, lpn: Lpn, ppn: Ppn) -> bool {
+        let tp = self.store.tp_of(lpn);
+        let lpns = self.store.lpns(tp);
+        let breaks = |s: &Self| {
+            let v = s.value(lpn);
+            let left = lpn > lpns.start && !continues(s.value(lpn - 1), v);
+            let right = lpn + 1 < lpns.end && !continues(v, s.value(lpn + 1));
+            left as u32 + right as u32
+        };
+        let before = breaks(self);
+        let cost = self.cost(tp);
+        let fresh = self.changes.set(lpn, ppn);
+        let after = breaks(self);
+        let runs = &mut self.runs[tp as usize];
+        *runs = *runs + after - before;
+        if self.cached(tp) {
+            self.used = self.used + self.cost(tp) - cost;
+        }
+        fresh
+    }
+
+    /// Evicts LRU TPs other than `keep` until the cached pages fit, then writes back the TPs with
+    /// the most buffered changes until the buffer fits; returns whether a TP was programmed.
+    /// Runs after each host access, never inside GC: GC only records its changes, and the room
+    /// they take is made afterwards (writing TPs back from inside GC would eat into its reserve).
+    fn settle(&mut self, keep: u32, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
+        let mut wrote = false;
+        loop {
+            if self.used > self.capacity {
+                let victim = self.lru.back(0).and_then(|v| if v == keep { self.lru.toward_front(v) } else { Some(v) });
+                // `keep` alone is at most an uncompressed page, which fits.
+                let victim = victim.expect("an over-full cache holds a TP besides the one in use");
+                wrote |= self.evict(victim, blocks, ctx)?;
+            } else if self.buffered > self.buffer_capacity {
+                let fullest = self.buffer.iter_from_back(0).max_by_key(|&tp| self.changes.count(tp)).expect("an overflowing buffer holds a TP");
+                ctx.cache.evictions += 1;
+                ctx.cache.dirty_evictions += 1;
+                write_back(self, blocks, fullest, true, ctx)?;
+                wrote = true;
+            } else {
+                return Ok(wrote);
+            }
+        }
+    }
+
+    fn evict(&mut self, tp: u32, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
+        self.lru.remove(tp);
+        self.used -= self.cost(tp);
+        ctx.cache.evictions += 1;
+        let changed = self.changes.count(tp);
+        if changed == 0 {
+            return Ok(false);
+        }
+        if changed <= self.params.sparse_threshold && self.buffer_capacity > 0 {
+            self.buffer.push_front(0, tp);
+            self.buffered += changed as u64;
+            return Ok(false);
+        }
+        ctx.cache.dirty_evictions += 1;
+        write_back(self, blocks, tp, false, ctx)?;
+        Ok(true)
+    }
+
+    /// A change of an uncached TP goes to the buffer (with any earlier change of a TP being
+    /// written back right now).
+    fn buffer_change(&mut self, tp: u32, fresh: bool) {
+        if self.buffer.list_of(tp).is_none() {
+            self.buffer.push_front(0, tp);
+            self.buffered += self.changes.count(tp) as u64;
+        } else {
+            self.buffered += fresh as u64;
+        }
+    }
+
+    /// A buffered TP leaves the buffer (loaded into the cache, or written).
+    fn unbuffer(&mut self, tp: u32) {
+        if self.buffer.list_of(tp).is_some() {
+            self.buffer.remove(tp);
+            self.buffered -= self.changes.count(tp) as u64;
+        }
+    }
+}
+
+/// Whether `b` continues the run `a` ends (consecutive PPNs, or both unmapped).
+#[inline]
+fn continues(a: Ppn, b: Ppn) -> bool {
+    if a == UNMAPPED || b == UNMAPPED { a == b } else { a.wrapping_add(1) == b }
+}
+
+impl Relocate for Sftl {
+    fn relocated(&mut self, _: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {
+        let Some(lpn) = self.store.relocated(spare, old, new)? else { return Ok(()) };
+        let tp = self.store.tp_of(lpn);
+        let fresh = self.change(lpn, new);
+        if self.cached(tp) {
+            ctx.cache.record_gc(CacheAccess::Hit);
+        } else {
+            self.buffer_change(tp, fresh);
+            ctx.cache.record_gc(CacheAccess::MissNoPenalty);
+        }
+        Ok(())
+    }
+}
+
+impl TranslationOwner for Sftl {
+    fn store(&mut self) -> &mut TranslationStore {
+        &mut self.store
+    }
+
+    fn publish(&mut self, tp: u32) -> bool {
+        self.unbuffer(tp);
+        let store = &mut self.store;
+        self.changes.drain(tp, |lpn, ppn| store.set(lpn, ppn));
+        true
+    }
+}
+
+impl DemandScheme for Sftl {
+    fn name(&self) -> &'static str {
+        "sftl"
+    }
+
+    fn store_ref(&self) -> &TranslationStore {
+        &self.store
+    }
+
+    #[inline]
+    fn translate(&mut self, lpn: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Ppn> {
+        let tp = self.store.tp_of(lpn);
+        if self.cached(tp) {
+            self.lru.move_to_front(0, tp);
+            ctx.cache.record(CacheAccess::Hit);
+            return Ok(self.value(lpn));
+        }
+        let fetched = self.store.fetch(tp, ctx)?;
+        self.unbuffer(tp);
+        self.lru.push_front(0, tp);
+        self.used += self.cost(tp);
+        let wrote = self.settle(tp, blocks, ctx)?;
+        ctx.cache.record(miss_class(wrote, fetched));
+        Ok(self.value(lpn))
+    }
+
+    #[inline]
+    fn remap(&mut self, lpn: Lpn, ppn: Ppn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+        let tp = self.store.tp_of(lpn);
+        let fresh = self.change(lpn, ppn);
+        if !self.cached(tp) {
+            // Making room after GC during the data page's allocation evicted the TP.
+            self.buffer_change(tp, fresh);
+        }
+        self.settle(tp, blocks, ctx)?;
+        Ok(())
+    }
+
+    fn cached(&self, lpn: Lpn) -> Option<Ppn> {
+        self.changes.get(lpn)
+    }
+
+    fn flush(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+        for tp in 0..self.store.tp_count() {
+            if self.changes.count(tp) > 0 {
+                let whole_in_sram = self.cached(tp);
+                write_back(self, blocks, tp, !whole_in_sram, ctx)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn clear_cache(&mut self) {
+        self.lru.clear();
+        self.used = 0;
+        self.changes.clear();
+        self.buffer.clear();
+        self.buffered = 0;
+        self.count_runs();
+    }
+
+    fn recovered(&mut self) {
+        self.count_runs();
+    }
+
+    fn check(&self, _: &FlashArray) -> std::result::Result<(), String> {
+        let mut used = 0;
+        let mut buffered = 0;
+        for tp in 0..self.store.tp_count() {
+            let runs = self.runs_of(tp);
+            if runs != self.runs[tp as usize] {
+                return Err(format!("translation page {tp} has {runs} runs but {} are counted", self.runs[tp as usize]));
+            }
+            let in_buffer = self.buffer.list_of(tp).is_some();
+            if self.cached(tp) {
+                used += self.cost(tp);
+                if in_buffer {
+                    return Err(format!("translation page {tp} is both cached and in the dirty buffer"));
+                }
+            } else if in_buffer != (self.changes.count(tp) > 0) {
+                return Err(format!(
+                    "uncached translation page {tp} has {} unwritten changes but is {}in the dirty buffer",
+                    self.changes.count(tp),
+                    if in_buffer { "" } else { "not " }
+                ));
+            } else {
+                buffered += self.changes.count(tp) as u64;
+            }
+        }
+        if used != self.used || buffered != self.buffered {
+            return Err(format!("cache use {} and buffer {} are counted as {} and {}", used, buffered, self.used, self.buffered));
+        }
+        if self.used > self.capacity || self.buffered > self.buffer_capacity {
+            return Err(format!("cache use {} of {} bytes, buffer {} of {} entries", self.used, self.capacity, self.buffered, self.buffer_capacity));
+        }
+        Ok(())
+    }
+
+    fn cache_sram(&self) -> Vec<SramItem> {
+        vec![
+            SramItem { structure: "TP cache (compressed translation pages)".into(), bytes: self.capacity },
+            SramItem {
+                structure: format!("dirty buffer ({} entries x {BUFFER_ENTRY_BYTES} B)", self.buffer_capacity),
+                bytes: self.params.cache_bytes - self.capacity,
+            },
+        ]
+    }
+
+    fn cache_sram_in_use(&self) -> u64 {
+        self.used + self.buffered * BUFFER_ENTRY_BYTES
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.lru.memory_bytes() + self.buffer.memory_bytes() + self.runs.len() * 4 + self.changes.memory_bytes()
+    }
+
+    fn params(&self) -> serde_json::Value {
+        params_json(&self.params)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flash::{OpKind, Purpose};
+    use crate::ftl::common::demand::tests_support::{run_checked, tiny_config};
+    use crate::host::PageRequest;
+    use crate::workload::IoKind::{Read, Write};
+
+    fn page(kind: crate::workload::IoKind, lpn: Lpn) -> PageRequest {
+        PageRequest { arrival: 0, kind, first: lpn, pages: 1 }
+    }
+
+    #[test]
+    fn runs_of_consecutive_ppns_decide_a_pages_size() {
+        assert!(continues(7, 8) && !continues(7, 9) && continues(UNMAPPED, UNMAPPED) && !continues(UNMAPPED, 0));
+        let c = tiny_config(&[]);
+        let mut sim = crate::Simulation::new(&c, "sftl").unwrap();
+        sim.precondition().unwrap();
+        // The fill wrote each TP's 8 LPNs to consecutive pages: one run, 12 bytes.
+        sim.serve(page(Read, 0)).unwrap();
+        let ftl = sim.ftl();
+        assert_eq!(ftl.sram_in_use().unwrap() - ftl.sram()[2].bytes - ftl.sram()[3].bytes, 12);
+        // Rewriting LPN 3 splits the run in three.
+        sim.serve(page(Write, 3)).unwrap();
+        let ftl = sim.ftl();
+        assert_eq!(ftl.sram_in_use().unwrap() - ftl.sram()[2].bytes - ftl.sram()[3].bytes, 8 + 3 * 4);
+        sim.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn a_sparse_dirty_page_waits_in_the_buffer_and_a_dense_one_is_written_whole() {
+        // Cache for pages: 48 bytes (two fragmented TPs do not fit); buffer: 2 entries.
+        let c = tiny_config(&["ftl.sftl.cache_bytes=64", "ftl.sftl.dirty_buffer_fraction=0.25", "ftl.sftl.sparse_threshold=1"]);
+        let mut sim = crate::Simulation::new(&c, "sftl").unwrap();
+        sim.precondition().unwrap();
+        sim.serve(page(Write, 3)).unwrap(); // TP 0: 1 change, 3 runs (20 B)
+        for lpn in [8, 10, 12, 14] {
+            sim.serve(page(Write, lpn)).unwrap(); // TP 1 fragments: TP 0 is evicted
+        }
+        // TP 0 had one change: buffered, no flash write.
+        assert_eq!(sim.ops().count(OpKind::Program, Purpose::Translation), 0);
+        sim.serve(page(Read, 16)).unwrap(); // TP 1 (4 changes) is evicted: programmed, no read
+        assert_eq!(sim.ops().count(OpKind::Program, Purpose::Translation), 1);
+        assert_eq!(sim.ops().count(OpKind::Read, Purpose::Translation), 3);
+        sim.serve(page(Read, 0)).unwrap(); // TP 0 comes back with its buffered change
+        assert!(sim.ftl().lookup(3, sim.flash()).is_some());
+        sim.check_invariants().unwrap();
+        let r = sim.result("t", serde_json::Value::Null, 1.0).report.cache;
+        assert!(r.dirty_eviction_probability.unwrap() > 0.0);
+    }
+
+    #[test]
+    fn runs_under_the_oracle_with_constant_gc_evictions_and_power_losses() {
+        for args in [&["ftl.sftl.cache_bytes=160"][..], &["ftl.sftl.cache_bytes=96", "ftl.sftl.dirty_buffer_fraction=0.25", "ftl.sftl.sparse_threshold=2"]] {
+            let report = run_checked("sftl", args);
+            assert!(report.cache.dirty_eviction_probability.is_some() && report.gc_victims > 0, "{args:?}");
+            assert!(report.cache.gc_hit_ratio.is_some(), "{args:?}");
+        }
+    }
+}
