@@ -14,6 +14,7 @@
 mod dirty;
 mod entry;
 mod list;
+pub mod nru;
 mod policy;
 
 pub use dirty::DirtyEntries;

@@ -1,0 +1,438 @@
+//! Not-recently-used replacement (NRU) and its cost-aware variant D-NRU (paper 000 §5.1.2.2,
+//! Table 5.1), over the slots of a fixed-capacity cache.
+//!
+//! Each slot has a recently-accessed bit A. When an access sets A and every occupied slot then has
+//! it, A is cleared on all the others (classic NRU, spec A7).
+//!
+//! Used through [`Policy`] it is plain NRU: victims without A first, then with A. D-NRU extends
+//! it: the owner reports which slots are modified with [`Nru::set_modified`] (giving each a
+//! weight, the mapping entries it holds) and the translation page it belongs to; a TP's modified
+//! counter MC is the sum of its modified slots' weights, compared with the threshold c. The victim
+//! then depends on the kind of fetch (Table 5.1):
+//!
+//! | attributes              | normal fetch | spatial fetch |
+//! |-------------------------|--------------|---------------|
+//! | ¬A ∧ ¬M                 | 1            | 1             |
+//! | ¬A ∧ M ∧ MC ≥ c         | 2            | 2             |
+//! | ¬A ∧ M ∧ MC < c         | 3            | never         |
+//! | A ∧ ¬M                  | 4            | 3             |
+//! | A ∧ M ∧ MC ≥ c          | 5            | 4             |
+//! | A ∧ M ∧ MC < c          | 6            | never         |
+//!
+//! Within a class the slot that entered it first goes first (a FIFO stands in for NRU's clock
+//! hand); a slot does not move when a hit finds A already set. Modified slots are listed per
+//! (TP, A), and the TPs with such slots per (A, MC ≥ c), so a change of MC moves one TP, not its
+//! slots. Every operation is O(1) and allocation-free except the A reset, which is linear in the
+//! occupied slots and happens at most once per that many A-setting accesses.
+
+use super::list::ListSet;
+use super::policy::Policy;
+
+/// Why a slot is wanted: the demand of an access, or a speculative spatial prefetch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fetch {
+    Normal,
+    Spatial,
+}
+
+/// The largest value a 3-bit modified counter shows.
+pub const MC_MAX: u32 = 7;
+
+const UNREFERENCED: u32 = 0;
+const REFERENCED: u32 = 1;
+/// TP lists: MC at or over the threshold, and under it.
+const HIGH: u32 = 0;
+const LOW: u32 = 1;
+
+pub struct Nru {
+    referenced: Vec<bool>,
+    /// Mapping entries of a modified slot; 0 for an unmodified one.
+    weight: Vec<u32>,
+    tp: Vec<u32>,
+    /// Unmodified slots, lists UNREFERENCED and REFERENCED.
+    clean: ListSet,
+    /// Modified slots, list 2 * tp + A.
+    modified: ListSet,
+    /// Per A value: the TPs with modified slots of that A value, lists HIGH and LOW.
+    tps: [ListSet; 2],
+    /// Per TP: the exact sum of its modified slots' weights (MC shows it saturated at 7).
+    count: Vec<u32>,
+    threshold: u32,
+    occupied: u32,
+    unreferenced: u32,
+}
+
+impl Nru {
+    /// `threshold` is D-NRU's c; plain NRU use (through [`Policy`]) needs one TP.
+    pub fn new(slots: u32, tps: u32, threshold: u32) -> Self {
+        let (slots, tps) = (slots as usize, tps.max(1) as usize);
+        Nru {
+            referenced: vec![false; slots],
+            weight: vec![0; slots],
+            tp: vec![0; slots],
+            clean: ListSet::new(slots, 2),
+            modified: ListSet::new(slots, 2 * tps),
+            tps: [ListSet::new(tps, 2), ListSet::new(tps, 2)],
+            count: vec![0; tps],
+            threshold,
+            occupied: 0,
+            unreferenced: 0,
+        }
+    }
+
+    /// A slot was filled, unmodified, for `tp`; `referenced` sets A (a demand fetch does, a D-NRU
+    /// spatial fetch does not).
+    #[inline]
+    pub fn insert_entry(&mut self, slot: u32, tp: u32, referenced: bool) {
+        let s = slot as usize;
+        self.tp[s] = tp;
+        self.weight[s] = 0;
+        self.referenced[s] = referenced;
+        self.occupied += 1;
+        self.unreferenced += !referenced as u32;
+        self.link(slot);
+        if referenced && self.unreferenced == 0 {
+            self.reset_except(slot);
+        }
+    }
+
+    /// Whether a slot's A bit is set.
+    #[inline]
+    pub fn is_referenced(&self, slot: u32) -> bool {
+        self.referenced[slot as usize]
+    }
+
+    /// The modified counter of a TP as its 3 bits show it.
+    pub fn modified_counter(&self, tp: u32) -> u32 {
+        self.count[tp as usize].min(MC_MAX)
+    }
+
+    /// Marks a slot modified with `weight` mapping entries, or unmodified with 0.
+    #[inline]
+    pub fn set_modified(&mut self, slot: u32, weight: u32) {
+        let s = slot as usize;
+        let old = self.weight[s];
+        if old == weight {
+            return;
+        }
+        let moves = (old == 0) != (weight == 0);
+        if moves {
+            self.unlink(slot);
+        }
+        self.weight[s] = weight;
+        self.recount(self.tp[s], old, weight);
+        if moves {
+            self.link(slot);
+        }
+    }
+
+    /// The victim for a fetch of this kind (Table 5.1); `None` if no slot may be replaced.
+    #[inline]
+    pub fn select(&self, fetch: Fetch) -> Option<u32> {
+        let normal = fetch == Fetch::Normal;
+        self.clean
+            .back(UNREFERENCED)
+            .or_else(|| self.modified_victim(UNREFERENCED, HIGH))
+            .or_else(|| if normal { self.modified_victim(UNREFERENCED, LOW) } else { None })
+            .or_else(|| self.clean.back(REFERENCED))
+            .or_else(|| self.modified_victim(REFERENCED, HIGH))
+            .or_else(|| if normal { self.modified_victim(REFERENCED, LOW) } else { None })
+    }
+
+    #[inline]
+    fn modified_victim(&self, a: u32, class: u32) -> Option<u32> {
+        let tp = self.tps[a as usize].back(class)?;
+        self.modified.back(2 * tp + a)
+    }
+
+    #[inline]
+    fn class(&self, tp: u32) -> u32 {
+        if self.count[tp as usize] >= self.threshold { HIGH } else { LOW }
+    }
+
+    /// Adds a slot to the list of its state.
+    #[inline]
+    fn link(&mut self, slot: u32) {
+        let s = slot as usize;
+        let a = self.referenced[s] as u32;
+        if self.weight[s] == 0 {
+            self.clean.push_front(a, slot);
+        } else {
+            let tp = self.tp[s];
+            self.modified.push_front(2 * tp + a, slot);
+            if self.modified.len(2 * tp + a) == 1 {
+                let class = self.class(tp);
+                self.tps[a as usize].push_front(class, tp);
+            }
+        }
+    }
+
+    #[inline]
+    fn unlink(&mut self, slot: u32) {
+        let s = slot as usize;
+        if self.weight[s] == 0 {
+            self.clean.remove(slot);
+        } else {
+            let tp = self.tp[s];
+            let a = self.referenced[s] as u32;
+            self.modified.remove(slot);
+            if self.modified.is_empty(2 * tp + a) {
+                self.tps[a as usize].remove(tp);
+            }
+        }
+    }
+
+    /// Replaces `old` by `new` in a TP's count, moving the TP if it crosses the threshold.
+    #[inline]
+    fn recount(&mut self, tp: u32, old: u32, new: u32) {
+        let before = self.class(tp);
+        let c = &mut self.count[tp as usize];
+        *c = *c - old + new;
+        let after = self.class(tp);
+        if before != after {
+            for list in &mut self.tps {
+                if list.list_of(tp).is_some() {
+                    list.remove(tp);
+                    list.push_front(after, tp);
+                }
+            }
+        }
+    }
+
+    /// Clears A on every occupied slot but `keep`.
+    fn reset_except(&mut self, keep: u32) {
+        while let Some(s) = self.clean.back(REFERENCED) {
+            self.clean.remove(s);
+            self.referenced[s as usize] = false;
+            self.clean.push_front(UNREFERENCED, s);
+        }
+        for class in [HIGH, LOW] {
+            while let Some(tp) = self.tps[REFERENCED as usize].back(class) {
+                self.tps[REFERENCED as usize].remove(tp);
+                let (from, to) = (2 * tp + REFERENCED, 2 * tp + UNREFERENCED);
+                if self.modified.is_empty(to) {
+                    self.tps[UNREFERENCED as usize].push_front(class, tp);
+                }
+                while let Some(s) = self.modified.back(from) {
+                    self.modified.remove(s);
+                    self.referenced[s as usize] = false;
+                    self.modified.push_front(to, s);
+                }
+            }
+        }
+        self.unlink(keep);
+        self.referenced[keep as usize] = true;
+        self.link(keep);
+        self.unreferenced = self.occupied - 1;
+    }
+
+    /// Checks the lists and counts against the slots' states (`slots`: the occupied ones).
+    pub fn check(&self, slots: impl Iterator<Item = u32>) -> std::result::Result<(), String> {
+        let mut count = vec![0u32; self.count.len()];
+        let (mut occupied, mut unreferenced) = (0, 0);
+        for slot in slots {
+            let s = slot as usize;
+            occupied += 1;
+            unreferenced += !self.referenced[s] as u32;
+            let a = self.referenced[s] as u32;
+            let listed = if self.weight[s] == 0 {
+                self.clean.list_of(slot) == Some(a) && self.modified.list_of(slot).is_none()
+            } else {
+                count[self.tp[s] as usize] += self.weight[s];
+                self.modified.list_of(slot) == Some(2 * self.tp[s] + a) && self.clean.list_of(slot).is_none()
+            };
+            if !listed {
+                return Err(format!("NRU slot {slot} (A {a}, weight {}) is not in its class list", self.weight[s]));
+            }
+        }
+        if count != self.count {
+            return Err("NRU modified counters disagree with the modified slots".into());
+        }
+        if (occupied, unreferenced) != (self.occupied, self.unreferenced) {
+            return Err(format!(
+                "NRU counts {} occupied and {} unreferenced slots, found {occupied} and {unreferenced}",
+                self.occupied, self.unreferenced
+            ));
+        }
+        for tp in 0..self.count.len() as u32 {
+            for a in [UNREFERENCED, REFERENCED] {
+                let expected = (!self.modified.is_empty(2 * tp + a)).then(|| self.class(tp));
+                if self.tps[a as usize].list_of(tp) != expected {
+                    return Err(format!("NRU lists TP {tp} (A {a}) in {:?}, expected {expected:?}", self.tps[a as usize].list_of(tp)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.referenced.len() * 9
+            + self.count.len() * 4
+            + self.clean.memory_bytes()
+            + self.modified.memory_bytes()
+            + self.tps.iter().map(ListSet::memory_bytes).sum::<usize>()
+    }
+}
+
+/// Plain NRU: every slot is unmodified and belongs to TP 0; an insert is a demand fetch.
+impl Policy for Nru {
+    #[inline]
+    fn insert(&mut self, slot: u32) {
+        self.insert_entry(slot, 0, true);
+    }
+
+    /// Sets A.
+    #[inline]
+    fn touch(&mut self, slot: u32) {
+        if self.referenced[slot as usize] {
+            return;
+        }
+        self.unlink(slot);
+        self.referenced[slot as usize] = true;
+        self.unreferenced -= 1;
+        self.link(slot);
+        if self.unreferenced == 0 {
+            self.reset_except(slot);
+        }
+    }
+
+    #[inline]
+    fn remove(&mut self, slot: u32) {
+        let s = slot as usize;
+        self.unlink(slot);
+        self.recount(self.tp[s], self.weight[s], 0);
+        self.weight[s] = 0;
+        self.occupied -= 1;
+        self.unreferenced -= !self.referenced[s] as u32;
+    }
+
+    /// The normal-fetch victim.
+    #[inline]
+    fn victim(&self) -> Option<u32> {
+        self.select(Fetch::Normal)
+    }
+
+    fn clear(&mut self) {
+        self.clean.clear();
+        self.modified.clear();
+        for list in &mut self.tps {
+            list.clear();
+        }
+        self.weight.fill(0);
+        self.count.fill(0);
+        self.occupied = 0;
+        self.unreferenced = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Evicts until `select` finds nothing, returning the order.
+    fn drain(p: &mut Nru, fetch: Fetch) -> Vec<u32> {
+        std::iter::from_fn(|| {
+            let v = p.select(fetch)?;
+            p.remove(v);
+            Some(v)
+        })
+        .collect()
+    }
+
+    /// The six attribute combinations of Table 5.1, one slot each, threshold c = 3:
+    /// slot 0 ¬A¬M; 1 ¬A M, TP 0 (MC 6 >= c); 2 ¬A M, TP 1 (MC 2 < c); 3 A¬M; 4 A M, TP 0;
+    /// 5 A M, TP 1. TP 0 keeps MC >= c and TP 1 MC < c as slots leave.
+    fn table_5_1() -> Nru {
+        let mut p = Nru::new(6, 3, 3);
+        for (slot, tp, referenced, weight) in [(0, 2, false, 0), (1, 0, false, 3), (2, 1, false, 1), (3, 2, true, 0), (4, 0, true, 3), (5, 1, true, 1)] {
+            p.insert_entry(slot, tp, referenced);
+            p.set_modified(slot, weight);
+        }
+        assert_eq!((p.modified_counter(0), p.modified_counter(1), p.modified_counter(2)), (6, 2, 0));
+        p.check(0..6).unwrap();
+        p
+    }
+
+    #[test]
+    fn table_5_1_normal_fetch_order_is_one_to_six() {
+        assert_eq!(drain(&mut table_5_1(), Fetch::Normal), [0, 1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn table_5_1_spatial_fetch_never_takes_a_modified_entry_under_the_threshold() {
+        let mut p = table_5_1();
+        assert_eq!(drain(&mut p, Fetch::Spatial), [0, 1, 3, 4]);
+        // Only the two protected entries are left; a normal fetch still takes them, in order.
+        p.check([2, 5].into_iter()).unwrap();
+        assert_eq!(drain(&mut p, Fetch::Normal), [2, 5]);
+    }
+
+    #[test]
+    fn table_5_1_each_combination_alone() {
+        // (A, M, MC >= c) -> allowed for a spatial fetch.
+        for (referenced, weight, spatial_ok) in [(false, 0, true), (false, 3, true), (false, 1, false), (true, 0, true), (true, 3, true), (true, 1, false)] {
+            let mut p = Nru::new(2, 1, 3);
+            p.insert_entry(0, 0, referenced);
+            p.set_modified(0, weight);
+            assert_eq!(p.select(Fetch::Normal), Some(0));
+            assert_eq!(p.select(Fetch::Spatial), spatial_ok.then_some(0), "A {referenced}, weight {weight}");
+        }
+    }
+
+    #[test]
+    fn a_tp_crossing_the_threshold_changes_the_class_of_all_its_modified_entries() {
+        let mut p = Nru::new(4, 2, 3);
+        p.insert_entry(0, 0, false);
+        p.insert_entry(1, 0, false);
+        p.insert_entry(2, 1, false);
+        p.set_modified(0, 1);
+        p.set_modified(1, 1);
+        p.set_modified(2, 2);
+        // Both TPs under c: a spatial fetch finds nothing.
+        assert_eq!(p.select(Fetch::Spatial), None);
+        p.set_modified(1, 2); // TP 0 reaches 3 (an entry grew by a merge)
+        assert_eq!(p.modified_counter(0), 3);
+        assert_eq!(p.select(Fetch::Spatial), Some(0));
+        assert_eq!(p.select(Fetch::Normal), Some(0));
+        p.set_modified(0, 0); // written back: clean, TP 0 drops to 2
+        assert_eq!(p.select(Fetch::Normal), Some(0));
+        p.remove(0);
+        assert_eq!(p.select(Fetch::Spatial), None);
+        p.check([1, 2].into_iter()).unwrap();
+    }
+
+    #[test]
+    fn when_every_entry_is_referenced_all_but_the_accessed_one_are_cleared() {
+        let mut p = Nru::new(4, 2, 7);
+        for s in 0..3 {
+            p.insert_entry(s, s % 2, false);
+        }
+        p.set_modified(1, 1);
+        p.touch(0);
+        p.touch(2);
+        assert!(p.is_referenced(0) && p.is_referenced(2) && !p.is_referenced(1));
+        p.touch(1); // the last unreferenced one: A is cleared on 0 and 2
+        assert!(p.is_referenced(1) && !p.is_referenced(0) && !p.is_referenced(2));
+        p.check(0..3).unwrap();
+        // Oldest in the ¬A¬M class first (0 was cleared before 2), then the referenced modified one.
+        assert_eq!(drain(&mut p, Fetch::Normal), [0, 2, 1]);
+        // A referenced insert into an otherwise referenced cache clears the others too.
+        p.insert_entry(3, 0, true);
+        p.insert_entry(0, 0, true);
+        assert!(!p.is_referenced(3) && p.is_referenced(0));
+    }
+
+    #[test]
+    fn plain_nru_through_the_policy_interface() {
+        let mut p = Nru::new(4, 1, 7);
+        for s in 0..4 {
+            Policy::insert(&mut p, s); // each insert sets A; the second clears it on the first
+        }
+        assert_eq!(p.victim(), Some(0));
+        p.touch(0); // now every slot has A: all but 0 are cleared, oldest first
+        p.touch(2);
+        assert_eq!(drain(&mut p, Fetch::Normal), [1, 3, 0, 2]);
+        p.clear();
+        assert_eq!(p.victim(), None);
+    }
+}
