@@ -2,7 +2,7 @@
 //! such devices need, and decoders that turn fuzz bytes into a configuration plus a request
 //! stream, or into a TOML document (docs/correctness.md).
 
-use crate::config::{Config, ConfigBuilder};
+use crate::config::{Config, ConfigBuilder, PreconditionMode};
 use crate::error::{Result, SimError};
 use crate::ftl::REGISTRY;
 use crate::host::PageRequest;
@@ -124,26 +124,42 @@ impl FuzzCase {
 
     /// Runs the case under the oracle (every read), the full invariants (every 32 requests and at
     /// the end) and its power losses, plus one at the end. An FTL that declares recovery
-    /// unsupported is run without power losses.
-    pub fn run(&self) -> Result<()> {
-        let mut sim = Simulation::new(&self.config, self.ftl)?;
+    /// unsupported is run without power losses. An error comes with where it happened.
+    pub fn run(&self) -> std::result::Result<(), (String, SimError)> {
+        fn at(what: &str) -> impl FnOnce(SimError) -> (String, SimError) + '_ {
+            move |e| (what.to_string(), e)
+        }
+        let mut sim = Simulation::new(&self.config, self.ftl).map_err(at("building"))?;
         sim.set_power_loss_points(self.power_losses.clone());
-        sim.precondition()?;
+        sim.precondition().map_err(at("preconditioning"))?;
         for (i, req) in self.requests.iter().enumerate() {
             match sim.serve(*req) {
-                Err(SimError::RecoveryUnsupported { .. }) => {
-                    sim.set_power_loss_points(Vec::new());
-                }
-                other => other.map_err(|e| SimError::Other(format!("request {i} {req:?}: {e}")))?,
+                Err(SimError::RecoveryUnsupported { .. }) => sim.set_power_loss_points(Vec::new()),
+                other => other.map_err(at(&format!("request {i} {req:?}")))?,
             }
         }
-        sim.check_invariants()?;
+        sim.check_invariants().map_err(at("the end"))?;
         match sim.power_loss() {
             Err(SimError::RecoveryUnsupported { .. }) => Ok(()),
-            other => other,
+            other => other.map_err(at("the final power loss")),
         }
     }
 }
+
+/// Whether the fuzzers skip `DeviceFull` on devices of several allocation units: a known block
+/// manager problem (live data drifts between units; docs/correctness.md) that would hide every
+/// other finding. Set to false once it is fixed.
+pub const SKIP_MULTI_UNIT_DEVICE_FULL: bool = true;
+
+/// (FTL, precondition mode) combinations the fuzzers skip: open, reported bugs that would hide
+/// every other finding (docs/correctness.md lists them). Remove a line with its fix.
+pub const FUZZ_KNOWN_FAILURES: &[(&str, PreconditionMode)] = &[
+    // The demand-FTL frame's flush after preconditioning: GC during the write-back re-dirties
+    // cached entries, which reset_cache then drops (stale mappings).
+    ("dftl", PreconditionMode::Age),
+    ("cdftl", PreconditionMode::Age),
+    ("sftl", PreconditionMode::Age),
+];
 
 /// Runs fuzz bytes through [`FuzzCase`]; `Err` is a finding. A configuration an FTL rejects with
 /// a field-named error is not one.
@@ -153,9 +169,19 @@ pub fn fuzz_requests(data: &[u8]) -> std::result::Result<(), String> {
         Err(SimError::Config { field, .. }) if !field.is_empty() => return Ok(()),
         Err(e) => return Err(format!("decoding: {e}")),
     };
+    if FUZZ_KNOWN_FAILURES.contains(&(case.ftl, case.config.precondition.mode)) {
+        return Ok(());
+    }
+    let multi_unit = case.config.device.allocation_units() > 1;
     match case.run() {
-        Err(SimError::Config { field, .. }) if field.starts_with("ftl.") => Ok(()),
-        Err(e) => Err(format!("FTL {} on {} requests, power losses after {:?}: {e}", case.ftl, case.requests.len(), case.power_losses)),
+        Err((_, SimError::Config { field, .. })) if field.starts_with("ftl.") => Ok(()),
+        Err((_, SimError::DeviceFull { .. })) if multi_unit && SKIP_MULTI_UNIT_DEVICE_FULL => Ok(()),
+        Err((at, e)) => Err(format!(
+            "FTL {} ({} requests, power losses after {:?}), at {at}: {e}",
+            case.ftl,
+            case.requests.len(),
+            case.power_losses
+        )),
         Ok(()) => Ok(()),
     }
 }

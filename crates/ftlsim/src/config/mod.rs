@@ -285,7 +285,7 @@ impl Config {
         }
         let units = d.allocation_units();
         let blocks_per_unit = d.geometry.total_blocks() / units;
-        let reserve_needed = (self.gc.free_blocks_low + 2) * units;
+        let reserve_needed = self.gc.free_blocks_low.saturating_add(2).saturating_mul(units);
         let spare_blocks = (physical - logical.min(physical)) / d.geometry.pages_per_block;
         if logical > physical || spare_blocks < reserve_needed {
             return Err(SimError::config(
@@ -296,7 +296,7 @@ impl Config {
                 ),
             ));
         }
-        if self.gc.free_blocks_low + 2 > blocks_per_unit {
+        if self.gc.free_blocks_low.saturating_add(2) > blocks_per_unit {
             return Err(SimError::config(
                 "gc.free_blocks_low",
                 format!("{} leaves no room in units of {blocks_per_unit} blocks", self.gc.free_blocks_low),
@@ -348,7 +348,7 @@ impl ConfigBuilder {
     /// Adds a TOML document; `origin` names it in errors (a file path).
     pub fn toml(self, origin: &str, text: &str) -> Result<Self> {
         let table: toml::Table =
-            text.parse().map_err(|e: toml::de::Error| SimError::config(origin, e.message().to_string()))?;
+            text.parse().map_err(|e: toml::de::Error| SimError::config(origin, toml_error_line(&e)))?;
         self.table(origin, table)
     }
 
@@ -406,6 +406,15 @@ impl ConfigBuilder {
         })?;
         config.validate()?;
         Ok(config)
+    }
+}
+
+/// A TOML syntax error as one line: the message, and where it is (some messages are empty).
+fn toml_error_line(e: &toml::de::Error) -> String {
+    let message = if e.message().is_empty() { "invalid TOML" } else { e.message() };
+    match e.span() {
+        Some(span) => format!("{message} (at byte {})", span.start),
+        None => message.to_string(),
     }
 }
 

@@ -1,0 +1,103 @@
+//! Bad input end to end: every row runs the `ftlsim` binary on one broken input and expects exit
+//! code 2, one line on stderr that starts with "error" and names what is wrong, no panic, and
+//! nothing on stdout (no partial result). Add a case with one row.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+struct Case {
+    name: &'static str,
+    /// Arguments; `{dir}` is replaced by the case's scratch directory.
+    args: &'static [&'static str],
+    /// Files written to the scratch directory first: (name, content).
+    files: &'static [(&'static str, &'static str)],
+    /// Every one of these must appear in the error line.
+    expect: &'static [&'static str],
+}
+
+/// A small device, so a case that does start a run finishes at once.
+const SMALL: &[&str] = &[
+    "--set", "device.geometry.blocks_per_plane=64", "--set", "device.geometry.pages_per_block=16", "--set", "device.overprovisioning=0.125", "--quiet",
+];
+
+const CASES: &[Case] = &[
+    // Traces.
+    Case { name: "missing trace file", args: &["run", "--trace", "{dir}/missing.trace"], files: &[], expect: &["missing.trace"] },
+    // Configuration files.
+    Case { name: "missing config file", args: &["run", "--config", "{dir}/nope.toml"], files: &[], expect: &["nope.toml", "cannot read"] },
+    Case { name: "config is a directory", args: &["run", "--config", "{dir}"], files: &[], expect: &["cannot read"] },
+    Case { name: "malformed TOML", args: &["run", "--config", "{dir}/bad.toml"], files: &[("bad.toml", "device = [\n")], expect: &["bad.toml"] },
+    Case { name: "unknown field", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[device.geometry]\nplaens = 2\n")], expect: &["device.geometry", "plaens"] },
+    Case { name: "wrong type", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[gc]\nfree_blocks_low = \"four\"\n")], expect: &["gc.free_blocks_low"] },
+    Case { name: "value out of range", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[host]\ntime_scale = 0\n")], expect: &["host.time_scale"] },
+    Case { name: "huge threshold", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[gc]\nfree_blocks_low = 4294967295\n")], expect: &["gc.free_blocks_low"] },
+    Case { name: "unknown preset in TOML", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "preset = \"nope\"\n")], expect: &["nope", "mlc8g"] },
+    Case { name: "unknown FTL table field", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[ftl.pftl]\ncache = 3\n")], expect: &["ftl.pftl", "cache"] },
+    Case { name: "bad power-loss spec in TOML", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[check]\npower_loss_at = \"soon\"\n")], expect: &["check.power_loss_at", "soon"] },
+    // Names.
+    Case { name: "unknown FTL", args: &["run", "--ftl", "nope"], files: &[], expect: &["unknown FTL \"nope\"", "pftl"] },
+    Case { name: "unknown FTL in compare", args: &["compare", "--ftl", "pftl,nope"], files: &[], expect: &["nope"] },
+    Case { name: "unknown preset", args: &["run", "--preset", "nope"], files: &[], expect: &["nope", "mlc8g"] },
+    Case { name: "unknown list", args: &["list", "bogus"], files: &[], expect: &["bogus"] },
+    Case { name: "unknown command", args: &["frobnicate"], files: &[], expect: &["frobnicate"] },
+    // Flags.
+    Case { name: "--set without =", args: &["run", "--set", "gc.policy"], files: &[], expect: &["gc.policy", "key=value"] },
+    Case { name: "--set bad enum", args: &["run", "--set", "gc.policy=\"fifo\""], files: &[], expect: &["gc.policy", "fifo"] },
+    Case { name: "--set empty key", args: &["run", "--set", "gc..policy=1"], files: &[], expect: &["empty key"] },
+    Case { name: "--json with --csv", args: &["run", "--json", "--csv"], files: &[], expect: &["--json", "--csv"] },
+    Case { name: "--check not a number", args: &["run", "--check", "often"], files: &[], expect: &["--check", "often"] },
+    Case { name: "--seed negative", args: &["run", "--seed", "-1"], files: &[], expect: &["-1"] },
+    Case { name: "--requests not a number", args: &["run", "--requests", "lots"], files: &[], expect: &["--requests", "lots"] },
+    Case { name: "scale policy without span", args: &["run", "--set", "host.address_policy=\"scale\""], files: &[], expect: &["host.scale_span_bytes"] },
+    Case { name: "power loss at 0", args: &["run", "--power-loss-at", "0"], files: &[], expect: &["check.power_loss_at", "positive"] },
+    Case { name: "power loss list typo", args: &["run", "--power-loss-at", "5,,9"], files: &[], expect: &["check.power_loss_at", "5,,9"] },
+    Case { name: "more random power losses than requests", args: &["run", "--power-loss-at", "random:5:2"], files: &[], expect: &["do not fit"] },
+    Case { name: "random power losses beyond a short stream", args: &["run", "--requests", "3", "--power-loss-at", "random:4"], files: &[], expect: &["3 requests"] },
+    Case { name: "power loss after the end", args: &["run", "--requests", "20", "--power-loss-at", "100"], files: &[], expect: &["after request 100 never happened", "20 requests"] },
+];
+
+fn scratch(case: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bad_input").join(case.replace(|c: char| !c.is_alphanumeric(), "_"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn every_bad_input_exits_2_with_one_line_naming_the_problem() {
+    let mut failures = Vec::new();
+    for case in CASES {
+        let dir = scratch(case.name);
+        for (name, content) in case.files {
+            std::fs::write(dir.join(name), content).unwrap();
+        }
+        let args: Vec<String> = case.args.iter().map(|a| a.replace("{dir}", dir.to_str().unwrap())).collect();
+        let is_run = matches!(args.first().map(String::as_str), Some("run" | "compare"));
+        let extra: &[&str] = if is_run { SMALL } else { &[] };
+        let out = Command::new(env!("CARGO_BIN_EXE_ftlsim")).args(&args).args(extra).output().expect("ftlsim runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        let mut problems = Vec::new();
+        if out.status.code() != Some(2) {
+            problems.push(format!("exit code {:?}", out.status.code()));
+        }
+        if lines.len() != 1 || !lines[0].starts_with("error") {
+            problems.push(format!("stderr is not one error line: {stderr:?}"));
+        }
+        if stderr.contains("panicked") {
+            problems.push("panicked".into());
+        }
+        if !out.stdout.is_empty() {
+            problems.push(format!("stdout not empty: {:?}", String::from_utf8_lossy(&out.stdout)));
+        }
+        for part in case.expect {
+            if !stderr.contains(part) {
+                problems.push(format!("{part:?} missing from {stderr:?}"));
+            }
+        }
+        if !problems.is_empty() {
+            failures.push(format!("{} ({}): {}", case.name, args.join(" "), problems.join("; ")));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), CASES.len(), failures.join("\n"));
+}
