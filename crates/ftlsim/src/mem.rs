@@ -21,6 +21,18 @@ pub fn zeroed_vec<T: Copy + Default + Into<u64>>(len: usize) -> Vec<T> {
     v
 }
 
+/// Hints the CPU to bring `value`'s cache line in; never faults, never changes anything.
+#[inline(always)]
+pub fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; the address comes from a live reference.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(value as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
 /// Below this size huge pages do not pay off.
 const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 

@@ -18,6 +18,13 @@ impl Oracle {
         Oracle { versions: crate::mem::zeroed_vec(logical_pages as usize) }
     }
 
+    #[inline]
+    pub fn prefetch(&self, lpn: Lpn) {
+        if let Some(v) = self.versions.get(lpn as usize) {
+            crate::mem::prefetch(v);
+        }
+    }
+
     /// Assigns the next version of an LPN being written.
     #[inline]
     pub fn next_version(&mut self, lpn: Lpn) -> u32 {

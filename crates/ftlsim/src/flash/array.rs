@@ -156,6 +156,18 @@ impl FlashArray {
         Ok(())
     }
 
+    /// Brings the state of `ppn` toward the cache ahead of use (see `Ftl::prefetch`).
+    #[inline]
+    pub fn prefetch_page(&self, ppn: Ppn) {
+        if let (Some(bits), Some(meta)) =
+            (self.valid_bits.get((ppn >> 6) as usize), self.blocks.get(self.geometry.block_of(ppn) as usize))
+        {
+            crate::mem::prefetch(bits);
+            crate::mem::prefetch(meta);
+            crate::mem::prefetch(&self.logical[ppn as usize]);
+        }
+    }
+
     /// Marks a valid page invalid; returns the block's remaining valid count.
     #[inline]
     pub fn invalidate(&mut self, ppn: Ppn) -> Result<u32> {

@@ -10,6 +10,7 @@ pub mod dftl;
 mod page;
 mod registry;
 pub mod sftl;
+pub mod tpftl;
 
 pub use page::PageFtl;
 pub use registry::{build_ftl, ftl_names, ftl_params, FtlInfo, REGISTRY};
@@ -97,6 +98,11 @@ pub enum Prefetch {
 pub trait Ftl: Send {
     /// The registry name.
     fn name(&self) -> &'static str;
+
+    /// The host request whose pages follow (called before its first page; `first + pages` may
+    /// run past the last LPN, where the host wraps around). For schemes that translate a request
+    /// as a whole (TPFTL's request-level prefetching); the default does nothing.
+    fn begin_request(&mut self, _first: Lpn, _pages: u32) {}
 
     /// Serves a host read; returns the page holding the LPN, or `None` if it is unmapped.
     fn read(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<Option<Ppn>>;

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::{BlockManager, Relocate};
-use super::{ftl_params, Ftl, FtlCtx, SramBreakdown, SramItem};
+use super::{ftl_params, Ftl, FtlCtx, Prefetch, SramBreakdown, SramItem};
 use crate::config::Config;
 use crate::error::Result;
 use crate::mem::filled_vec;
@@ -27,6 +27,13 @@ impl Relocate for PageMap {
     fn relocated(&mut self, _: &mut BlockManager, spare: Spare, _old: Ppn, new: Ppn, _: &mut FtlCtx) -> Result<()> {
         self.l2p[spare.logical as usize] = new;
         Ok(())
+    }
+
+    #[inline]
+    fn prefetch_relocation(&self, spare: Spare) {
+        if let Some(entry) = self.l2p.get(spare.logical as usize) {
+            crate::mem::prefetch(entry);
+        }
     }
 }
 
@@ -85,6 +92,16 @@ impl Ftl for PageFtl {
             self.blocks.invalidate(old, ctx.flash)?;
         }
         Ok(())
+    }
+
+    #[inline]
+    fn prefetch(&self, lpn: Lpn, stage: Prefetch, flash: &FlashArray) {
+        let Some(entry) = self.map.l2p.get(lpn as usize) else { return };
+        match stage {
+            Prefetch::Map => crate::mem::prefetch(entry),
+            Prefetch::Pages if *entry != UNMAPPED => self.blocks.prefetch_page(*entry, flash),
+            Prefetch::Pages => {}
+        }
     }
 
     fn lookup(&self, lpn: Lpn, _: &FlashArray) -> Option<Ppn> {

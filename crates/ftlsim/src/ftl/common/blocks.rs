@@ -22,7 +22,14 @@ pub trait Relocate {
     /// The page with `spare` moved from `old` to `new`; update the mapping. `blocks` is available
     /// for allocations (for example a translation-page write-back).
     fn relocated(&mut self, blocks: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()>;
+
+    /// A hint that the page with `spare` will be relocated soon (GC looks a few pages ahead in
+    /// its victim); bring its mapping entry toward the cache. Must not change any state.
+    fn prefetch_relocation(&self, _spare: Spare) {}
 }
+
+/// How many pages ahead of the page being moved GC prefetches mapping entries.
+const GC_PREFETCH_DISTANCE: u32 = 8;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockRole {
@@ -154,6 +161,13 @@ impl BlockManager {
         Ok(())
     }
 
+    /// Brings the flash and victim-index state of `ppn` toward the cache ahead of an invalidation.
+    #[inline]
+    pub fn prefetch_page(&self, ppn: Ppn, flash: &FlashArray) {
+        flash.prefetch_page(ppn);
+        self.victims.prefetch(self.geometry.block_of(ppn));
+    }
+
     /// Marks a page invalid and refiles its block for victim selection.
     #[inline]
     pub fn invalidate(&mut self, ppn: Ppn, flash: &mut FlashArray) -> Result<()> {
@@ -191,6 +205,10 @@ impl BlockManager {
         let first = self.geometry.first_page(victim);
         let written = ctx.flash.write_pointer(victim);
         for old in first..first + written {
+            let ahead = old + GC_PREFETCH_DISTANCE;
+            if ahead < first + written {
+                reloc.prefetch_relocation(ctx.flash.spare_unchecked(ahead));
+            }
             // Re-checked per page: a mapping write-back during this loop may invalidate a later page.
             if ctx.flash.page_state(old) != PageState::Valid {
                 continue;

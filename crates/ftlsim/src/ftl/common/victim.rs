@@ -57,6 +57,13 @@ impl VictimIndex {
         self.links[pbn as usize].filed_at != NIL
     }
 
+    #[inline]
+    pub fn prefetch(&self, pbn: Pbn) {
+        if let Some(link) = self.links.get(pbn as usize) {
+            crate::mem::prefetch(link);
+        }
+    }
+
     /// Files a block (just closed, or re-filed after an invalidation).
     #[inline]
     pub fn insert(&mut self, pbn: Pbn, valid: u32) {
