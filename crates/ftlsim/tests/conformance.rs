@@ -34,13 +34,7 @@ const KNOWN_FAILURES: &[(&str, &str, &str)] = &[
          their unit, so live data drifts between units until one has no reclaimable block (DeviceFull), \
          although validation accepted the spare blocks",
     ),
-    ("dftl", "aged_uniform_random", DEMAND_FLUSH),
-    ("cdftl", "aged_uniform_random", DEMAND_FLUSH),
-    ("sftl", "aged_uniform_random", DEMAND_FLUSH),
 ];
-
-const DEMAND_FLUSH: &str = "demand-FTL frame: the flush after preconditioning writes dirty entries back once, GC during \
-     that write-back re-dirties cached entries, and reset_cache drops them (stale mappings)";
 
 /// Power losses at random points during each workload (one more follows at the end).
 const POWER_LOSSES: u64 = 3;

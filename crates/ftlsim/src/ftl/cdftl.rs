@@ -356,11 +356,9 @@ impl DemandScheme for Cdftl {
     }
 
     fn flush(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
-        for tp in 0..self.store.tp_count() {
-            if self.ctp.is_dirty(tp) || self.cmt.dirty_count(tp) > 0 {
-                let whole_in_sram = self.ctp.contains(tp);
-                write_back(self, blocks, tp, !whole_in_sram, ctx)?;
-            }
+        while let Some(tp) = (0..self.store.tp_count()).find(|&tp| self.ctp.is_dirty(tp) || self.cmt.dirty_count(tp) > 0) {
+            let whole_in_sram = self.ctp.contains(tp);
+            write_back(self, blocks, tp, !whole_in_sram, ctx)?;
         }
         Ok(())
     }

@@ -247,12 +247,10 @@ impl DemandScheme for Dftl {
     }
 
     fn flush(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
-        for tp in 0..self.store.tp_count() {
-            if self.cmt.dirty_count(tp) > 0 {
-                let store = &mut self.store;
-                self.cmt.clean_tp(tp, |lpn, ppn| store.set(lpn, ppn));
-                write_back(self, blocks, tp, true, ctx)?;
-            }
+        while let Some(tp) = (0..self.store.tp_count()).find(|&tp| self.cmt.dirty_count(tp) > 0) {
+            let store = &mut self.store;
+            self.cmt.clean_tp(tp, |lpn, ppn| store.set(lpn, ppn));
+            write_back(self, blocks, tp, true, ctx)?;
         }
         Ok(())
     }

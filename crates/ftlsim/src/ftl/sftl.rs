@@ -302,13 +302,11 @@ impl DemandScheme for Sftl {
     }
 
     fn flush(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
-        for tp in 0..self.store.tp_count() {
-            if self.changes.count(tp) > 0 {
-                let whole_in_sram = self.cached(tp);
-                write_back(self, blocks, tp, !whole_in_sram, ctx)?;
-            }
+        loop {
+            let Some(tp) = self.changes.tps().next() else { return Ok(()) };
+            let whole_in_sram = self.cached(tp);
+            write_back(self, blocks, tp, !whole_in_sram, ctx)?;
         }
-        Ok(())
     }
 
     fn clear_cache(&mut self) {

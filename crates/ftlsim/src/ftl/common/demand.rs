@@ -19,6 +19,9 @@ pub trait DemandScheme: TranslationOwner + Send {
 
     fn store_ref(&self) -> &TranslationStore;
 
+    /// See [`Ftl::begin_request`].
+    fn begin_request(&mut self, _first: Lpn, _pages: u32) {}
+
     /// Translates an LPN for a host access, recording the access's class once in `ctx.cache`;
     /// returns its PPN (`UNMAPPED` if none).
     fn translate(&mut self, lpn: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Ppn>;
@@ -30,7 +33,8 @@ pub trait DemandScheme: TranslationOwner + Send {
     /// The mapping if SRAM holds it (cache or unwritten change), without side effects.
     fn cached(&self, lpn: Lpn) -> Option<Ppn>;
 
-    /// Writes back every unwritten mapping change.
+    /// Writes back every unwritten mapping change, until none is left (GC during a write-back
+    /// may make new ones, for TPs already written).
     fn flush(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()>;
 
     /// Forgets the cache (it holds no unwritten change after `flush`; everything is lost on power loss).
@@ -77,6 +81,10 @@ impl<S: DemandScheme> DemandFtl<S> {
 impl<S: DemandScheme> Ftl for DemandFtl<S> {
     fn name(&self) -> &'static str {
         self.map.name()
+    }
+
+    fn begin_request(&mut self, first: Lpn, pages: u32) {
+        self.map.begin_request(first, pages);
     }
 
     #[inline]
@@ -136,11 +144,10 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
     }
 
     fn flush(&mut self, ctx: &mut FtlCtx) -> Result<()> {
-        self.map.flush(&mut self.blocks, ctx)?;
         while let Some(tp) = self.map.store_ref().tp_with_recovered_entries() {
             write_back(&mut self.map, &mut self.blocks, tp, true, ctx)?;
         }
-        Ok(())
+        self.map.flush(&mut self.blocks, ctx)
     }
 
     fn reset_cache(&mut self) {
