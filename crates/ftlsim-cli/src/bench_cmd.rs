@@ -23,7 +23,7 @@ struct Scenario {
 }
 
 fn workload(name: &str, requests: impl Iterator<Item = Request> + Send + 'static) -> Workload {
-    Workload { name: name.into(), description: serde_json::json!({ "bench": name }), requests: Box::new(requests.map(Ok)) }
+    Workload::new(name, serde_json::json!({ "bench": name }), requests.map(Ok))
 }
 
 /// Uniform random 4 KB writes at 4 KB-aligned offsets.
@@ -32,13 +32,7 @@ fn random_writes(requests: u64, logical_pages: u32, page_size: u32) -> Workload 
     let slots = logical_pages as u64 * page_size as u64 / 4096;
     workload(
         "uniform random 4 KB writes",
-        (0..requests).map(move |i| Request {
-            arrival_ns: 0,
-            kind: IoKind::Write,
-            offset_bytes: rng.gen_range(0..slots) * 4096,
-            len_bytes: 4096,
-            line: i + 1,
-        }),
+        (0..requests).map(move |i| Request::new(0, IoKind::Write, rng.gen_range(0..slots) * 4096, 4096, i + 1)),
     )
 }
 
@@ -46,13 +40,7 @@ fn random_writes(requests: u64, logical_pages: u32, page_size: u32) -> Workload 
 fn sequential_reads(requests: u64, logical_pages: u32, page_size: u32) -> Workload {
     workload(
         "sequential page reads",
-        (0..requests).map(move |i| Request {
-            arrival_ns: 0,
-            kind: IoKind::Read,
-            offset_bytes: (i % logical_pages as u64) * page_size as u64,
-            len_bytes: page_size as u64,
-            line: i + 1,
-        }),
+        (0..requests).map(move |i| Request::new(0, IoKind::Read, (i % logical_pages as u64) * page_size as u64, page_size as u64, i + 1)),
     )
 }
 

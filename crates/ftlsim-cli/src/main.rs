@@ -2,8 +2,10 @@
 //! Every error exits with code 2 and one line on stderr naming what is wrong.
 
 mod bench_cmd;
+mod gen_cmd;
 mod output;
 mod trace_args;
+mod trace_cmd;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -55,7 +57,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// List FTLs, device presets or trace formats.
+    /// Trace tools: statistics, conversion between formats, parse benchmark.
+    Trace {
+        #[command(subcommand)]
+        command: trace_cmd::TraceCommand,
+    },
+    /// Write a synthetic trace (generator spec or paper-trace stand-in) to a file.
+    Gen(gen_cmd::GenArgs),
+    /// List FTLs, device presets, trace formats or synthetic workloads.
     List {
         #[arg(value_enum, default_value = "all")]
         what: ListWhat,
@@ -67,6 +76,8 @@ enum ListWhat {
     All,
     Ftls,
     Presets,
+    Formats,
+    Workloads,
 }
 
 #[derive(Args, Clone)]
@@ -143,9 +154,9 @@ fn progress_bar(quiet: bool, label: &str) -> Option<ProgressBar> {
 fn run_one(config: &Config, ftl: &str, common: &CommonArgs, bar: Option<&ProgressBar>) -> Result<RunResult> {
     let workload = common.trace.open(config)?;
     let mut sim = Simulation::new(config, ftl)?;
-    if common.trace.trace.is_none() {
+    if let Some(requests) = common.trace.synthetic_requests(config)? {
         // The synthetic stream's length is known: random power losses are drawn from all of it.
-        sim.expect_requests(common.trace.requests)?;
+        sim.expect_requests(requests)?;
     }
     sim.precondition()?;
     let result = sim.run(workload, &mut |n| {
@@ -192,6 +203,12 @@ fn list(what: ListWhat) {
             println!("  {:<12} {} ({})", name, c.device.description, c.device.source);
         }
     }
+    if matches!(what, ListWhat::All | ListWhat::Formats) {
+        trace_cmd::list_formats();
+    }
+    if matches!(what, ListWhat::All | ListWhat::Workloads) {
+        trace_cmd::list_workloads();
+    }
 }
 
 fn main_inner(cli: Cli) -> Result<()> {
@@ -228,6 +245,8 @@ fn main_inner(cli: Cli) -> Result<()> {
             print_results(&results, &common, false)
         }
         Command::Bench { requests, only, json } => bench_cmd::bench(requests, only.as_deref(), json),
+        Command::Trace { command } => trace_cmd::run(command),
+        Command::Gen(args) => gen_cmd::run(args),
         Command::List { what } => {
             list(what);
             Ok(())

@@ -1,30 +1,112 @@
-//! Where the workload of `run` and `compare` comes from: a trace file, or the embedded default
-//! synthetic stream when no trace is given.
+//! Where the workload of `run` and `compare` comes from: a trace file, a synthetic generator
+//! spec or paper-trace stand-in, or the embedded default synthetic stream when neither is given.
 
-use anyhow::Result;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
 use clap::Args;
+use ftlsim::workload::generator::SynthSpec;
 use ftlsim::workload::synthetic::MixedSpec;
-use ftlsim::workload::Workload;
+use ftlsim::workload::{self, AsuLayout, BadLinePolicy, Format, GenericSpec, OutOfOrder, TraceOptions, Workload};
 use ftlsim::Config;
+
+/// How a trace file is read (shared by `run`, `compare` and the `trace` tools).
+#[derive(Debug, Clone, Args)]
+pub struct ReadArgs {
+    /// Trace format; detected from the first lines when absent (see `ftlsim list formats`).
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<Format>,
+    /// What a malformed line does: stop with its position, or skip it (the count is reported).
+    #[arg(long, value_name = "error|skip", default_value = "error")]
+    pub on_bad_line: BadLinePolicy,
+    /// Timestamps going backwards: error, keep file order, or sort within a window of N
+    /// requests (default: sort:4096 for blkparse, error otherwise).
+    #[arg(long, value_name = "error|keep|sort[:N]")]
+    pub out_of_order: Option<OutOfOrder>,
+    /// SPC files: lay the ASUs out one after another (concat) or keep only ASU N.
+    #[arg(long, value_name = "concat|N", default_value = "concat")]
+    pub asu: AsuLayout,
+    /// blkparse: the action letters taken as requests (D dispatch, Q queue, ...).
+    #[arg(long, value_name = "LETTERS", default_value = "D")]
+    pub events: String,
+    /// Generic reader column mapping, e.g. delim=ws,skip=1,time=1:us,op=2,offset=3:sector,size=4:B
+    /// (implies --format generic).
+    #[arg(long, value_name = "MAPPING")]
+    pub columns: Option<GenericSpec>,
+}
+
+impl ReadArgs {
+    pub fn options(&self) -> TraceOptions {
+        TraceOptions {
+            format: self.format,
+            on_bad_line: self.on_bad_line,
+            out_of_order: self.out_of_order,
+            asu: self.asu,
+            events: self.events.clone(),
+            generic: self.columns.clone(),
+        }
+    }
+
+    pub fn open(&self, path: &std::path::Path) -> Result<Workload> {
+        Ok(workload::open(path, &self.options())?)
+    }
+}
 
 #[derive(Debug, Clone, Args)]
 pub struct TraceArgs {
-    /// Trace file to replay; without it, the embedded synthetic OLTP-like stream runs.
-    #[arg(long, value_name = "FILE")]
-    pub trace: Option<std::path::PathBuf>,
+    /// Trace file to replay (.gz, .bz2, .xz, .zst read transparently); without it, the embedded
+    /// synthetic OLTP-like stream runs.
+    #[arg(long, value_name = "FILE", conflicts_with = "synthetic")]
+    pub trace: Option<PathBuf>,
 
-    /// Requests of the embedded synthetic stream (no trace given).
-    #[arg(long, default_value_t = MixedSpec::default().requests)]
-    pub requests: u64,
+    /// Synthetic workload: a stand-in preset for a paper's trace (`ftlsim list workloads`) or a
+    /// generator spec, e.g. p000-hm0,scale=0.01 or requests=1e5,read=0.7,addr=zipf:0.9,size=4k.
+    #[arg(long, value_name = "PRESET_OR_SPEC")]
+    pub synthetic: Option<String>,
+
+    /// Requests of the synthetic stream (default: 200000 for the embedded stream, the preset's
+    /// count for --synthetic).
+    #[arg(long)]
+    pub requests: Option<u64>,
+
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 impl TraceArgs {
+    /// The generator spec of `--synthetic`, with `--requests` and the run's seed applied (a
+    /// `seed=` in the spec wins).
+    fn synthetic_spec(&self, text: &str, config: &Config) -> Result<SynthSpec> {
+        let mut spec: SynthSpec = text.parse().with_context(|| format!("--synthetic {text}"))?;
+        if let Some(n) = self.requests {
+            spec.requests = n;
+        }
+        if !text.split(',').any(|item| item.trim().starts_with("seed=")) {
+            spec.seed = config.seed;
+        }
+        Ok(spec)
+    }
+
+    /// The number of requests when the workload is synthetic (known before it runs).
+    pub fn synthetic_requests(&self, config: &Config) -> Result<Option<u64>> {
+        Ok(match (&self.trace, &self.synthetic) {
+            (Some(_), _) => None,
+            (None, Some(text)) => Some(self.synthetic_spec(text, config)?.requests),
+            (None, None) => Some(self.requests.unwrap_or(MixedSpec::default().requests)),
+        })
+    }
+
     /// Opens the workload afresh (each FTL of a comparison replays it from the start).
     pub fn open(&self, config: &Config) -> Result<Workload> {
         if let Some(path) = &self.trace {
-            anyhow::bail!("{}: trace files are not supported yet", path.display());
+            return self.read.open(path);
         }
-        let spec = MixedSpec { requests: self.requests, seed: config.seed, ..MixedSpec::default() };
+        if let Some(text) = &self.synthetic {
+            let capacity = config.device.logical_pages() as u64 * config.device.geometry.page_size as u64;
+            return Ok(self.synthetic_spec(text, config)?.workload(capacity)?);
+        }
+        let requests = self.requests.unwrap_or(MixedSpec::default().requests);
+        let spec = MixedSpec { requests, seed: config.seed, ..MixedSpec::default() };
         Ok(spec.workload(config.device.logical_pages(), config.device.geometry.page_size)?)
     }
 }

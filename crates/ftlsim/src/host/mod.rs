@@ -97,7 +97,7 @@ mod tests {
     }
 
     fn req(offset: u64, len: u64) -> Request {
-        Request { arrival_ns: 3_000, kind: IoKind::Write, offset_bytes: offset, len_bytes: len, line: 7 }
+        Request::new(3_000, IoKind::Write, offset, len, 7)
     }
 
     #[test]

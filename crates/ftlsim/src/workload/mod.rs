@@ -1,11 +1,41 @@
 //! Where requests come from: trace readers and synthetic generators. Every source streams
 //! [`Request`]s; none loads a trace whole.
+//!
+//! [`open`] reads a trace file in any supported [`Format`] (detected from its content when not
+//! given), transparently decompressing `.gz`, `.bz2`, `.xz` and `.zst`. [`generator`] makes
+//! deterministic synthetic streams and [`presets`] names the ones that stand in for the papers'
+//! traces. [`write`] writes a stream back in MSR, SPC or MQSim form and [`stats`] summarises one.
 
+mod blkparse;
+mod detect;
+mod fields;
+mod fiu;
+mod generic;
+mod mqsim;
+mod msr;
+mod reader;
+mod source;
+mod spc;
+mod ssdsim;
+
+pub mod fingerprint;
+pub mod generator;
+pub mod options;
+pub mod presets;
+pub mod stats;
 pub mod synthetic;
+pub mod write;
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
 
 use serde::Serialize;
 
 use crate::error::Result;
+
+pub use fingerprint::Fingerprints;
+pub use options::{AsuLayout, BadLinePolicy, Format, GenericSpec, OutOfOrder, TraceOptions};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -25,6 +55,31 @@ pub struct Request {
     pub len_bytes: u64,
     /// Line (or record) number in the source, for error messages.
     pub line: u64,
+    /// Content fingerprints when the trace records content (FIU and SSDSim MD5 fields), else
+    /// `None`. Up to 8 fingerprints are stored inline, so reading them allocates only for large
+    /// requests.
+    pub content: Option<Fingerprints>,
+}
+
+impl Request {
+    /// A request without content fingerprints.
+    pub fn new(arrival_ns: u64, kind: IoKind, offset_bytes: u64, len_bytes: u64, line: u64) -> Self {
+        Request { arrival_ns, kind, offset_bytes, len_bytes, line, content: None }
+    }
+}
+
+/// Counts the lines a reader skipped (`--on-bad-line skip`); shared between the reader and
+/// whoever reports the run.
+#[derive(Debug, Clone, Default)]
+pub struct SkipCounter(Arc<AtomicU64>);
+
+impl SkipCounter {
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+    pub(crate) fn add(&self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 /// A named stream of requests.
@@ -34,4 +89,36 @@ pub struct Workload {
     /// What produced the stream (format, generator parameters), recorded in results.
     pub description: serde_json::Value,
     pub requests: Box<dyn Iterator<Item = Result<Request>> + Send>,
+    /// Malformed lines skipped so far; final once `requests` is exhausted.
+    pub skipped: SkipCounter,
+    /// Closed-loop generators learn here when each request completed (in trace nanoseconds,
+    /// in request order); `None` for every open-loop source.
+    pub completions: Option<mpsc::Sender<u64>>,
+}
+
+impl Workload {
+    pub fn new(
+        name: impl Into<String>,
+        description: serde_json::Value,
+        requests: impl Iterator<Item = Result<Request>> + Send + 'static,
+    ) -> Self {
+        Workload {
+            name: name.into(),
+            description,
+            requests: Box::new(requests),
+            skipped: SkipCounter::default(),
+            completions: None,
+        }
+    }
+}
+
+/// Opens a trace file as a streaming workload (the entry point for the Python binding too).
+/// The format comes from `options.format` or, when absent, from the file's first lines.
+pub fn open(path: impl AsRef<Path>, options: &TraceOptions) -> Result<Workload> {
+    reader::open(path.as_ref(), options)
+}
+
+/// Detects the format of a trace file from its first lines.
+pub fn detect_format(path: impl AsRef<Path>) -> Result<Format> {
+    detect::detect_file(path.as_ref())
 }

@@ -104,19 +104,9 @@ impl MixedSpec {
                 let first = (base + rng.gen_range(0..span)).min(pages - count);
                 (first, count)
             };
-            Some(Ok(Request {
-                arrival_ns: now as u64,
-                kind,
-                offset_bytes: first * page,
-                len_bytes: count * page,
-                line: index,
-            }))
+            Some(Ok(Request::new(now as u64, kind, first * page, count * page, index)))
         });
-        Ok(Workload {
-            name: "synthetic:oltp-mix".into(),
-            description: serde_json::json!({ "generator": "oltp-mix", "synthetic": true, "spec": self }),
-            requests: Box::new(iter),
-        })
+        Ok(Workload::new("synthetic:oltp-mix", serde_json::json!({ "generator": "oltp-mix", "synthetic": true, "spec": self }), iter))
     }
 }
 

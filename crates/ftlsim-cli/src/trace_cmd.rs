@@ -1,0 +1,168 @@
+//! `ftlsim trace`: statistics of a trace (paper 000 Tables 4.2/4.4 and more), conversion between
+//! formats, and a parse-speed benchmark.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+use clap::{Args, Subcommand};
+use ftlsim::workload::presets::PRESETS;
+use ftlsim::workload::stats::{StatsBuilder, TraceStats};
+use ftlsim::workload::write::TraceWriter;
+use ftlsim::workload::Format;
+
+use crate::output::table;
+use crate::trace_args::ReadArgs;
+
+#[derive(Subcommand)]
+pub enum TraceCommand {
+    /// Requests, write %, mean sizes (KB = 1024 B), footprint, sequentiality, inter-arrival
+    /// times and address range of a trace.
+    Stats {
+        file: PathBuf,
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Convert a trace to MSR CSV, SPC or MQSim ASCII (compressed when OUT ends in .gz, .bz2,
+    /// .xz or .zst).
+    Convert(ConvertArgs),
+    /// Measure how fast a trace parses (requests per second, peak memory).
+    Bench {
+        file: PathBuf,
+        #[command(flatten)]
+        read: ReadArgs,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Args)]
+pub struct ConvertArgs {
+    file: PathBuf,
+    /// Output file.
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+    /// Output format: msr, spc or mqsim.
+    #[arg(long, value_name = "FORMAT")]
+    to: Format,
+    #[command(flatten)]
+    read: ReadArgs,
+}
+
+pub fn run(command: TraceCommand) -> Result<()> {
+    match command {
+        TraceCommand::Stats { file, read, json } => {
+            let workload = read.open(&file)?;
+            let skipped = workload.skipped.clone();
+            let mut stats = StatsBuilder::default();
+            for r in workload.requests {
+                stats.add(&r?);
+            }
+            let s = stats.finish(skipped.get());
+            if json {
+                println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "trace": file, "stats": s }))?);
+            } else {
+                print!("{}", stats_table(&s));
+            }
+            Ok(())
+        }
+        TraceCommand::Convert(args) => convert(args),
+        TraceCommand::Bench { file, read, json } => bench(&file, &read, json),
+    }
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.1}", bytes as f64 / (1u64 << 20) as f64)
+}
+
+pub fn stats_table(s: &TraceStats) -> String {
+    let ia = &s.interarrival;
+    let rows = vec![
+        vec!["requests".into(), s.requests.to_string()],
+        vec!["reads / writes / trims".into(), format!("{} / {} / {}", s.reads, s.writes, s.trims)],
+        vec!["write requests (%)".into(), format!("{:.2}", s.write_percent)],
+        vec!["average size (KB)".into(), format!("{:.2}", s.mean_size_kb)],
+        vec!["average read size (KB)".into(), format!("{:.2}", s.mean_read_size_kb)],
+        vec!["average write size (KB)".into(), format!("{:.2}", s.mean_write_size_kb)],
+        vec!["footprint / written (MiB)".into(), format!("{} / {}", mib(s.footprint_bytes), mib(s.write_footprint_bytes))],
+        vec!["sequential all / reads / writes (%)".into(), format!("{:.2} / {:.2} / {:.2}", s.sequential_percent, s.sequential_read_percent, s.sequential_write_percent)],
+        vec!["address range (bytes)".into(), format!("{} .. {}", s.min_offset_bytes, s.max_end_bytes)],
+        vec!["duration (s)".into(), format!("{:.3}", s.duration_s)],
+        vec!["inter-arrival mean / p50 / p90 / p99 / max (us)".into(), format!("{:.1} / {:.1} / {:.1} / {:.1} / {:.1}", ia.mean_us, ia.p50_us, ia.p90_us, ia.p99_us, ia.max_us)],
+        vec!["skipped lines".into(), s.skipped_lines.to_string()],
+    ];
+    table(&["statistic", "value"], &rows)
+}
+
+fn convert(args: ConvertArgs) -> Result<()> {
+    if !args.to.writable() {
+        bail!("--to {}: cannot write that format (writable: msr, spc, mqsim)", args.to);
+    }
+    let workload = args.read.open(&args.file)?;
+    let skipped = workload.skipped.clone();
+    let mut out = TraceWriter::create(&args.output, args.to)?;
+    let mut n = 0u64;
+    for r in workload.requests {
+        out.write(&r?)?;
+        n += 1;
+    }
+    out.finish()?;
+    eprintln!("{n} requests written to {} ({}), {} bad lines skipped", args.output.display(), args.to, skipped.get());
+    Ok(())
+}
+
+/// Peak resident memory of this process, from /proc (Linux).
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn bench(file: &PathBuf, read: &ReadArgs, json: bool) -> Result<()> {
+    let started = Instant::now();
+    let workload = read.open(file)?;
+    let skipped = workload.skipped.clone();
+    let mut requests = 0u64;
+    let mut bytes = 0u64;
+    for r in workload.requests {
+        bytes = bytes.wrapping_add(r?.len_bytes);
+        requests += 1;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let rate = requests as f64 / seconds;
+    let rss = peak_rss_kib();
+    if json {
+        println!("{}", serde_json::json!({ "trace": file, "requests": requests, "skipped_lines": skipped.get(), "seconds": seconds, "requests_per_second": rate, "peak_rss_kib": rss, "bytes_requested": bytes }));
+    } else {
+        let rows = vec![
+            vec!["requests".into(), requests.to_string()],
+            vec!["seconds".into(), format!("{seconds:.3}")],
+            vec!["requests per second".into(), format!("{rate:.0}")],
+            vec!["peak resident memory (MiB)".into(), rss.map_or("-".into(), |k| format!("{:.1}", k as f64 / 1024.0))],
+        ];
+        print!("{}", table(&["parse", "value"], &rows));
+    }
+    Ok(())
+}
+
+/// `ftlsim list formats`.
+pub fn list_formats() {
+    println!("Trace formats (--format; detected from the content when absent):");
+    for f in Format::ALL {
+        println!("  {:<9} {}{}", f.name(), f.layout(), if f.writable() { "  [writable]" } else { "" });
+    }
+}
+
+/// `ftlsim list workloads`.
+pub fn list_workloads() {
+    println!("Synthetic stand-ins for the papers' traces (--synthetic NAME[,scale=F]; synthetic, not the real traces):");
+    for p in PRESETS {
+        println!(
+            "  {:<18} {:>10} req  {:>5.2}% writes  read {:>6.2} KB  write {:>6.2} KB   {} ({})",
+            p.name, p.requests, p.write_percent, p.mean_read_kb, p.mean_write_kb, p.trace, p.source
+        );
+    }
+}

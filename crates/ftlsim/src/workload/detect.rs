@@ -1,0 +1,114 @@
+//! Format detection from the first lines of a file: every reader parses a sample, the one that
+//! reads the most lines wins, and a tie between formats that mean different things is reported
+//! with the candidates rather than guessed.
+
+use std::path::Path;
+
+use super::options::Format;
+use super::reader::LineFormat;
+use super::source::Lines;
+use super::{blkparse, fiu, mqsim, msr, spc, ssdsim};
+use crate::error::{Result, SimError};
+
+/// Lines sampled.
+const SAMPLE: usize = 64;
+
+pub(crate) fn detect_file(path: &Path) -> Result<Format> {
+    let mut lines = Lines::open(path)?;
+    let mut sample = Vec::new();
+    while sample.len() < SAMPLE {
+        let Some((_, line)) = lines.next_line()? else { break };
+        let text = line.trim_ascii();
+        if !text.is_empty() && text[0] != b'#' {
+            sample.push(line.to_vec());
+        }
+    }
+    detect_lines(&sample).map_err(|message| SimError::input(path.display().to_string(), message))
+}
+
+/// How many sampled lines each format reads as a request.
+fn accepted(format: Format, lines: &[Vec<u8>]) -> usize {
+    let mut parser: Box<dyn LineFormat> = match format {
+        Format::Msr => Box::new(msr::Msr),
+        Format::Spc => Box::new(spc::Spc::plain()),
+        Format::Blkparse => Box::new(blkparse::Blkparse::new("ABCDFGIMPQSTUX")),
+        Format::Fiu => Box::new(fiu::Fiu),
+        Format::Ssdsim => Box::new(ssdsim::Ssdsim),
+        Format::Disksim => Box::new(ssdsim::Disksim),
+        Format::Mqsim => Box::new(mqsim::Mqsim),
+        Format::Generic => return 0,
+    };
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(i, line)| {
+            // DiskSim writes its millisecond times with a decimal point; integer times are
+            // nanoseconds (SSDSim, MQSim).
+            let plausible = format != Format::Disksim || line.trim_ascii_start().iter().take_while(|b| !b.is_ascii_whitespace()).any(|b| *b == b'.');
+            plausible && matches!(parser.parse(line, *i as u64 + 1), Ok(Some(_)))
+        })
+        .count()
+}
+
+/// Formats that read the same lines the same way: the first is chosen.
+fn equivalent(a: Format, b: Format) -> bool {
+    matches!((a, b), (Format::Mqsim, Format::Ssdsim) | (Format::Ssdsim, Format::Mqsim))
+}
+
+pub(crate) fn detect_lines(lines: &[Vec<u8>]) -> Result<Format, String> {
+    let known = || Format::ALL.map(Format::name).join(", ");
+    if lines.is_empty() {
+        return Err(format!("cannot detect the trace format of an empty file; give --format ({})", known()));
+    }
+    let mut scores: Vec<(Format, usize)> = Format::ALL.into_iter().map(|f| (f, accepted(f, lines))).filter(|(_, n)| *n > 0).collect();
+    // Most lines read first; ties keep the order of Format::ALL (MQSim before SSDSim).
+    scores.sort_by_key(|(f, n)| (std::cmp::Reverse(*n), Format::ALL.iter().position(|x| x == f)));
+    let Some(&(best, n)) = scores.first() else {
+        let first = String::from_utf8_lossy(&lines[0]);
+        let first: String = first.chars().take(80).collect();
+        return Err(format!(
+            "cannot detect the trace format: no reader understands its first lines (first: \"{first}\"); give --format ({}) or --columns for the generic reader",
+            known()
+        ));
+    };
+    // SSDSim's MD5 field makes its lines unreadable as MQSim; with it present, SSDSim reads more.
+    let tied: Vec<_> = scores.iter().filter(|(f, m)| *m == n && *f != best && !equivalent(*f, best)).collect();
+    if !tied.is_empty() {
+        let names: Vec<String> = std::iter::once(&(best, n)).chain(tied).map(|(f, m)| format!("{f} ({m} of {} lines)", lines.len())).collect();
+        return Err(format!("the trace format is ambiguous: the first lines read as {}; give --format", names.join(" or ")));
+    }
+    Ok(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<Vec<u8>> {
+        text.lines().map(|l| l.as_bytes().to_vec()).collect()
+    }
+
+    #[test]
+    fn each_format_is_recognised() {
+        let cases = [
+            ("128166625932151588,hm,1,Write,371077120,49152,3126", Format::Msr),
+            ("0,303567,3584,w,0.000000\n1,1,512,R,0.5", Format::Spc),
+            ("  8,16   3        9     0.000032064  4528  D   R 584808 + 936 [java]\nCPU0 (8,16):", Format::Blkparse),
+            ("89966522969723 4270 rpc.mountd 18579576 8 W 6 0 d6c75ba46e82326fefa545b57a12e221", Format::Fiu),
+            ("0 0 160806224 1 0 bf619eac0cdf3f68d496ea9344137e8b", Format::Ssdsim),
+            ("938513000 4 264719034 16 0", Format::Mqsim),
+            ("0.125000 0 1024 8 1", Format::Disksim),
+        ];
+        for (text, format) in cases {
+            assert_eq!(detect_lines(&lines(text)), Ok(format), "{text}");
+        }
+    }
+
+    #[test]
+    fn unknown_and_ambiguous_content_is_explained() {
+        let none = detect_lines(&lines("hello world")).unwrap_err();
+        assert!(none.contains("hello world") && none.contains("--format"), "{none}");
+        let mixed = detect_lines(&lines("128166625932151588,hm,1,Write,371077120,49152,3126\n0,303567,3584,w,0.000000")).unwrap_err();
+        assert!(mixed.contains("ambiguous") && mixed.contains("msr (1 of 2 lines)") && mixed.contains("spc (1 of 2 lines)"), "{mixed}");
+    }
+}

@@ -1,0 +1,226 @@
+//! The streaming driver every format shares: reads lines, hands each to the format's parser,
+//! applies the bad-line and timestamp-order policies, and rebases absolute clocks so the first
+//! request arrives at 0.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::path::Path;
+
+use super::fields::LineError;
+use super::options::{BadLinePolicy, Format, OutOfOrder, TraceOptions};
+use super::source::Lines;
+use super::{blkparse, detect, fiu, generic, mqsim, msr, spc, ssdsim};
+use super::{Fingerprints, IoKind, Request, SkipCounter, Workload};
+use crate::error::{Result, SimError};
+
+/// One request as a line states it, before ordering and rebasing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Raw {
+    /// Nanoseconds on the format's clock.
+    pub time: u64,
+    pub kind: IoKind,
+    pub offset: u64,
+    pub len: u64,
+    pub content: Option<Fingerprints>,
+}
+
+/// The parser of one format.
+pub(crate) trait LineFormat: Send + 'static {
+    /// Parses one non-empty line; `Ok(None)` when the line holds no request (another blkparse
+    /// event, an ASU not selected, a header).
+    fn parse(&mut self, line: &[u8], number: u64) -> Result<Option<Raw>, LineError>;
+
+    /// Whether the times are absolute clock readings, rebased so the first request arrives at 0.
+    fn rebase(&self) -> bool {
+        false
+    }
+}
+
+/// A request waiting in the sort window, ordered by (time, file order).
+struct Pending {
+    raw: Raw,
+    line: u64,
+}
+
+impl PartialEq for Pending {
+    fn eq(&self, other: &Self) -> bool {
+        (self.raw.time, self.line) == (other.raw.time, other.line)
+    }
+}
+impl Eq for Pending {}
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Pending {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.raw.time, self.line).cmp(&(other.raw.time, other.line))
+    }
+}
+
+pub(crate) struct Reader<F> {
+    lines: Lines,
+    format: F,
+    name: String,
+    policy: BadLinePolicy,
+    order: OutOfOrder,
+    rebase: bool,
+    skip_headers: bool,
+    skipped: SkipCounter,
+    /// Clock reading of the first request released (rebased formats).
+    base: Option<u64>,
+    /// Clock reading of the last request released.
+    last: Option<u64>,
+    window: BinaryHeap<Reverse<Pending>>,
+    eof: bool,
+    done: bool,
+}
+
+impl<F: LineFormat> Reader<F> {
+    pub(crate) fn new(path: &Path, format: F, options: &TraceOptions, which: Format, skipped: SkipCounter) -> Result<Self> {
+        Ok(Reader {
+            lines: Lines::open(path)?,
+            rebase: format.rebase(),
+            format,
+            name: path.display().to_string(),
+            policy: options.on_bad_line,
+            order: options.out_of_order_for(which),
+            skip_headers: which != Format::Generic,
+            skipped,
+            base: None,
+            last: None,
+            window: BinaryHeap::new(),
+            eof: false,
+            done: false,
+        })
+    }
+
+    fn release(&mut self, raw: Raw, line: u64) -> Request {
+        let base = *self.base.get_or_insert(if self.rebase { raw.time } else { 0 });
+        self.last = Some(raw.time);
+        Request { arrival_ns: raw.time - base, kind: raw.kind, offset_bytes: raw.offset, len_bytes: raw.len, line, content: raw.content }
+    }
+
+    /// Shown time of a clock reading: relative to the first request on rebased clocks.
+    fn shown(&self, t: u64) -> String {
+        format!("{} ns", t.saturating_sub(self.base.unwrap_or(0)))
+    }
+
+    /// Applies the order policy; `Ok(None)` when the request went into the sort window.
+    fn order(&mut self, mut raw: Raw, line: u64) -> Result<Option<Request>, LineError> {
+        let last = self.last.unwrap_or(0);
+        let backwards = self.last.is_some() && raw.time < last;
+        match self.order {
+            OutOfOrder::Error if backwards => Err(LineError::Line(format!(
+                "timestamp goes backwards: {} is earlier than the previous request's {} (use --out-of-order sort or keep)",
+                self.shown(raw.time),
+                self.shown(last)
+            ))),
+            OutOfOrder::Error => Ok(Some(self.release(raw, line))),
+            OutOfOrder::Keep => {
+                raw.time = raw.time.max(last);
+                Ok(Some(self.release(raw, line)))
+            }
+            OutOfOrder::Sort { window } if backwards => Err(LineError::Line(format!(
+                "timestamp {} is earlier than a request already released by the sort window of {window} (use a larger --out-of-order sort:N, or keep)",
+                self.shown(raw.time)
+            ))),
+            OutOfOrder::Sort { .. } => {
+                self.window.push(Reverse(Pending { raw, line }));
+                Ok(None)
+            }
+        }
+    }
+
+    fn next_request(&mut self) -> Result<Option<Request>> {
+        loop {
+            if let OutOfOrder::Sort { window } = self.order {
+                if self.window.len() >= window || (self.eof && !self.window.is_empty()) {
+                    let Reverse(p) = self.window.pop().expect("window is not empty");
+                    return Ok(Some(self.release(p.raw, p.line)));
+                }
+            }
+            if self.eof {
+                return Ok(None);
+            }
+            let Some((number, line)) = self.lines.next_line()? else {
+                self.eof = true;
+                continue;
+            };
+            let text = line.trim_ascii_start();
+            if text.is_empty() || text[0] == b'#' || (self.skip_headers && number == 1 && text[0].is_ascii_alphabetic()) {
+                continue;
+            }
+            let parsed = match self.format.parse(line, number) {
+                Ok(Some(raw)) => self.order(raw, number),
+                Ok(None) => continue,
+                Err(e) => Err(e),
+            };
+            match parsed {
+                Ok(Some(request)) => return Ok(Some(request)),
+                Ok(None) => continue,
+                Err(_) if self.policy == BadLinePolicy::Skip => self.skipped.add(),
+                Err(e) => return Err(SimError::input(format!("{}:{number}", self.name), e.to_string())),
+            }
+        }
+    }
+}
+
+impl<F: LineFormat> Iterator for Reader<F> {
+    type Item = Result<Request>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let next = self.next_request().transpose();
+        if !matches!(next, Some(Ok(_))) {
+            self.done = true;
+        }
+        next
+    }
+}
+
+fn boxed<F: LineFormat>(path: &Path, format: F, options: &TraceOptions, which: Format, skipped: &SkipCounter) -> Result<Box<dyn Iterator<Item = Result<Request>> + Send>> {
+    Ok(Box::new(Reader::new(path, format, options, which, skipped.clone())?))
+}
+
+/// The requests of a file in a known format.
+pub(crate) fn requests(path: &Path, format: Format, options: &TraceOptions, skipped: &SkipCounter) -> Result<Box<dyn Iterator<Item = Result<Request>> + Send>> {
+    match format {
+        Format::Msr => boxed(path, msr::Msr, options, format, skipped),
+        Format::Spc => boxed(path, spc::Spc::for_file(path, options.asu)?, options, format, skipped),
+        Format::Blkparse => boxed(path, blkparse::Blkparse::new(&options.events), options, format, skipped),
+        Format::Fiu => boxed(path, fiu::Fiu, options, format, skipped),
+        Format::Ssdsim => boxed(path, ssdsim::Ssdsim, options, format, skipped),
+        Format::Disksim => boxed(path, ssdsim::Disksim, options, format, skipped),
+        Format::Mqsim => boxed(path, mqsim::Mqsim, options, format, skipped),
+        Format::Generic => {
+            let spec = options.generic.clone().ok_or_else(|| SimError::config("trace.columns", "the generic format needs a column mapping (--columns)"))?;
+            boxed(path, generic::Generic::new(spec), options, format, skipped)
+        }
+    }
+}
+
+pub(crate) fn open(path: &Path, options: &TraceOptions) -> Result<Workload> {
+    options.validate()?;
+    let format = match options.format {
+        Some(f) => f,
+        None if options.generic.is_some() => Format::Generic,
+        None => detect::detect_file(path)?,
+    };
+    let skipped = SkipCounter::default();
+    let requests = requests(path, format, options, &skipped)?;
+    let name = path.display().to_string();
+    let description = serde_json::json!({
+        "trace": name,
+        "format": format,
+        "detected": options.format.is_none() && options.generic.is_none(),
+        "on_bad_line": options.on_bad_line,
+        "out_of_order": options.out_of_order_for(format),
+        "asu": if format == Format::Spc { serde_json::to_value(options.asu).ok() } else { None },
+        "events": if format == Format::Blkparse { Some(&options.events) } else { None },
+        "columns": options.generic,
+    });
+    Ok(Workload { name, description, requests, skipped, completions: None })
+}

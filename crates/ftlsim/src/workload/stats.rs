@@ -1,0 +1,228 @@
+//! Statistics of a request stream: the columns of paper 000 Tables 4.2 and 4.4 (requests,
+//! write %, mean size, mean read size, mean write size, with KB = 1024 B), plus footprint,
+//! sequentiality, inter-arrival distribution and address range.
+
+use std::collections::HashMap;
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+use super::{IoKind, Request};
+
+/// Footprint granularity.
+pub const FOOTPRINT_PAGE: u64 = 4096;
+/// Pages per bitmap chunk of the footprint set.
+const CHUNK_PAGES: u64 = 64 * 64;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InterArrival {
+    pub mean_us: f64,
+    pub p50_us: f64,
+    pub p90_us: f64,
+    pub p99_us: f64,
+    pub max_us: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TraceStats {
+    pub requests: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub trims: u64,
+    /// Writes as a percentage of all requests.
+    pub write_percent: f64,
+    /// Mean request size in KB (1024 B) over reads and writes; trims are left out.
+    pub mean_size_kb: f64,
+    pub mean_read_size_kb: f64,
+    pub mean_write_size_kb: f64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    /// Distinct 4 KiB pages touched, in bytes.
+    pub footprint_bytes: u64,
+    /// Distinct 4 KiB pages written, in bytes.
+    pub write_footprint_bytes: u64,
+    /// Requests that start where the previous request ended, percent of requests.
+    pub sequential_percent: f64,
+    /// Reads that start where the previous read ended, percent of reads.
+    pub sequential_read_percent: f64,
+    /// Writes that start where the previous write ended, percent of writes.
+    pub sequential_write_percent: f64,
+    pub min_offset_bytes: u64,
+    /// One past the last byte addressed.
+    pub max_end_bytes: u64,
+    pub duration_s: f64,
+    pub interarrival: InterArrival,
+    /// Malformed lines skipped while reading.
+    pub skipped_lines: u64,
+}
+
+/// A set of page numbers kept as 4096-page bitmaps: memory follows the footprint.
+#[derive(Default)]
+struct PageSet {
+    chunks: HashMap<u64, Box<[u64; 64]>>,
+    count: u64,
+}
+
+impl PageSet {
+    fn insert(&mut self, page: u64) {
+        let chunk = self.chunks.entry(page / CHUNK_PAGES).or_insert_with(|| Box::new([0; 64]));
+        let bit = page % CHUNK_PAGES;
+        let word = &mut chunk[(bit / 64) as usize];
+        let mask = 1u64 << (bit % 64);
+        self.count += (*word & mask == 0) as u64;
+        *word |= mask;
+    }
+}
+
+/// Accumulates [`TraceStats`] one request at a time.
+pub struct StatsBuilder {
+    counts: [u64; 3],
+    bytes: [u64; 3],
+    sequential: u64,
+    sequential_kind: [u64; 3],
+    previous_end: Option<u64>,
+    previous_end_kind: [Option<u64>; 3],
+    touched: PageSet,
+    written: PageSet,
+    min_offset: u64,
+    max_end: u64,
+    first_arrival: Option<u64>,
+    last_arrival: u64,
+    gaps: Histogram<u64>,
+}
+
+impl Default for StatsBuilder {
+    fn default() -> Self {
+        StatsBuilder {
+            counts: [0; 3],
+            bytes: [0; 3],
+            sequential: 0,
+            sequential_kind: [0; 3],
+            previous_end: None,
+            previous_end_kind: [None; 3],
+            touched: PageSet::default(),
+            written: PageSet::default(),
+            min_offset: u64::MAX,
+            max_end: 0,
+            first_arrival: None,
+            last_arrival: 0,
+            gaps: Histogram::new(3).expect("valid histogram"),
+        }
+    }
+}
+
+fn kind_index(kind: IoKind) -> usize {
+    match kind {
+        IoKind::Read => 0,
+        IoKind::Write => 1,
+        IoKind::Trim => 2,
+    }
+}
+
+fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 { 0.0 } else { part as f64 * 100.0 / whole as f64 }
+}
+
+fn kb(bytes: u64, count: u64) -> f64 {
+    if count == 0 { 0.0 } else { bytes as f64 / count as f64 / 1024.0 }
+}
+
+impl StatsBuilder {
+    pub fn add(&mut self, r: &Request) {
+        let k = kind_index(r.kind);
+        let end = r.offset_bytes.saturating_add(r.len_bytes);
+        self.counts[k] += 1;
+        self.bytes[k] += r.len_bytes;
+        self.sequential += (self.previous_end == Some(r.offset_bytes)) as u64;
+        self.sequential_kind[k] += (self.previous_end_kind[k] == Some(r.offset_bytes)) as u64;
+        self.previous_end = Some(end);
+        self.previous_end_kind[k] = Some(end);
+        if r.kind != IoKind::Trim && r.len_bytes > 0 {
+            for page in r.offset_bytes / FOOTPRINT_PAGE..=(end - 1) / FOOTPRINT_PAGE {
+                self.touched.insert(page);
+                if r.kind == IoKind::Write {
+                    self.written.insert(page);
+                }
+            }
+        }
+        self.min_offset = self.min_offset.min(r.offset_bytes);
+        self.max_end = self.max_end.max(end);
+        if self.first_arrival.is_some() {
+            let _ = self.gaps.record(r.arrival_ns.saturating_sub(self.last_arrival));
+        } else {
+            self.first_arrival = Some(r.arrival_ns);
+        }
+        self.last_arrival = self.last_arrival.max(r.arrival_ns);
+    }
+
+    pub fn finish(&self, skipped_lines: u64) -> TraceStats {
+        let [reads, writes, trims] = self.counts;
+        let requests = reads + writes + trims;
+        let us = |ns: u64| ns as f64 / 1000.0;
+        let duration = self.last_arrival - self.first_arrival.unwrap_or(0);
+        let h = &self.gaps;
+        TraceStats {
+            requests,
+            reads,
+            writes,
+            trims,
+            write_percent: percent(writes, requests),
+            mean_size_kb: kb(self.bytes[0] + self.bytes[1], reads + writes),
+            mean_read_size_kb: kb(self.bytes[0], reads),
+            mean_write_size_kb: kb(self.bytes[1], writes),
+            bytes_read: self.bytes[0],
+            bytes_written: self.bytes[1],
+            footprint_bytes: self.touched.count * FOOTPRINT_PAGE,
+            write_footprint_bytes: self.written.count * FOOTPRINT_PAGE,
+            sequential_percent: percent(self.sequential, requests),
+            sequential_read_percent: percent(self.sequential_kind[0], reads),
+            sequential_write_percent: percent(self.sequential_kind[1], writes),
+            min_offset_bytes: if requests == 0 { 0 } else { self.min_offset },
+            max_end_bytes: self.max_end,
+            duration_s: duration as f64 / 1e9,
+            interarrival: InterArrival {
+                mean_us: if requests > 1 { us(duration) / (requests - 1) as f64 } else { 0.0 },
+                p50_us: us(h.value_at_quantile(0.5)),
+                p90_us: us(h.value_at_quantile(0.9)),
+                p99_us: us(h.value_at_quantile(0.99)),
+                max_us: us(h.max()),
+            },
+            skipped_lines,
+        }
+    }
+}
+
+/// Statistics of a whole stream; stops at the first error.
+pub fn stats(requests: impl Iterator<Item = crate::Result<Request>>) -> crate::Result<StatsBuilder> {
+    let mut b = StatsBuilder::default();
+    for r in requests {
+        b.add(&r?);
+    }
+    Ok(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_columns_and_sequentiality() {
+        let reqs = [
+            Request::new(0, IoKind::Write, 0, 8192, 1),
+            Request::new(1000, IoKind::Write, 8192, 4096, 2),
+            Request::new(3000, IoKind::Read, 0, 2048, 3),
+            Request::new(6000, IoKind::Read, 2048, 2048, 4),
+        ];
+        let s = stats(reqs.into_iter().map(Ok)).unwrap().finish(2);
+        assert_eq!((s.requests, s.reads, s.writes), (4, 2, 2));
+        assert_eq!(s.write_percent, 50.0);
+        assert_eq!(s.mean_size_kb, 4.0);
+        assert_eq!((s.mean_read_size_kb, s.mean_write_size_kb), (2.0, 6.0));
+        assert_eq!((s.footprint_bytes, s.write_footprint_bytes), (12288, 12288));
+        assert_eq!(s.sequential_percent, 50.0); // requests 2 and 4
+        assert_eq!((s.sequential_read_percent, s.sequential_write_percent), (50.0, 50.0));
+        assert_eq!((s.min_offset_bytes, s.max_end_bytes), (0, 12288));
+        assert_eq!(s.interarrival.mean_us, 2.0);
+        assert_eq!(s.skipped_lines, 2);
+    }
+}
