@@ -1,5 +1,6 @@
 //! Wires one run together: workload -> host -> FTL -> flash and timing -> metrics.
 
+use std::collections::VecDeque;
 use std::time::Instant;
 
 use rand::{Rng, SeedableRng};
@@ -10,8 +11,8 @@ use crate::check::{check_invariants, Oracle, PowerLossPlan};
 use crate::config::{Config, PreconditionMode};
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, OpKind, OpLog, Purpose};
-use crate::ftl::{build_ftl, Ftl, FtlCtx, SramBreakdown};
-use crate::host::Host;
+use crate::ftl::{build_ftl, Ftl, FtlCtx, Prefetch, SramBreakdown};
+use crate::host::{Host, PageRequest};
 use crate::metrics::{CacheStats, Collector, RecoveryReport, Report, RequestKind};
 use crate::metrics::report::ReportInputs;
 use crate::timing::TimingEngine;
@@ -31,6 +32,9 @@ pub struct RunResult {
     pub config: serde_json::Value,
     pub report: Report,
 }
+
+/// Requests admitted ahead of the one being served (for prefetching).
+const LOOKAHEAD: usize = 8;
 
 /// How often the progress callback is called, in requests.
 pub const PROGRESS_EVERY: u64 = 1 << 16;
@@ -156,14 +160,35 @@ impl Simulation {
     }
 
     /// Serves every request of the workload; `progress` is called every [`PROGRESS_EVERY`] requests.
+    ///
+    /// Requests are admitted [`LOOKAHEAD`] ahead of service so the FTL can prefetch their state
+    /// (the simulation is memory-bound on large devices). An admission error is returned after
+    /// the requests before it have been served, as without the lookahead.
     pub fn run(&mut self, workload: Workload, progress: &mut dyn FnMut(u64)) -> Result<RunResult> {
         let started = Instant::now();
         let skipped = workload.skipped.clone();
         // A closed-loop source issues a request only once it knows earlier ones completed.
         let completions = workload.completions.clone();
-        for request in workload.requests {
-            let request = request?;
-            let page_request = self.host.admit(&workload.name, &request)?;
+        let lookahead = if completions.is_some() { 0 } else { LOOKAHEAD };
+        let mut source = workload.requests;
+        let mut ahead: VecDeque<PageRequest> = VecDeque::with_capacity(LOOKAHEAD + 1);
+        let mut admission_error = None;
+        loop {
+            while admission_error.is_none() && ahead.len() <= lookahead {
+                let Some(request) = source.next() else { break };
+                match request.and_then(|r| self.host.admit(&workload.name, &r)) {
+                    Ok(page_request) => {
+                        self.oracle.prefetch(page_request.first);
+                        self.ftl.prefetch(page_request.first, Prefetch::Map, &self.flash);
+                        ahead.push_back(page_request);
+                    }
+                    Err(e) => admission_error = Some(e),
+                }
+            }
+            if let Some(soon) = ahead.get(LOOKAHEAD / 2) {
+                self.ftl.prefetch(soon.first, Prefetch::Pages, &self.flash);
+            }
+            let Some(page_request) = ahead.pop_front() else { break };
             self.serve(page_request)?;
             if let Some(tx) = &completions {
                 let _ = tx.send((self.last_finish as f64 * self.config.host.time_scale) as u64);
@@ -171,6 +196,9 @@ impl Simulation {
             if self.requests % PROGRESS_EVERY == 0 {
                 progress(self.requests);
             }
+        }
+        if let Some(e) = admission_error {
+            return Err(e);
         }
         if let Some(&point) = self.power_loss_at.first() {
             return Err(SimError::config(
@@ -194,6 +222,7 @@ impl Simulation {
         {
             let ftl = self.ftl.as_mut();
             let mut ctx = FtlCtx { flash: &mut self.flash, ops: &mut self.ops, cache: &mut self.cache };
+            ftl.begin_request(req.first, req.pages);
             for i in 0..req.pages {
                 let lpn = self.host.lpn(&req, i);
                 ctx.ops.begin_chain();
