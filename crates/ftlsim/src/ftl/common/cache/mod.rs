@@ -16,8 +16,10 @@ mod entry;
 mod list;
 pub mod nru;
 mod policy;
+mod two_level;
 
 pub use dirty::DirtyEntries;
 pub use entry::EntryCache;
 pub use list::{ListSet, NIL};
 pub use policy::{AnyPolicy, Lru, Policy, ReplacementKind, SegmentedLru};
+pub use two_level::{PageOrder, TwoLevelCache};

@@ -1,0 +1,509 @@
+//! TPFTL (Zhou et al., EuroSys'15; paper 002 §4, spec part A): a demand-based page-level FTL
+//! whose mapping cache is a two-level LRU ([`TwoLevelCache`]): translation-page (TP) nodes
+//! ordered by page-level hotness, each with an LRU list of 6-byte entry nodes.
+//!
+//! Four techniques, each a flag (paper 002's ablations `-`, `r`, `s`, `b`, `c` and combinations;
+//! `variant = "rsbc"` sets all four, and a flag given as well overrides its letter):
+//! - `r` request-level prefetching: when the first page of a request misses, the entries of the
+//!   request's other pages (within the TP, rule 1) are loaded with it;
+//! - `s` selective prefetching: a counter gains one per TP node created and loses one per node
+//!   evicted; at +threshold prefetching stops, at -threshold (a sequential run concentrates the
+//!   cache in few TPs) it starts; while on, a miss also loads as many following entries as the
+//!   missed LPN has consecutive cached predecessors in its TP;
+//! - `b` batch-update replacement: writing back a dirty victim writes every dirty entry of its TP
+//!   node, which stay cached, clean; a GC update of an uncached entry also takes them along;
+//! - `c` clean-first replacement: victims are the LRU node's clean entries, in LRU order, before
+//!   its dirty ones.
+//!
+//! Prefetching is limited so that one translation reads at most one TP and updates at most one
+//! (§4.5): rule 1, the prefetched entries stay in the requested TP; rule 2, all victims come from
+//! one node, the coldest other than the requested one (spec T7), and the length is cut to that
+//! node's entry count and to what evicting it entirely makes room for (spec A.7.4). Without `b`,
+//! the dirty victims of one replacement go into one TP update (spec A.7.3 [REC]).
+//!
+//! GC: a moved page whose entry is cached is updated there (a GC hit; recency unchanged, T21).
+//! Otherwise the new mapping is staged in its TP, and each such TP is updated once, as soon as the
+//! garbage collection that moved the pages returns (the GC batch update of paper 002's DFTL, which
+//! TPFTL extends); the first GC miss of a TP counts as the write-back, the others as misses
+//! without penalty. Writing them only after GC, not when each victim block is empty, keeps GC
+//! within its reserve: with `gc.free_blocks_low = 1` the page moves may take the last free block,
+//! and a translation page allocated inside GC would then find none.
+//!
+//! Where the paper is silent (spec A.12): hotness is the mean global access count of the last
+//! accesses of a node's entries (`page_order = "lru"` orders nodes by last access instead); a
+//! loaded entry is clean and the prefetched ones sit behind the requested one, the nearest most
+//! recent; `r` and `s` lengths combine by max; prefetch targets already cached are skipped; `r`
+//! fires on the request's first page only (`request_prefetch_any_miss` on any miss in it).
+
+use serde::{Deserialize, Serialize};
+
+use super::common::cache::{PageOrder, TwoLevelCache};
+use super::common::demand::{miss_class, params_json, DemandFtl, DemandScheme};
+use super::common::translation::{write_back, TranslationOwner, TranslationStore, TP_ENTRY_BYTES};
+use super::common::{BlockManager, Relocate};
+use super::{ftl_params, Ftl, FtlCtx, SramItem};
+use crate::config::Config;
+use crate::error::{Result, SimError};
+use crate::flash::{FlashArray, Lpn, Ppn, Spare};
+use crate::metrics::CacheAccess;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TpftlParams {
+    /// SRAM for entry and TP nodes, bytes. Default: a block-level map's size, 4 bytes per logical
+    /// block (paper 002 §5.1: 8 KB for 512 MB, 256 KB for 16 GB; the GTD is charged apart).
+    pub cache_bytes: Option<u64>,
+    /// Bytes per entry node: 10-bit offset, 4-byte PPN, dirty flag (paper 002 §4.1: 6).
+    pub entry_bytes: u32,
+    /// Bytes per TP node (spec A.6's slot model: one 6-byte slot, as Fig. 4 needs).
+    pub node_bytes: u32,
+    /// Paper 002's configuration names: `-` or letters of `rsbc`; default `rsbc`.
+    pub variant: Option<String>,
+    pub request_prefetch: Option<bool>,
+    pub selective_prefetch: Option<bool>,
+    pub batch_update: Option<bool>,
+    pub clean_first: Option<bool>,
+    /// Request-level prefetching on any miss inside the request, not only its first page (spec T5).
+    pub request_prefetch_any_miss: bool,
+    /// |counter| that switches selective prefetching (paper 002 §4.3: 3).
+    pub selective_threshold: u32,
+    pub page_order: PageOrder,
+}
+
+impl Default for TpftlParams {
+    fn default() -> Self {
+        TpftlParams {
+            cache_bytes: None,
+            entry_bytes: 6,
+            node_bytes: 6,
+            variant: None,
+            request_prefetch: None,
+            selective_prefetch: None,
+            batch_update: None,
+            clean_first: None,
+            request_prefetch_any_miss: false,
+            selective_threshold: 3,
+            page_order: PageOrder::Hotness,
+        }
+    }
+}
+
+/// The parameters as run (recorded in results).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TpftlResolved {
+    pub cache_bytes: u64,
+    pub entry_bytes: u32,
+    pub node_bytes: u32,
+    pub variant: String,
+    pub request_prefetch: bool,
+    pub selective_prefetch: bool,
+    pub batch_update: bool,
+    pub clean_first: bool,
+    pub request_prefetch_any_miss: bool,
+    pub selective_threshold: u32,
+    pub page_order: PageOrder,
+}
+
+impl TpftlResolved {
+    fn new(config: &Config, p: TpftlParams) -> Result<Self> {
+        let field = |f: &str| format!("ftl.tpftl.{f}");
+        let variant = p.variant.as_deref().unwrap_or("rsbc");
+        let valid = variant == "-"
+            || (!variant.is_empty() && variant.chars().all(|c| "rsbc".contains(c)) && {
+                let mut seen: Vec<char> = variant.chars().collect();
+                seen.sort_unstable();
+                seen.dedup();
+                seen.len() == variant.len()
+            });
+        if !valid {
+            return Err(SimError::config(field("variant"), format!("\"{variant}\" is not \"-\" or a set of the letters r, s, b, c")));
+        }
+        let flag = |letter: char, explicit: Option<bool>| explicit.unwrap_or(variant.contains(letter));
+        let (r, s, b, c) = (
+            flag('r', p.request_prefetch),
+            flag('s', p.selective_prefetch),
+            flag('b', p.batch_update),
+            flag('c', p.clean_first),
+        );
+        let name: String = [(r, 'r'), (s, 's'), (b, 'b'), (c, 'c')].iter().filter(|f| f.0).map(|f| f.1).collect();
+        let g = &config.device.geometry;
+        let block_map = config.device.logical_pages().div_ceil(g.pages_per_block) as u64 * TP_ENTRY_BYTES as u64;
+        let cache_bytes = p.cache_bytes.unwrap_or(block_map);
+        if p.entry_bytes == 0 {
+            return Err(SimError::config(field("entry_bytes"), "must be at least 1"));
+        }
+        if cache_bytes < (p.entry_bytes + p.node_bytes) as u64 {
+            return Err(SimError::config(
+                field("cache_bytes"),
+                format!("{cache_bytes} bytes cannot hold one TP node ({} B) with one entry ({} B)", p.node_bytes, p.entry_bytes),
+            ));
+        }
+        if p.selective_threshold == 0 {
+            return Err(SimError::config(field("selective_threshold"), "must be at least 1"));
+        }
+        Ok(TpftlResolved {
+            cache_bytes,
+            entry_bytes: p.entry_bytes,
+            node_bytes: p.node_bytes,
+            variant: if name.is_empty() { "-".into() } else { name },
+            request_prefetch: r,
+            selective_prefetch: s,
+            batch_update: b,
+            clean_first: c,
+            request_prefetch_any_miss: p.request_prefetch_any_miss,
+            selective_threshold: p.selective_threshold,
+            page_order: p.page_order,
+        })
+    }
+}
+
+/// Selective prefetching's switch (paper 002 §4.3): a counter of TP nodes created minus evicted,
+/// acted on and reset whenever its magnitude reaches the threshold. Starts off (spec A.7.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SelectiveSwitch {
+    counter: i32,
+    active: bool,
+    threshold: i32,
+}
+
+impl SelectiveSwitch {
+    fn new(threshold: u32) -> Self {
+        SelectiveSwitch { counter: 0, active: false, threshold: threshold.min(i32::MAX as u32) as i32 }
+    }
+
+    fn node_created(&mut self) {
+        self.counter += 1;
+        self.settle();
+    }
+
+    fn node_evicted(&mut self) {
+        self.counter -= 1;
+        self.settle();
+    }
+
+    /// Rising node counts end a sequential run, falling ones mark one.
+    fn settle(&mut self) {
+        if self.counter.abs() >= self.threshold {
+            self.active = self.counter < 0;
+            self.counter = 0;
+        }
+    }
+}
+
+pub struct Tpftl {
+    params: TpftlResolved,
+    store: TranslationStore,
+    cache: TwoLevelCache,
+    selective: SelectiveSwitch,
+    /// Host translations so far: the recency stamp of entry nodes.
+    now: u64,
+    /// The host request being served: its first LPN and one past its last (unwrapped).
+    request: (Lpn, u64),
+    /// TPs with GC mapping updates staged in the store, written when their victim block is empty.
+    gc_pending: Vec<u32>,
+    gc_pending_tp: Vec<bool>,
+}
+
+impl Tpftl {
+    pub fn new(config: &Config, params: TpftlParams) -> Result<Self> {
+        let params = TpftlResolved::new(config, params)?;
+        let store = TranslationStore::new(config);
+        let cache = TwoLevelCache::new(
+            params.page_order,
+            params.cache_bytes,
+            params.entry_bytes,
+            params.node_bytes,
+            store.logical_pages(),
+            store.entries_per_tp(),
+        );
+        Ok(Tpftl {
+            selective: SelectiveSwitch::new(params.selective_threshold),
+            gc_pending_tp: vec![false; store.tp_count() as usize],
+            gc_pending: Vec::new(),
+            now: 0,
+            request: (0, 0),
+            cache,
+            store,
+            params,
+        })
+    }
+
+    pub fn build(config: &Config) -> Result<Box<dyn Ftl>> {
+        let params: TpftlParams = ftl_params(config, "tpftl")?;
+        Ok(Box::new(DemandFtl::new(config, Tpftl::new(config, params)?)))
+    }
+
+    /// How many entries after `lpn` to load with it: the longer of the request-level and the
+    /// selective length, within `lpn`'s TP (rule 1).
+    fn prefetch_length(&self, lpn: Lpn) -> u32 {
+        let tp_lpns = self.store.lpns(self.store.tp_of(lpn));
+        let room = tp_lpns.end - 1 - lpn;
+        let (first, end) = self.request;
+        let mut k = 0;
+        let in_request = (lpn as u64) < end && (lpn == first || (self.params.request_prefetch_any_miss && lpn > first));
+        if self.params.request_prefetch && in_request {
+            k = (end - 1 - lpn as u64).min(room as u64) as u32;
+        }
+        if self.params.selective_prefetch && self.selective.active {
+            let predecessors = (1..=room.min(lpn - tp_lpns.start)).take_while(|&d| self.cache.get(lpn - d).is_some()).count();
+            k = k.max(predecessors as u32);
+        }
+        k
+    }
+
+    /// Rule 2 (paper 002 §4.5, spec A.7.4): cuts the prefetch length `k` so that the requested
+    /// entry and the uncached ones among the next `k` fit after evicting from one node; returns
+    /// the length and that node (`None`: no eviction needed, or no other node to evict from).
+    fn plan(&mut self, lpn: Lpn, k: u32) -> (u32, Option<u32>) {
+        let tp = self.store.tp_of(lpn);
+        let node = if self.cache.node_len(tp) == 0 { self.cache.node_bytes() } else { 0 };
+        let need = |entries: u64, e: u64| entries * e + node;
+        let e = self.cache.entry_bytes();
+        let free = self.cache.free_bytes();
+        if need(self.loads(lpn, k).last().unwrap_or(1), e) <= free {
+            return (k, None);
+        }
+        let Some(victim) = self.cache.coldest_except(tp) else { return (0, None) };
+        let n_v = self.cache.node_len(victim);
+        let room = free + n_v as u64 * e + self.cache.node_bytes();
+        let fits = self.loads(lpn, k.min(n_v)).take_while(|&n| need(n, e) <= room).count();
+        (fits.saturating_sub(1) as u32, Some(victim))
+    }
+
+    /// For j = 0..=k, the entries a miss on `lpn` loads with a prefetch length of j.
+    fn loads(&self, lpn: Lpn, k: u32) -> impl Iterator<Item = u64> + '_ {
+        std::iter::once(1).chain((1..=k).scan(1, move |n, d| {
+            *n += self.cache.get(lpn + d).is_none() as u64;
+            Some(*n)
+        }))
+    }
+
+    /// Evicts until `entries` entries of `tp` fit: from `victim`, then (only if that is not
+    /// enough, which rule 2 rules out) from the coldest other nodes, and from `tp` itself when no
+    /// other node is left. Returns whether a translation page was written.
+    fn make_room(&mut self, tp: u32, entries: u64, mut victim: Option<u32>, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
+        let mut wrote = false;
+        loop {
+            let node = if self.cache.node_len(tp) == 0 { self.cache.node_bytes() } else { 0 };
+            if self.cache.free_bytes() >= entries * self.cache.entry_bytes() + node {
+                return Ok(wrote);
+            }
+            let v = match victim.take() {
+                Some(v) => v,
+                None => self.cache.coldest_except(tp).unwrap_or(tp),
+            };
+            wrote |= self.evict_from(v, tp, entries, blocks, ctx)?;
+            self.flush_gc(blocks, ctx)?;
+        }
+    }
+
+    /// Evicts entries of node `v` in replacement order until `entries` entries of `tp` fit or `v`
+    /// is empty; dirty victims go to flash in one TP update (with `b`, together with every other
+    /// dirty entry of `v`, at the first dirty victim).
+    fn evict_from(&mut self, v: u32, tp: u32, entries: u64, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
+        let mut staged = false;
+        let mut wrote = false;
+        loop {
+            let node = if self.cache.node_len(tp) == 0 { self.cache.node_bytes() } else { 0 };
+            if self.cache.free_bytes() >= entries * self.cache.entry_bytes() + node {
+                break;
+            }
+            let Some(slot) = self.cache.victim_in(v, self.params.clean_first) else { break };
+            let (lpn, ppn, dirty, gone) = self.cache.remove(slot);
+            ctx.cache.evictions += 1;
+            if gone {
+                self.selective.node_evicted();
+            }
+            if dirty {
+                ctx.cache.dirty_evictions += 1;
+                self.store.set(lpn, ppn);
+                if self.params.batch_update {
+                    write_back(self, blocks, v, true, ctx)?;
+                    wrote = true;
+                } else {
+                    staged = true;
+                }
+            }
+        }
+        if staged {
+            write_back(self, blocks, v, true, ctx)?;
+            wrote = true;
+        }
+        Ok(wrote)
+    }
+
+    fn load(&mut self, lpn: Lpn) {
+        if self.cache.insert(lpn, self.store.entry(lpn), self.now) {
+            self.selective.node_created();
+        }
+    }
+
+    /// Writes the TPs of the GC updates staged by the garbage collections that ran since the last
+    /// call (a write-back may run GC again, which stages more: they are written too).
+    fn flush_gc(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+        while let Some(tp) = self.gc_pending.pop() {
+            // A write of this TP since it was staged has taken the update along.
+            if self.gc_pending_tp[tp as usize] {
+                write_back(self, blocks, tp, true, ctx)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Relocate for Tpftl {
+    fn relocated(&mut self, _: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {
+        let Some(lpn) = self.store.relocated(spare, old, new)? else { return Ok(()) };
+        if let Some(slot) = self.cache.get(lpn) {
+            self.cache.update(slot, new);
+            ctx.cache.record_gc(CacheAccess::Hit);
+        } else {
+            self.store.set(lpn, new);
+            let tp = self.store.tp_of(lpn) as usize;
+            let first = !self.gc_pending_tp[tp];
+            if first {
+                self.gc_pending_tp[tp] = true;
+                self.gc_pending.push(tp as u32);
+            }
+            ctx.cache.record_gc(if first { CacheAccess::MissWriteBack } else { CacheAccess::MissNoPenalty });
+        }
+        Ok(())
+    }
+}
+
+impl TranslationOwner for Tpftl {
+    fn store(&mut self) -> &mut TranslationStore {
+        &mut self.store
+    }
+
+    /// Staged GC updates are already in the store; with `b` every dirty entry of the TP joins.
+    fn publish(&mut self, tp: u32) -> bool {
+        self.gc_pending_tp[tp as usize] = false;
+        if self.params.batch_update {
+            let store = &mut self.store;
+            self.cache.clean_tp(tp, |lpn, ppn| store.set(lpn, ppn));
+        }
+        self.cache.dirty_count(tp) == 0
+    }
+}
+
+impl DemandScheme for Tpftl {
+    fn name(&self) -> &'static str {
+        "tpftl"
+    }
+
+    fn store_ref(&self) -> &TranslationStore {
+        &self.store
+    }
+
+    fn begin_request(&mut self, first: Lpn, pages: u32) {
+        self.request = (first, first as u64 + pages as u64);
+    }
+
+    #[inline]
+    fn translate(&mut self, lpn: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Ppn> {
+        self.now += 1;
+        if let Some(slot) = self.cache.get(lpn) {
+            self.cache.touch(slot, self.now);
+            ctx.cache.record(CacheAccess::Hit);
+            return Ok(self.cache.ppn(slot));
+        }
+        let wanted = self.prefetch_length(lpn);
+        let (k, victim) = self.plan(lpn, wanted);
+        let targets = lpn + 1..=lpn + k;
+        let loads = 1 + targets.clone().filter(|&p| self.cache.get(p).is_none()).count() as u64;
+        let tp = self.store.tp_of(lpn);
+        let wrote = self.make_room(tp, loads, victim, blocks, ctx)?;
+        let fetched = self.store.fetch(tp, ctx)?;
+        // The farthest first: the requested entry ends most recent, then the nearest prefetched.
+        for p in targets.rev() {
+            if self.cache.get(p).is_none() {
+                self.load(p);
+            }
+        }
+        self.load(lpn);
+        ctx.cache.record(miss_class(wrote, fetched));
+        Ok(self.store.entry(lpn))
+    }
+
+    #[inline]
+    fn remap(&mut self, lpn: Lpn, ppn: Ppn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+        // Nothing evicts between a translation and its remap (GC only updates the cache).
+        let slot = self
+            .cache
+            .get(lpn)
+            .ok_or_else(|| SimError::Other(format!("tpftl: LPN {lpn} left the cache between its translation and its update")))?;
+        self.cache.update(slot, ppn);
+        // The data page's allocation may have collected garbage.
+        self.flush_gc(blocks, ctx)
+    }
+
+    fn cached(&self, lpn: Lpn) -> Option<Ppn> {
+        self.cache.get(lpn).map(|slot| self.cache.ppn(slot))
+    }
+
+    fn flush(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+        // GC during a write-back may dirty entries of TPs already written: repeat until clean.
+        loop {
+            let tps: Vec<u32> = self.cache.dirty_tps().collect();
+            if tps.is_empty() {
+                return Ok(());
+            }
+            for tp in tps {
+                let store = &mut self.store;
+                self.cache.clean_tp(tp, |lpn, ppn| store.set(lpn, ppn));
+                write_back(self, blocks, tp, true, ctx)?;
+                self.flush_gc(blocks, ctx)?;
+            }
+        }
+    }
+
+    fn clear_cache(&mut self) {
+        self.cache.clear();
+        self.selective = SelectiveSwitch::new(self.params.selective_threshold);
+        self.request = (0, 0);
+        for tp in self.gc_pending.drain(..) {
+            self.gc_pending_tp[tp as usize] = false;
+        }
+    }
+
+    fn check(&self, _: &FlashArray) -> std::result::Result<(), String> {
+        self.cache.check()?;
+        if !self.gc_pending.is_empty() {
+            return Err(format!("{} TPs wait for a GC batch update between requests", self.gc_pending.len()));
+        }
+        for tp in 0..self.store.tp_count() {
+            for slot in self.cache.node_entries(tp) {
+                let lpn = self.cache.lpn(slot);
+                if !self.cache.is_dirty(slot) && self.cache.ppn(slot) != self.store.entry(lpn) {
+                    return Err(format!(
+                        "clean cached entry LPN {lpn} -> {} disagrees with its translation page ({})",
+                        self.cache.ppn(slot),
+                        self.store.entry(lpn)
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn cache_sram(&self) -> Vec<SramItem> {
+        let p = &self.params;
+        vec![SramItem {
+            structure: format!("two-level entry cache ({}-byte entry nodes, {}-byte TP nodes)", p.entry_bytes, p.node_bytes),
+            bytes: p.cache_bytes,
+        }]
+    }
+
+    fn cache_sram_in_use(&self) -> u64 {
+        self.cache.used_bytes()
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.cache.memory_bytes() + self.gc_pending_tp.len() + self.gc_pending.capacity() * 4
+    }
+
+    fn params(&self) -> serde_json::Value {
+        params_json(&self.params)
+    }
+}
