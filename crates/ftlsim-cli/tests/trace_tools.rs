@@ -1,0 +1,131 @@
+//! End-to-end tests of `ftlsim trace stats|convert`, `ftlsim gen`, and trace input to `run`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn ftlsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ftlsim")).args(args).output().expect("ftlsim runs")
+}
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../ftlsim/tests/fixtures/traces").join(name).display().to_string()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ftlsim-cli-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn ok(out: &Output) -> String {
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stats(path: &str, extra: &[&str]) -> Value {
+    let out = ftlsim(&[&["trace", "stats", path, "--json"], extra].concat());
+    serde_json::from_str::<Value>(&ok(&out)).unwrap()["stats"].clone()
+}
+
+const SMALL: &[&str] = &["--set", "device.geometry.blocks_per_plane=128", "--set", "device.geometry.pages_per_block=64", "--quiet"];
+
+#[test]
+fn stats_of_a_real_sample() {
+    let s = stats(&fixture("msr_hm_1.head40.csv.gz"), &[]);
+    assert_eq!(s["requests"], 40);
+    assert_eq!(s["writes"], 40);
+    assert_eq!(s["write_percent"], 100.0);
+    assert_eq!(s["min_offset_bytes"], 765_952);
+    let table = ok(&ftlsim(&["trace", "stats", &fixture("tpcc.mqsim.head40.trace")]));
+    for row in ["write requests (%)", "average read size (KB)", "footprint", "sequential", "inter-arrival", "address range"] {
+        assert!(table.contains(row), "{row}: {table}");
+    }
+}
+
+/// A generated stand-in has the statistics of the paper's table (paper 000 Table 4.2,
+/// WebSearch1: 227,623 requests, 0.05% writes, 17.16 / 17.17 / 8.00 KB).
+#[test]
+fn generated_preset_matches_its_published_statistics() {
+    let out = temp("websearch1.csv.gz");
+    ok(&ftlsim(&["gen", "p000-websearch1", "-o", out.to_str().unwrap(), "--capacity", "16GiB"]));
+    let s = stats(out.to_str().unwrap(), &[]);
+    assert_eq!(s["requests"], 227_623);
+    let near = |key: &str, want: f64| {
+        let got = s[key].as_f64().unwrap();
+        assert!((got - want).abs() <= 0.02 * want, "{key}: {got} vs {want}");
+    };
+    near("write_percent", 0.05);
+    near("mean_size_kb", 17.16);
+    near("mean_read_size_kb", 17.17);
+    near("mean_write_size_kb", 8.00);
+}
+
+#[test]
+fn convert_to_every_writable_format_keeps_the_stream() {
+    let source = fixture("fiu_mail_cheetah.head30.blkparse");
+    let original = stats(&source, &[]);
+    for (to, ext) in [("msr", "csv"), ("spc", "spc.bz2"), ("mqsim", "trace.xz")] {
+        let out = temp(&format!("converted.{ext}"));
+        let path = out.to_str().unwrap();
+        ok(&ftlsim(&["trace", "convert", &source, "-o", path, "--to", to]));
+        let converted = stats(path, &[]);
+        // MSR keeps time in 100 ns ticks, so only the spatial statistics must match exactly.
+        for key in ["requests", "reads", "writes", "mean_read_size_kb", "mean_write_size_kb", "footprint_bytes", "sequential_percent", "min_offset_bytes", "max_end_bytes"] {
+            assert_eq!(converted[key], original[key], "{to}: {key}");
+        }
+        if to != "msr" {
+            assert_eq!(converted, original, "{to}");
+        }
+    }
+    let refused = ftlsim(&["trace", "convert", &source, "-o", temp("x").to_str().unwrap(), "--to", "fiu"]);
+    assert_eq!(refused.status.code(), Some(2));
+}
+
+#[test]
+fn malformed_trace_given_to_run_fails_with_one_positioned_line() {
+    let bad = temp("bad.csv");
+    std::fs::write(&bad, "128166625932151588,hm,1,Write,0,4096,0\n128166625932151589,hm,1,Write,8192,-8,0\n").unwrap();
+    let out = ftlsim(&[&["run", "--trace", bad.to_str().unwrap()], SMALL].concat());
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr, format!("error: {}:2: field 6 (size): expected a positive integer, found \"-8\"\n", bad.display()));
+    // Skipped instead, the line is counted in the result.
+    let out = ok(&ftlsim(&[&["run", "--json", "--trace", bad.to_str().unwrap(), "--on-bad-line", "skip"], SMALL].concat()));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((v["skipped_lines"].as_u64(), v["report"]["host"]["requests"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(v["workload_description"]["format"], "msr");
+}
+
+#[test]
+fn run_replays_real_traces_and_synthetic_presets() {
+    let out = ok(&ftlsim(&[&["run", "--json", "--trace", &fixture("tpcc.mqsim.head40.trace"), "--set", "host.address_policy=\"fold\""], SMALL].concat()));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["report"]["host"]["requests"], 40);
+    let out = ok(&ftlsim(&[&["run", "--json", "--synthetic", "p000-hm0", "--requests", "2000"], SMALL].concat()));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["workload"], "synthetic:p000-hm0");
+    assert_eq!(v["workload_description"]["synthetic"], true);
+    assert_eq!(v["report"]["host"]["requests"], 2000);
+    let out = ok(&ftlsim(&[&["run", "--json", "--synthetic", "requests=500,read=0.5,size=4k,arrival=closed:4"], SMALL].concat()));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["report"]["host"]["requests"], 500);
+}
+
+#[test]
+fn bad_options_are_one_line_errors() {
+    for (args, want) in [
+        (vec!["trace", "stats", "/nonexistent/t.csv"], "/nonexistent/t.csv: cannot read"),
+        (vec!["gen", "nosuch", "-o", "/tmp/x.csv"], "unknown preset"),
+        (vec!["gen", "requests=10,read=7", "-o", "/tmp/x.csv"], "synthetic.read"),
+    ] {
+        let out = ftlsim(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(stderr.starts_with("error: ") && stderr.contains(want) && stderr.lines().count() == 1, "{stderr}");
+    }
+    let listing = ok(&ftlsim(&["list", "workloads"]));
+    assert!(listing.contains("p000-financial1") && listing.contains("synthetic"), "{listing}");
+    assert!(ok(&ftlsim(&["list", "formats"])).contains("mqsim"));
+}
