@@ -7,6 +7,7 @@
 pub mod cdftl;
 pub mod common;
 pub mod dftl;
+pub mod optimal;
 mod page;
 mod registry;
 pub mod sftl;

@@ -18,6 +18,7 @@ pub const REGISTRY: &[FtlInfo] = &[
     FtlInfo { name: "cdftl", description: "CDFTL: entry cache (CMT) over a whole-translation-page cache (CTP)", build: super::cdftl::Cdftl::build },
     FtlInfo { name: "tpftl", description: "TPFTL: two-level LRU of TP nodes and entries, prefetching, batch and clean-first replacement", build: super::tpftl::Tpftl::build },
     FtlInfo { name: "sftl", description: "S-FTL: whole translation pages cached compressed by PPN runs, dirty buffer", build: super::sftl::Sftl::build },
+    FtlInfo { name: "optimal", description: "optimal FTL (paper 002): whole map cached, no translation traffic", build: super::optimal::OptimalFtl::build },
 ];
 
 pub fn ftl_names() -> impl Iterator<Item = &'static str> {
