@@ -10,6 +10,7 @@ pub mod dftl;
 pub mod optimal;
 mod page;
 mod registry;
+pub mod scftl;
 pub mod sftl;
 pub mod tpftl;
 

@@ -17,6 +17,7 @@ pub const REGISTRY: &[FtlInfo] = &[
     FtlInfo { name: "dftl", description: "DFTL: demand-based, segmented-LRU entry cache, batch write-back", build: super::dftl::Dftl::build },
     FtlInfo { name: "cdftl", description: "CDFTL: entry cache (CMT) over a whole-translation-page cache (CTP)", build: super::cdftl::Cdftl::build },
     FtlInfo { name: "tpftl", description: "TPFTL: two-level LRU of TP nodes and entries, prefetching, batch and clean-first replacement", build: super::tpftl::Tpftl::build },
+    FtlInfo { name: "scftl", description: "SCFTL: small entries with a consecutive field, spatial fetch, D-NRU replacement", build: super::scftl::Scftl::build },
     FtlInfo { name: "sftl", description: "S-FTL: whole translation pages cached compressed by PPN runs, dirty buffer", build: super::sftl::Sftl::build },
     FtlInfo { name: "optimal", description: "optimal FTL (paper 002): whole map cached, no translation traffic", build: super::optimal::OptimalFtl::build },
 ];

@@ -102,6 +102,11 @@ impl Nru {
         self.referenced[slot as usize]
     }
 
+    /// A slot's weight (0: unmodified).
+    pub fn weight(&self, slot: u32) -> u32 {
+        self.weight[slot as usize]
+    }
+
     /// The modified counter of a TP as its 3 bits show it.
     pub fn modified_counter(&self, tp: u32) -> u32 {
         self.count[tp as usize].min(MC_MAX)
@@ -300,8 +305,10 @@ impl Policy for Nru {
     fn remove(&mut self, slot: u32) {
         let s = slot as usize;
         self.unlink(slot);
-        self.recount(self.tp[s], self.weight[s], 0);
-        self.weight[s] = 0;
+        if self.weight[s] != 0 {
+            self.recount(self.tp[s], self.weight[s], 0);
+            self.weight[s] = 0;
+        }
         self.occupied -= 1;
         self.unreferenced -= !self.referenced[s] as u32;
     }

@@ -1,0 +1,486 @@
+//! SCFTL's cached mapping table (paper 000 §5.1, spec 5.1): a fully associative cache of
+//! variable-length entries. A small entry (tag, PPN, consecutive field C) maps the LPNs
+//! `tag..=tag + C` to `PPN..=PPN + C`; a large entry (the ablation of Fig 5.15) holds an aligned
+//! chunk of a translation page with one PPN per LPN. Entries never overlap and never cross a TP.
+//!
+//! Lookup is a predecessor search among entry heads: a bitmap over LPNs marks the tags, so the
+//! entry covering an LPN is found from at most two 64-bit words (an entry spans at most 2^C LPNs),
+//! and a per-LPN table gives a tag's slot. Slots are preallocated; the modified entries of each TP
+//! are linked in a list of their own for write-back; the replacement order is the [`Replacement`]'s.
+//! Every operation here is O(1) (O(entry length) for a large entry's fill) and allocation-free.
+
+use crate::flash::{Lpn, Ppn};
+use crate::ftl::common::cache::nru::{Fetch, Nru};
+use crate::ftl::common::cache::{ListSet, Lru, Policy};
+use crate::ftl::common::translation::{TranslationStore, UNMAPPED};
+
+/// The replacement policies of the ablation in paper 000 §5.3.1.
+pub enum Replacement {
+    Lru(Lru),
+    /// Plain NRU: modifications are not reported, so it orders by A alone.
+    Nru(Nru),
+    /// D-NRU (Table 5.1).
+    DNru(Nru),
+}
+
+impl Replacement {
+    #[inline]
+    fn insert(&mut self, slot: u32, tp: u32, referenced: bool) {
+        match self {
+            Replacement::Lru(p) => p.insert(slot),
+            Replacement::Nru(p) => p.insert_entry(slot, 0, referenced),
+            Replacement::DNru(p) => p.insert_entry(slot, tp, referenced),
+        }
+    }
+    #[inline]
+    pub fn touch(&mut self, slot: u32) {
+        match self {
+            Replacement::Lru(p) => p.touch(slot),
+            Replacement::Nru(p) | Replacement::DNru(p) => p.touch(slot),
+        }
+    }
+    #[inline]
+    fn remove(&mut self, slot: u32) {
+        match self {
+            Replacement::Lru(p) => p.remove(slot),
+            Replacement::Nru(p) | Replacement::DNru(p) => p.remove(slot),
+        }
+    }
+    #[inline]
+    fn set_modified(&mut self, slot: u32, weight: u32) {
+        if let Replacement::DNru(p) = self {
+            p.set_modified(slot, weight);
+        }
+    }
+    /// The victim for a fetch; only D-NRU tells the kinds apart (and may find none for a spatial one).
+    #[inline]
+    pub fn victim(&self, fetch: Fetch) -> Option<u32> {
+        match self {
+            Replacement::Lru(p) => p.victim(),
+            Replacement::Nru(p) => p.select(Fetch::Normal),
+            Replacement::DNru(p) => p.select(fetch),
+        }
+    }
+    /// The A bit (LRU keeps none: every entry counts as referenced).
+    #[inline]
+    pub fn is_referenced(&self, slot: u32) -> bool {
+        match self {
+            Replacement::Lru(_) => true,
+            Replacement::Nru(p) | Replacement::DNru(p) => p.is_referenced(slot),
+        }
+    }
+    fn clear(&mut self) {
+        match self {
+            Replacement::Lru(p) => p.clear(),
+            Replacement::Nru(p) | Replacement::DNru(p) => p.clear(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Small entries of up to `max_len` consecutive mappings.
+    Small { max_len: u32 },
+    /// Large entries of `chunk` mappings, aligned within their TP.
+    Large { chunk: u32 },
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Entry {
+    tag: Lpn,
+    /// Small: the PPN of the tag. Large: unused.
+    base: Ppn,
+    len: u32,
+    dirty: bool,
+    /// The access that brought the entry in.
+    stamp: u32,
+}
+
+pub struct Cmt {
+    layout: Layout,
+    capacity: u32,
+    entries: Vec<Entry>,
+    /// Large layout: `chunk` PPNs per slot.
+    values: Vec<Ppn>,
+    /// Bit per LPN: it is the tag of a cached entry.
+    heads: Vec<u64>,
+    /// The slot of a tag (meaningful where its head bit is set).
+    slot_of: Vec<u32>,
+    /// List `tp` holds the modified entries of TP `tp`.
+    dirty_lists: ListSet,
+    free: Vec<u32>,
+    entries_per_tp: u32,
+    pub policy: Replacement,
+}
+
+impl Cmt {
+    pub fn new(layout: Layout, capacity: u32, policy: Replacement, store: &TranslationStore) -> Self {
+        let logical = store.logical_pages() as usize;
+        let chunk = match layout {
+            Layout::Small { .. } => 0,
+            Layout::Large { chunk } => chunk as usize,
+        };
+        Cmt {
+            layout,
+            capacity,
+            entries: vec![Entry::default(); capacity as usize],
+            values: vec![UNMAPPED; capacity as usize * chunk],
+            heads: vec![0; logical.div_ceil(64)],
+            slot_of: vec![0; logical],
+            dirty_lists: ListSet::new(capacity as usize, store.tp_count() as usize),
+            free: (0..capacity).rev().collect(),
+            entries_per_tp: store.entries_per_tp(),
+            policy,
+        }
+    }
+
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+    #[inline]
+    pub fn len(&self) -> u32 {
+        self.capacity - self.free.len() as u32
+    }
+    #[inline]
+    pub fn free_slots(&self) -> u32 {
+        self.free.len() as u32
+    }
+    #[inline]
+    pub fn is_full(&self) -> bool {
+        self.free.is_empty()
+    }
+    /// Longest run of mappings an entry holds.
+    #[inline]
+    pub fn max_len(&self) -> u32 {
+        match self.layout {
+            Layout::Small { max_len } => max_len,
+            Layout::Large { chunk } => chunk,
+        }
+    }
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    #[inline]
+    pub fn tag(&self, slot: u32) -> Lpn {
+        self.entries[slot as usize].tag
+    }
+    #[inline]
+    pub fn entry_len(&self, slot: u32) -> u32 {
+        self.entries[slot as usize].len
+    }
+    /// One past the entry's last LPN.
+    #[inline]
+    pub fn end(&self, slot: u32) -> Lpn {
+        let e = &self.entries[slot as usize];
+        e.tag + e.len
+    }
+    #[inline]
+    pub fn is_dirty(&self, slot: u32) -> bool {
+        self.entries[slot as usize].dirty
+    }
+    #[inline]
+    pub fn stamp(&self, slot: u32) -> u32 {
+        self.entries[slot as usize].stamp
+    }
+    #[inline]
+    pub fn tp(&self, slot: u32) -> u32 {
+        self.entries[slot as usize].tag / self.entries_per_tp
+    }
+
+    /// The PPN an entry holds for one of its LPNs.
+    #[inline]
+    pub fn ppn(&self, slot: u32, lpn: Lpn) -> Ppn {
+        let e = &self.entries[slot as usize];
+        let offset = lpn - e.tag;
+        match self.layout {
+            Layout::Small { .. } => e.base + offset,
+            Layout::Large { chunk } => self.values[(slot * chunk + offset) as usize],
+        }
+    }
+
+    /// The (LPN, PPN) pairs an entry maps.
+    pub fn mappings(&self, slot: u32) -> impl Iterator<Item = (Lpn, Ppn)> + '_ {
+        let e = self.entries[slot as usize];
+        (e.tag..e.tag + e.len).map(move |lpn| (lpn, self.ppn(slot, lpn)))
+    }
+
+    #[inline]
+    pub fn is_head(&self, lpn: Lpn) -> bool {
+        self.heads[lpn as usize >> 6] & (1 << (lpn & 63)) != 0
+    }
+
+    /// The highest head in `lo..=lpn`.
+    #[inline]
+    fn head_at_or_before(&self, lpn: Lpn, lo: Lpn) -> Option<Lpn> {
+        let mut w = lpn as usize >> 6;
+        let mut word = self.heads[w] & (u64::MAX >> (63 - (lpn & 63)));
+        loop {
+            if word != 0 {
+                let head = (w as u32) * 64 + 63 - word.leading_zeros();
+                return (head >= lo).then_some(head);
+            }
+            if w == 0 || (w as u32) * 64 <= lo {
+                return None;
+            }
+            w -= 1;
+            word = self.heads[w];
+        }
+    }
+
+    /// The first LPN of the large-layout chunk holding `lpn`.
+    #[inline]
+    pub fn chunk_start(&self, lpn: Lpn, chunk: u32) -> Lpn {
+        let tp_start = lpn - lpn % self.entries_per_tp;
+        tp_start + (lpn - tp_start) / chunk * chunk
+    }
+
+    /// The slot of the entry covering `lpn`.
+    #[inline]
+    pub fn find(&self, lpn: Lpn) -> Option<u32> {
+        match self.layout {
+            Layout::Small { max_len } => {
+                let head = self.head_at_or_before(lpn, lpn.saturating_sub(max_len - 1))?;
+                let slot = self.slot_of[head as usize];
+                (lpn < self.end(slot)).then_some(slot)
+            }
+            Layout::Large { chunk } => {
+                let tag = self.chunk_start(lpn, chunk);
+                self.is_head(tag).then(|| self.slot_of[tag as usize])
+            }
+        }
+    }
+
+    /// The lowest LPN a new run ending at the uncached `lpn` may start at: the end of the
+    /// nearest entry below it, or `lpn + 1 - max_len`, whichever is higher.
+    #[inline]
+    pub fn free_below(&self, lpn: Lpn) -> Lpn {
+        let max_len = self.max_len();
+        let lowest = (lpn + 1).saturating_sub(max_len);
+        // An entry starting below `lowest - max_len + 1` ends before `lowest`.
+        match self.head_at_or_before(lpn, lowest.saturating_sub(max_len - 1)) {
+            Some(head) => self.end(self.slot_of[head as usize]).max(lowest),
+            None => lowest,
+        }
+    }
+
+    fn set_head(&mut self, lpn: Lpn, slot: u32) {
+        self.heads[lpn as usize >> 6] |= 1 << (lpn & 63);
+        self.slot_of[lpn as usize] = slot;
+    }
+    fn clear_head(&mut self, lpn: Lpn) {
+        self.heads[lpn as usize >> 6] &= !(1 << (lpn & 63));
+    }
+
+    /// Fills a free slot (the caller made room). A large entry's PPNs come from `ppn_of`.
+    #[inline]
+    pub fn insert(&mut self, tag: Lpn, len: u32, ppn_of: impl Fn(Lpn) -> Ppn, dirty: bool, referenced: bool, stamp: u32) -> u32 {
+        let slot = self.free.pop().expect("insert into a full CMT");
+        let base = ppn_of(tag);
+        if let Layout::Large { chunk } = self.layout {
+            let first = (slot * chunk) as usize;
+            for (i, v) in self.values[first..first + len as usize].iter_mut().enumerate() {
+                *v = ppn_of(tag + i as u32);
+            }
+        }
+        self.entries[slot as usize] = Entry { tag, base, len, dirty, stamp };
+        self.set_head(tag, slot);
+        let tp = tag / self.entries_per_tp;
+        self.policy.insert(slot, tp, referenced);
+        if dirty {
+            self.dirty_lists.push_front(tp, slot);
+            self.policy.set_modified(slot, len);
+        }
+        slot
+    }
+
+    /// Empties a slot (an eviction, or a single entry merged into its neighbour).
+    #[inline]
+    pub fn remove(&mut self, slot: u32) {
+        let tag = self.entries[slot as usize].tag;
+        self.clear_head(tag);
+        self.dirty_lists.remove(slot);
+        self.policy.remove(slot);
+        self.free.push(slot);
+    }
+
+    /// Marks an entry modified (its length is its weight for D-NRU's modified counter).
+    #[inline]
+    pub fn mark_dirty(&mut self, slot: u32) {
+        let e = &mut self.entries[slot as usize];
+        if !e.dirty {
+            e.dirty = true;
+            let tp = e.tag / self.entries_per_tp;
+            self.dirty_lists.push_front(tp, slot);
+        }
+        self.policy.set_modified(slot, self.entries[slot as usize].len);
+    }
+
+    /// Marks an entry clean (its mappings are in flash now).
+    #[inline]
+    fn mark_clean(&mut self, slot: u32) {
+        self.entries[slot as usize].dirty = false;
+        self.dirty_lists.remove(slot);
+        self.policy.set_modified(slot, 0);
+    }
+
+    /// Modified entries of a TP.
+    #[inline]
+    pub fn dirty_count(&self, tp: u32) -> u32 {
+        self.dirty_lists.len(tp)
+    }
+
+    /// Marks every modified entry of a TP clean, handing each of their mappings to `f`.
+    pub fn clean_tp(&mut self, tp: u32, mut f: impl FnMut(Lpn, Ppn)) {
+        while let Some(slot) = self.dirty_lists.back(tp) {
+            for (lpn, ppn) in self.mappings(slot) {
+                f(lpn, ppn);
+            }
+            self.mark_clean(slot);
+        }
+    }
+
+    /// Case (a): a single-mapping small entry gets a new PPN.
+    #[inline]
+    pub fn set_single(&mut self, slot: u32, ppn: Ppn) {
+        debug_assert_eq!(self.entries[slot as usize].len, 1);
+        self.entries[slot as usize].base = ppn;
+    }
+
+    /// A large entry gets a new PPN for one of its LPNs.
+    #[inline]
+    pub fn set_value(&mut self, slot: u32, lpn: Lpn, ppn: Ppn) {
+        let Layout::Large { chunk } = self.layout else { unreachable!("set_value on a small entry") };
+        let offset = lpn - self.entries[slot as usize].tag;
+        self.values[(slot * chunk + offset) as usize] = ppn;
+    }
+
+    /// Case (b): the head mapping leaves the entry.
+    #[inline]
+    pub fn drop_head(&mut self, slot: u32) {
+        let e = &mut self.entries[slot as usize];
+        let old = e.tag;
+        e.tag += 1;
+        e.base += 1;
+        e.len -= 1;
+        let tag = e.tag;
+        self.clear_head(old);
+        self.set_head(tag, slot);
+        self.reweigh(slot);
+    }
+
+    /// Case (c): the tail mapping leaves the entry.
+    #[inline]
+    pub fn drop_tail(&mut self, slot: u32) {
+        self.entries[slot as usize].len -= 1;
+        self.reweigh(slot);
+    }
+
+    /// Case (d): the middle mapping `lpn` leaves the entry; the mappings after it move to a new
+    /// entry with the same state (the caller made room for it).
+    #[inline]
+    pub fn split_around(&mut self, slot: u32, lpn: Lpn) {
+        let e = self.entries[slot as usize];
+        let head_len = lpn - e.tag;
+        self.entries[slot as usize].len = head_len;
+        self.reweigh(slot);
+        let referenced = self.policy.is_referenced(slot);
+        let tail_base = e.base + head_len + 1;
+        self.insert(lpn + 1, e.len - head_len - 1, |_| tail_base, e.dirty, referenced, e.stamp);
+    }
+
+    /// The sequential merge: the entry takes the mapping after its last one.
+    #[inline]
+    pub fn extend(&mut self, slot: u32) {
+        self.entries[slot as usize].len += 1;
+        self.reweigh(slot);
+    }
+
+    #[inline]
+    fn reweigh(&mut self, slot: u32) {
+        let e = &self.entries[slot as usize];
+        if e.dirty {
+            self.policy.set_modified(slot, e.len);
+        }
+    }
+
+    /// Occupied slots.
+    pub fn slots(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.capacity).filter(|&s| {
+            let tag = self.entries[s as usize].tag;
+            self.is_head(tag) && self.slot_of[tag as usize] == s
+        })
+    }
+
+    /// Drops every entry without writing anything back.
+    pub fn clear(&mut self) {
+        self.heads.fill(0);
+        self.free = (0..self.capacity).rev().collect();
+        self.dirty_lists.clear();
+        self.policy.clear();
+        for e in &mut self.entries {
+            e.dirty = false;
+        }
+    }
+
+    /// Checks the structure, and that every clean entry agrees with the flash copy of its TP.
+    pub fn check(&self, store: &TranslationStore) -> std::result::Result<(), String> {
+        let max_len = self.max_len();
+        let mut occupied = 0;
+        for slot in self.slots() {
+            occupied += 1;
+            let e = self.entries[slot as usize];
+            let last = e.tag + e.len - 1;
+            let name = format!("CMT entry {}..={last} (slot {slot})", e.tag);
+            if e.len == 0 || e.len > max_len || last >= store.logical_pages() || store.tp_of(last) != store.tp_of(e.tag) {
+                return Err(format!("{name} is empty, too long or crosses a translation page"));
+            }
+            if let Layout::Large { chunk } = self.layout {
+                let end = store.lpns(store.tp_of(e.tag)).end;
+                if self.chunk_start(e.tag, chunk) != e.tag || e.len != chunk.min(end - e.tag) {
+                    return Err(format!("{name} is not an aligned chunk of {chunk}"));
+                }
+            } else if e.len > 1 && e.base.checked_add(e.len - 1).is_none_or(|p| p == UNMAPPED) {
+                return Err(format!("{name} runs into the unmapped value"));
+            }
+            if let Some(other) = (e.tag + 1..=last).find(|&l| self.is_head(l)) {
+                return Err(format!("{name} overlaps the entry at {other}"));
+            }
+            if let Replacement::DNru(p) = &self.policy {
+                if p.weight(slot) != if e.dirty { e.len } else { 0 } {
+                    return Err(format!("{name} (modified {}) has D-NRU weight {}", e.dirty, p.weight(slot)));
+                }
+            }
+            if self.dirty_lists.list_of(slot) != e.dirty.then(|| self.tp(slot)) {
+                return Err(format!("{name} (modified {}) is in dirty list {:?}", e.dirty, self.dirty_lists.list_of(slot)));
+            }
+            if !e.dirty {
+                if let Some((lpn, ppn)) = self.mappings(slot).find(|&(l, p)| store.entry(l) != p) {
+                    return Err(format!("clean {name} maps LPN {lpn} to {ppn}, its translation page to {}", store.entry(lpn)));
+                }
+            }
+        }
+        let heads: u32 = self.heads.iter().map(|w| w.count_ones()).sum();
+        if heads != occupied || occupied != self.len() {
+            return Err(format!("{heads} head bits and {occupied} indexed entries, but {} slots in use", self.len()));
+        }
+        if let Replacement::Nru(p) | Replacement::DNru(p) = &self.policy {
+            p.check(self.slots())?;
+        }
+        Ok(())
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        let policy = match &self.policy {
+            Replacement::Lru(_) => self.capacity as usize * 12,
+            Replacement::Nru(p) | Replacement::DNru(p) => p.memory_bytes(),
+        };
+        self.entries.len() * std::mem::size_of::<Entry>()
+            + self.values.len() * 4
+            + self.heads.len() * 8
+            + self.slot_of.len() * 4
+            + self.dirty_lists.memory_bytes()
+            + self.free.capacity() * 4
+            + policy
+    }
+}
