@@ -2,6 +2,7 @@
 //! Every error exits with code 2 and one line on stderr naming what is wrong.
 
 mod bench_cmd;
+mod experiment_cmd;
 mod gen_cmd;
 mod output;
 mod trace_args;
@@ -45,6 +46,20 @@ enum Command {
         ftl: Vec<String>,
         #[command(flatten)]
         common: CommonArgs,
+    },
+    /// Run an experiment spec (experiments/*.toml): workloads x sweep points x FTLs.
+    Experiment {
+        /// The spec file.
+        spec: PathBuf,
+        /// Requests of every synthetic stand-in (overrides the spec; for quick looks).
+        #[arg(long)]
+        requests: Option<u64>,
+        /// Print JSON lines, one per run.
+        #[arg(long, conflicts_with = "csv")]
+        json: bool,
+        /// Print CSV: a header and one row per run.
+        #[arg(long)]
+        csv: bool,
     },
     /// Measure the simulator's own speed and memory on fixed scenarios.
     Bench {
@@ -244,6 +259,7 @@ fn main_inner(cli: Cli) -> Result<()> {
             let results: Vec<RunResult> = results.into_iter().collect::<Result<_>>()?;
             print_results(&results, &common, false)
         }
+        Command::Experiment { spec, requests, json, csv } => experiment_cmd::experiment(&spec, requests, json, csv),
         Command::Bench { requests, only, json } => bench_cmd::bench(requests, only.as_deref(), json),
         Command::Trace { command } => trace_cmd::run(command),
         Command::Gen(args) => gen_cmd::run(args),

@@ -4,7 +4,7 @@ use ftlsim::RunResult;
 use serde_json::Value;
 
 /// Formats an optional ratio, `-` when undefined.
-fn opt(v: Option<f64>, digits: usize) -> String {
+pub fn opt(v: Option<f64>, digits: usize) -> String {
     v.map_or_else(|| "-".to_string(), |x| format!("{x:.digits$}"))
 }
 
@@ -121,14 +121,20 @@ fn csv_cell(s: &str) -> String {
 
 /// One CSV header line and one row per run: identity columns, then every report field.
 pub fn csv(results: &[RunResult]) -> String {
+    csv_rows(&results.iter().collect::<Vec<_>>(), &vec![Vec::new(); results.len()])
+}
+
+/// Like [`csv`], with extra leading columns per run (`extra[i]` for `results[i]`).
+pub fn csv_rows(results: &[&RunResult], extra: &[Vec<(String, String)>]) -> String {
     let mut lines = Vec::new();
     for (i, r) in results.iter().enumerate() {
-        let mut cells = vec![
+        let mut cells = extra[i].clone();
+        cells.extend([
             ("ftl".to_string(), r.ftl.clone()),
             ("workload".to_string(), r.workload.clone()),
             ("preset".to_string(), r.config["preset"].as_str().unwrap_or("").to_string()),
             ("version".to_string(), r.version.to_string()),
-        ];
+        ]);
         flatten("", &serde_json::to_value(&r.report).expect("report serialises"), &mut cells);
         if i == 0 {
             lines.push(cells.iter().map(|(k, _)| csv_cell(k)).collect::<Vec<_>>().join(","));

@@ -94,3 +94,46 @@ fn list_names_ftls_and_presets() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("pftl") && text.contains("mlc8g") && text.contains("ssd16"), "{text}");
 }
+
+#[test]
+fn experiment_runs_every_point_and_normalises_to_the_baseline() {
+    let dir = std::env::temp_dir().join(format!("ftlsim-exp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("e.toml");
+    std::fs::write(
+        &spec,
+        r#"
+        name = "e"
+        preset = "mlc8g"
+        ftls = ["pftl", "dftl"]
+        [set]
+        "device.geometry.blocks_per_plane" = 128
+        "device.geometry.pages_per_block" = 64
+        [sweep]
+        "ftl.*.cache_bytes" = [4224, 8448]
+        [[workload]]
+        name = "w"
+        trace = "missing.csv"
+        synthetic = "requests=400,read=0.5,addr=uniform,size=8k"
+        "#,
+    )
+    .unwrap();
+    let out = ftlsim(&["experiment", spec.to_str().unwrap(), "--csv"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1 + 4, "2 sweep points x 2 FTLs: {text}");
+    assert!(lines[0].starts_with("experiment,workload,source,sweep.ftl.*.cache_bytes,nt,ftl,"), "{}", lines[0]);
+    assert!(lines[1].starts_with("e,w,synthetic,4224,1.000000,pftl,"), "{}", lines[1]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn experiment_with_a_bad_spec_names_the_field() {
+    let dir = std::env::temp_dir().join(format!("ftlsim-exp-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("bad.toml");
+    std::fs::write(&spec, "name = \"x\"\npreset = \"mlc8g\"\nftls = [\"pftl\"]\n[[workload]]\nname = \"w\"\nsynthetc = \"x\"\n").unwrap();
+    assert_fails(&["experiment", spec.to_str().unwrap()], "synthetc");
+    std::fs::remove_dir_all(&dir).ok();
+}

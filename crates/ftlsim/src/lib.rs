@@ -9,6 +9,7 @@
 pub mod check;
 pub mod config;
 pub mod error;
+pub mod experiment;
 pub mod flash;
 pub mod ftl;
 pub mod host;

@@ -1,0 +1,104 @@
+//! `ftlsim experiment SPEC.toml`: every run of an experiment spec (see `experiments/`), in
+//! parallel, printed as one table per workload plus the geometric mean of NT across workloads.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use ftlsim::experiment::{geometric_means, normalize, point_strings, ExperimentRun, ExperimentSpec};
+use ftlsim::Simulation;
+use rayon::prelude::*;
+
+use crate::output::{csv_rows, opt, table};
+
+pub fn experiment(path: &Path, requests: Option<u64>, json: bool, csv: bool) -> Result<()> {
+    let (mut spec, base) = ExperimentSpec::from_file(path)?;
+    if let Some(n) = requests {
+        for w in &mut spec.workloads {
+            w.requests = Some(n);
+        }
+    }
+    let plan = spec.plan();
+    let mut runs: Vec<ExperimentRun> = plan
+        .par_iter()
+        .map(|run| {
+            let label = format!("workload {}, FTL {}, {:?}", spec.workloads[run.workload].name, run.ftl, point_strings(&run.point));
+            (|| -> Result<ExperimentRun> {
+                let config = spec.config(run)?;
+                let (workload, source) = spec.open_workload(&base, run.workload, &config)?;
+                let mut sim = Simulation::new(&config, &run.ftl)?;
+                sim.precondition()?;
+                let result = sim.run(workload, &mut |_| {})?;
+                Ok(ExperimentRun {
+                    experiment: spec.name.clone(),
+                    workload: spec.workloads[run.workload].name.clone(),
+                    source,
+                    point: point_strings(&run.point),
+                    normalized_response_time: None,
+                    result,
+                })
+            })()
+            .with_context(|| label)
+        })
+        .collect::<Result<_>>()?;
+    normalize(&spec, &mut runs);
+    let mut out = std::io::stdout().lock();
+    if json {
+        for r in &runs {
+            serde_json::to_writer(&mut out, r)?;
+            writeln!(out)?;
+        }
+        return Ok(());
+    }
+    if csv {
+        let rows: Vec<Vec<(String, String)>> = runs
+            .iter()
+            .map(|r| {
+                let mut cells = vec![
+                    ("experiment".to_string(), r.experiment.clone()),
+                    ("workload".to_string(), r.workload.clone()),
+                    ("source".to_string(), r.source.to_string()),
+                ];
+                cells.extend(r.point.iter().map(|(k, v)| (format!("sweep.{k}"), v.clone())));
+                cells.push(("nt".to_string(), opt(r.normalized_response_time, 6)));
+                cells
+            })
+            .collect();
+        write!(out, "{}", csv_rows(&runs.iter().map(|r| &r.result).collect::<Vec<_>>(), &rows))?;
+        return Ok(());
+    }
+    writeln!(out, "experiment {}: {}", spec.name, spec.description)?;
+    for w in &spec.workloads {
+        let of_w: Vec<&ExperimentRun> = runs.iter().filter(|r| r.workload == w.name).collect();
+        let source = of_w.first().map_or("", |r| r.source);
+        writeln!(out, "\nworkload {} ({source})", w.name)?;
+        let rows: Vec<Vec<String>> = of_w
+            .iter()
+            .map(|r| {
+                let m = &r.result.report;
+                vec![
+                    r.result.ftl.clone(),
+                    r.point.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "),
+                    format!("{:.1}", m.response.mean_us),
+                    opt(r.normalized_response_time, 3),
+                    opt(m.write_amplification, 3),
+                    opt(m.cache.hit_ratio, 4),
+                    (m.reads.translation + m.spare_reads.translation).to_string(),
+                    m.programs.translation.to_string(),
+                    m.erases.total.to_string(),
+                ]
+            })
+            .collect();
+        write!(out, "{}", table(&["ftl", "point", "mean_rt_us", "NT", "WA", "hit_ratio", "trans_reads", "trans_writes", "erases"], &rows))?;
+    }
+    let means = geometric_means(&runs);
+    if !means.is_empty() {
+        writeln!(out, "\ngeometric mean of NT across workloads (baseline {})", spec.baseline)?;
+        let rows: Vec<Vec<String>> = means
+            .into_iter()
+            .map(|(point, ftl, nt)| vec![ftl, point.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "), format!("{nt:.3}")])
+            .collect();
+        write!(out, "{}", table(&["ftl", "point", "NT"], &rows))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,354 @@
+//! Experiments: a TOML spec naming a device, the FTLs, the workloads and a parameter sweep,
+//! expanded into runs (every workload x sweep point x FTL) whose results are grouped for the
+//! papers' figures: normalised response time against a baseline per workload and point, and its
+//! geometric mean across workloads.
+//!
+//! Each workload names a real trace, used when the file exists, and a synthetic stand-in
+//! (`workload::presets`) used otherwise, so every experiment runs on a fresh machine.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Config, ConfigBuilder};
+use crate::error::{Result, SimError};
+use crate::ftl::build_ftl;
+use crate::sim::RunResult;
+use crate::workload::generator::SynthSpec;
+use crate::workload::{self, TraceOptions, Workload};
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentSpec {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Device preset every run starts from.
+    pub preset: String,
+    /// Fixed overrides, dotted keys as with `--set` (e.g. `"ftl.dftl.cache_bytes" = 20480`).
+    #[serde(default)]
+    pub set: BTreeMap<String, toml::Value>,
+    pub ftls: Vec<String>,
+    /// FTL whose mean response time normalises the others (NT); `pftl` by default.
+    #[serde(default = "pftl")]
+    pub baseline: String,
+    /// Swept parameters: dotted key -> values, expanded as a cartesian product. In a key,
+    /// `ftl.*.` stands for the FTL being run (`ftl.*.cache_bytes` sweeps every FTL's cache).
+    /// A value may be a table of assignments applied together, named by its `label` (e.g. one
+    /// nominal cache size given in each FTL's own parameters); its optional `only` lists the FTLs
+    /// that run at that point.
+    #[serde(default)]
+    pub sweep: BTreeMap<String, Vec<toml::Value>>,
+    #[serde(rename = "workload")]
+    pub workloads: Vec<WorkloadEntry>,
+}
+
+fn pftl() -> String {
+    "pftl".into()
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadEntry {
+    pub name: String,
+    /// Real trace, relative to the spec file; used when it exists.
+    #[serde(default)]
+    pub trace: Option<PathBuf>,
+    /// Trace format (detected when absent).
+    #[serde(default)]
+    pub format: Option<String>,
+    /// Synthetic stand-in (a preset name or generator spec) used when the trace is absent.
+    #[serde(default)]
+    pub synthetic: Option<String>,
+    /// Requests of the synthetic stand-in (default: the preset's count).
+    #[serde(default)]
+    pub requests: Option<u64>,
+    /// Device preset for this workload (default: the experiment's).
+    #[serde(default)]
+    pub preset: Option<String>,
+    /// Overrides for this workload, applied after the experiment's `set`.
+    #[serde(default)]
+    pub set: BTreeMap<String, toml::Value>,
+}
+
+/// One run of an experiment and where it belongs.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExperimentRun {
+    pub experiment: String,
+    pub workload: String,
+    /// `trace` or `synthetic`.
+    pub source: &'static str,
+    /// The swept values of this run, `key=value`.
+    pub point: BTreeMap<String, String>,
+    /// t_FTL / t_baseline on the same workload and point.
+    pub normalized_response_time: Option<f64>,
+    pub result: RunResult,
+}
+
+/// A planned run: what to build before running.
+#[derive(Debug, Clone)]
+pub struct PlannedRun {
+    pub workload: usize,
+    pub point: BTreeMap<String, toml::Value>,
+    pub ftl: String,
+}
+
+impl ExperimentSpec {
+    pub fn from_file(path: &Path) -> Result<(Self, PathBuf)> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| SimError::config(&origin, format!("cannot read: {e}")))?;
+        let spec = Self::parse(&origin, &text)?;
+        Ok((spec, path.parent().map(Path::to_path_buf).unwrap_or_default()))
+    }
+
+    pub fn parse(origin: &str, text: &str) -> Result<Self> {
+        let value: toml::Value = text.parse::<toml::Table>().map(toml::Value::Table).map_err(|e| SimError::config(origin, e.message().to_string()))?;
+        let spec: ExperimentSpec = serde_path_to_error::deserialize(value)
+            .map_err(|e| SimError::config(format!("{origin}: {}", e.path()), e.into_inner().message().to_string()))?;
+        if spec.ftls.is_empty() {
+            return Err(SimError::config(format!("{origin}: ftls"), "names no FTL"));
+        }
+        if spec.workloads.is_empty() {
+            return Err(SimError::config(format!("{origin}: workload"), "no [[workload]] given"));
+        }
+        for (i, w) in spec.workloads.iter().enumerate() {
+            if w.trace.is_none() && w.synthetic.is_none() {
+                return Err(SimError::config(format!("{origin}: workload[{i}]"), "needs a trace or a synthetic stand-in"));
+            }
+        }
+        for (key, values) in &spec.sweep {
+            if values.is_empty() {
+                return Err(SimError::config(format!("{origin}: sweep.{key}"), "has no values"));
+            }
+        }
+        Ok(spec)
+    }
+
+    /// Every run, in a fixed order: workload, then sweep point, then FTL.
+    pub fn plan(&self) -> Vec<PlannedRun> {
+        let mut points: Vec<BTreeMap<String, toml::Value>> = vec![BTreeMap::new()];
+        for (key, values) in &self.sweep {
+            points = points
+                .into_iter()
+                .flat_map(|p| values.iter().map(move |v| {
+                    let mut p = p.clone();
+                    p.insert(key.clone(), v.clone());
+                    p
+                }))
+                .collect();
+        }
+        let mut runs = Vec::new();
+        for workload in 0..self.workloads.len() {
+            for point in &points {
+                for ftl in self.ftls.iter().filter(|f| runs_at(point, f)) {
+                    runs.push(PlannedRun { workload, point: point.clone(), ftl: ftl.clone() });
+                }
+            }
+        }
+        runs
+    }
+
+    /// The configuration of one run (preset, experiment overrides, workload overrides, sweep point). Parameters of other FTLs are left out, and a wildcard
+    /// `ftl.*.<param>` applies only to FTLs that have that parameter.
+    pub fn config(&self, run: &PlannedRun) -> Result<Config> {
+        let own = format!("ftl.{}.", run.ftl);
+        let workload = &self.workloads[run.workload];
+        let mut b = ConfigBuilder::new().preset(workload.preset.as_deref().unwrap_or(&self.preset))?;
+        let mut wildcards = Vec::new();
+        let bundles = run
+            .point
+            .values()
+            .filter_map(toml::Value::as_table)
+            .flat_map(|t| t.iter().filter(|(k, _)| *k != "label" && *k != "only"));
+        let plain = run.point.iter().filter(|(_, v)| !v.is_table());
+        for (key, value) in self.set.iter().chain(&workload.set).chain(plain).chain(bundles) {
+            if let Some(param) = key.strip_prefix("ftl.*.") {
+                wildcards.push((param, value));
+            } else if !key.starts_with("ftl.") || key.starts_with(&own) {
+                b = b.set(&format!("{key}={value}"))?;
+            }
+        }
+        if wildcards.is_empty() {
+            return b.build();
+        }
+        let defaults = build_ftl(&run.ftl, &b.clone().build()?)?.params();
+        for (param, value) in wildcards {
+            if defaults.get(param).is_some() {
+                b = b.set(&format!("{own}{param}={value}"))?;
+            }
+        }
+        b.build()
+    }
+
+    /// The workload of a run: the trace when it exists, else the synthetic stand-in.
+    pub fn open_workload(&self, base: &Path, index: usize, config: &Config) -> Result<(Workload, &'static str)> {
+        let entry = &self.workloads[index];
+        if let Some(trace) = &entry.trace {
+            let path = base.join(trace);
+            if path.exists() {
+                let format = entry.format.as_deref().map(str::parse).transpose().map_err(|e: String| SimError::config(format!("workload {}: format", entry.name), e))?;
+                let options = TraceOptions { format, ..TraceOptions::default() };
+                return Ok((workload::open(&path, &options)?, "trace"));
+            }
+        }
+        let text = entry.synthetic.as_deref().ok_or_else(|| {
+            SimError::config(format!("workload {}", entry.name), "its trace is missing and it has no synthetic stand-in")
+        })?;
+        let mut spec: SynthSpec = text.parse()?;
+        if let Some(n) = entry.requests {
+            spec.requests = n;
+        }
+        let capacity = config.device.logical_pages() as u64 * config.device.geometry.page_size as u64;
+        Ok((spec.workload(capacity)?, "synthetic"))
+    }
+}
+
+/// Whether `ftl` runs at a sweep point (a bundle's `only` may restrict it).
+fn runs_at(point: &BTreeMap<String, toml::Value>, ftl: &str) -> bool {
+    point.values().filter_map(|v| v.get("only")).filter_map(toml::Value::as_array).all(|only| only.iter().any(|f| f.as_str() == Some(ftl)))
+}
+
+/// Attaches NT to every run: its mean response time over the baseline's on the same workload
+/// and sweep point.
+pub fn normalize(spec: &ExperimentSpec, runs: &mut [ExperimentRun]) {
+    let baseline: BTreeMap<(String, BTreeMap<String, String>), f64> = runs
+        .iter()
+        .filter(|r| r.result.ftl == spec.baseline)
+        .map(|r| ((r.workload.clone(), r.point.clone()), r.result.report.response.mean_us))
+        .collect();
+    for r in runs.iter_mut() {
+        r.normalized_response_time = baseline
+            .get(&(r.workload.clone(), r.point.clone()))
+            .filter(|b| **b > 0.0)
+            .map(|b| r.result.report.response.mean_us / b);
+    }
+}
+
+/// Geometric mean of NT per (sweep point, FTL) across workloads (paper 000 §5.2.2).
+pub fn geometric_means(runs: &[ExperimentRun]) -> Vec<(BTreeMap<String, String>, String, f64)> {
+    let mut groups: BTreeMap<(BTreeMap<String, String>, String), Vec<f64>> = BTreeMap::new();
+    for r in runs {
+        if let Some(nt) = r.normalized_response_time {
+            groups.entry((r.point.clone(), r.result.ftl.clone())).or_default().push(nt);
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((point, ftl), v)| {
+            let mean = (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp();
+            (point, ftl, mean)
+        })
+        .collect()
+}
+
+/// The display form of a sweep point (a bundle shows its label).
+pub fn point_strings(point: &BTreeMap<String, toml::Value>) -> BTreeMap<String, String> {
+    point
+        .iter()
+        .map(|(k, v)| {
+            let shown = match v.get("label") {
+                Some(toml::Value::String(label)) => label.clone(),
+                _ => v.to_string(),
+            };
+            (k.clone(), shown)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC: &str = r#"
+        name = "t"
+        preset = "mlc8g"
+        ftls = ["pftl", "dftl"]
+        [set]
+        "device.geometry.blocks_per_plane" = 64
+        "device.geometry.pages_per_block" = 64
+        "device.overprovisioning" = 0.25
+        [sweep]
+        "ftl.*.cache_bytes" = [4096, 8192]
+        "gc.policy" = ["greedy", "cost-benefit"]
+        [[workload]]
+        name = "a"
+        trace = "does-not-exist.csv"
+        synthetic = "requests=300,read=0.5,addr=uniform,size=8k"
+        [[workload]]
+        name = "b"
+        synthetic = "requests=200,read=0.2,addr=hotcold:0.8:0.2,size=8k"
+    "#;
+
+    #[test]
+    fn plan_is_the_cartesian_product_in_a_fixed_order() {
+        let spec = ExperimentSpec::parse("t.toml", SPEC).unwrap();
+        let plan = spec.plan();
+        assert_eq!(plan.len(), 2 * 2 * 2 * 2);
+        assert_eq!((plan[0].workload, plan[0].ftl.as_str()), (0, "pftl"));
+        assert_eq!(plan[1].ftl, "dftl");
+    }
+
+    #[test]
+    fn wildcard_ftl_keys_apply_to_the_ftl_being_run_only() {
+        let spec = ExperimentSpec::parse("t.toml", SPEC).unwrap();
+        let plan = spec.plan();
+        let dftl = spec.config(&plan[1]).unwrap();
+        assert_eq!(dftl.ftl["dftl"]["cache_bytes"].as_integer(), Some(4096));
+        let pftl = spec.config(&plan[0]).unwrap();
+        assert!(pftl.ftl.get("pftl").is_none(), "PFTL has no cache to sweep");
+    }
+
+    #[test]
+    fn a_bundle_applies_each_ftls_own_parameter_and_shows_its_label() {
+        let text = r#"
+            name = "b"
+            preset = "mlc8g"
+            ftls = ["dftl", "cdftl"]
+            [[sweep.cache]]
+            label = "8KB"
+            "ftl.dftl.cache_bytes" = 8448
+            "ftl.cdftl.cmt_bytes" = 1056
+            "ftl.cdftl.ctp_bytes" = 8192
+            [[workload]]
+            name = "a"
+            synthetic = "requests=10,size=8k"
+        "#;
+        let spec = ExperimentSpec::parse("b.toml", text).unwrap();
+        let plan = spec.plan();
+        assert_eq!(plan.len(), 2);
+        let restricted = ExperimentSpec::parse("b.toml", &text.replace("label = \"8KB\"", "label = \"8KB\"\nonly = [\"dftl\"]")).unwrap();
+        assert_eq!(restricted.plan().len(), 1, "only = [dftl] skips CDFTL at that point");
+        let dftl = spec.config(&plan[0]).unwrap();
+        assert_eq!(dftl.ftl["dftl"]["cache_bytes"].as_integer(), Some(8448));
+        assert!(dftl.ftl.get("cdftl").is_none());
+        let cdftl = spec.config(&plan[1]).unwrap();
+        assert_eq!(cdftl.ftl["cdftl"]["ctp_bytes"].as_integer(), Some(8192));
+        assert_eq!(point_strings(&plan[0].point)["cache"], "8KB");
+    }
+
+    #[test]
+    fn a_missing_trace_falls_back_to_the_stand_in() {
+        let spec = ExperimentSpec::parse("t.toml", SPEC).unwrap();
+        let plan = spec.plan();
+        let config = spec.config(&plan[0]).unwrap();
+        let (w, source) = spec.open_workload(Path::new("."), 0, &config).unwrap();
+        assert_eq!(source, "synthetic");
+        assert_eq!(w.requests.count(), 300);
+    }
+
+    #[test]
+    fn bad_specs_name_the_field() {
+        let err = ExperimentSpec::parse("x.toml", "name = \"x\"\npreset = \"mlc8g\"\nftls = []\n[[workload]]\nname=\"a\"\nsynthetic=\"p000-hm0\"").unwrap_err();
+        assert!(err.to_string().contains("x.toml: ftls"), "{err}");
+        let err = ExperimentSpec::parse("x.toml", "name = \"x\"\npreset = \"mlc8g\"\nftls = [\"pftl\"]\nbogus = 1\n[[workload]]\nname=\"a\"\nsynthetic=\"p000-hm0\"").unwrap_err();
+        assert!(err.to_string().contains("bogus"), "{err}");
+    }
+
+    #[test]
+    fn geometric_mean_of_nt() {
+        let g = [2.0f64, 8.0];
+        let mean = (g.iter().map(|x| x.ln()).sum::<f64>() / 2.0).exp();
+        assert!((mean - 4.0).abs() < 1e-12);
+    }
+}
