@@ -89,13 +89,11 @@ impl Geometry {
     pub fn total_blocks(&self) -> u32 {
         self.total_planes() * self.blocks_per_plane
     }
+    /// Saturates instead of overflowing, so `validate` can reject any absurd geometry.
     fn total_pages_u64(&self) -> u64 {
-        self.channels as u64
-            * self.chips_per_channel as u64
-            * self.dies_per_chip as u64
-            * self.planes_per_die as u64
-            * self.blocks_per_plane as u64
-            * self.pages_per_block as u64
+        [self.channels, self.chips_per_channel, self.dies_per_chip, self.planes_per_die, self.blocks_per_plane, self.pages_per_block]
+            .iter()
+            .fold(1u64, |total, &n| total.saturating_mul(n as u64))
     }
     pub fn total_pages(&self) -> u32 {
         self.total_pages_u64() as u32
