@@ -29,7 +29,7 @@ use super::common::{BlockManager, Relocate};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, Ppn, Spare};
+use crate::flash::{FlashArray, Lpn, Ppn, Spare, Stream};
 use crate::metrics::CacheAccess;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -261,6 +261,13 @@ impl Cdftl {
 }
 
 impl Relocate for Cdftl {
+    #[inline]
+    fn prefetch_relocation(&self, spare: Spare) {
+        if spare.stream == Stream::Data {
+            DemandScheme::prefetch(self, spare.logical);
+        }
+    }
+
     fn relocated(&mut self, blocks: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {
         let Some(lpn) = self.store.relocated(spare, old, new)? else { return Ok(()) };
         let tp = self.tp_of(lpn);
@@ -353,6 +360,13 @@ impl DemandScheme for Cdftl {
 
     fn cached(&self, lpn: Lpn) -> Option<Ppn> {
         self.cmt.get(lpn).map(|slot| self.cmt.ppn(slot)).or_else(|| self.ctp.changes.get(lpn))
+    }
+
+    #[inline]
+    fn prefetch(&self, lpn: Lpn) {
+        self.cmt.prefetch(lpn);
+        self.ctp.changes.prefetch(lpn);
+        self.store.prefetch(lpn);
     }
 
     fn flush(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {

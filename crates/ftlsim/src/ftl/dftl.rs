@@ -21,7 +21,7 @@ use super::common::{BlockManager, Relocate};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, Ppn, Spare};
+use crate::flash::{FlashArray, Lpn, Ppn, Spare, Stream};
 use crate::metrics::CacheAccess;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -144,6 +144,13 @@ impl Dftl {
 }
 
 impl Relocate for Dftl {
+    #[inline]
+    fn prefetch_relocation(&self, spare: Spare) {
+        if spare.stream == Stream::Data {
+            DemandScheme::prefetch(self, spare.logical);
+        }
+    }
+
     fn relocated(&mut self, blocks: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {
         let Some(lpn) = self.store.relocated(spare, old, new)? else { return Ok(()) };
         if let Some(slot) = self.cmt.get(lpn) {
@@ -244,6 +251,12 @@ impl DemandScheme for Dftl {
 
     fn cached(&self, lpn: Lpn) -> Option<Ppn> {
         self.cmt.get(lpn).map(|slot| self.cmt.ppn(slot))
+    }
+
+    #[inline]
+    fn prefetch(&self, lpn: Lpn) {
+        self.cmt.prefetch(lpn);
+        self.store.prefetch(lpn);
     }
 
     fn flush(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {

@@ -28,7 +28,7 @@ use super::common::{BlockManager, Relocate};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, Ppn, Spare};
+use crate::flash::{FlashArray, Lpn, Ppn, Spare, Stream};
 use crate::metrics::CacheAccess;
 
 /// Bytes of a cached TP's header, of one run, and of one dirty-buffer entry (LPN + PPN).
@@ -66,8 +66,10 @@ pub struct Sftl {
     runs: Vec<u32>,
     /// Every change not yet written to its TP: in a cached copy or in the dirty buffer.
     changes: DirtyEntries,
-    /// TPs with buffered changes (those changes of uncached TPs).
+    /// TPs with buffered changes (those of uncached TPs), in lists by their number of changes.
     buffer: ListSet,
+    /// No buffer list above this one is occupied.
+    top_bucket: u32,
     buffered: u64,
     buffer_capacity: u64,
 }
@@ -98,7 +100,8 @@ impl Sftl {
             page_size,
             runs: vec![0; tps],
             changes: DirtyEntries::new(store.logical_pages(), store.entries_per_tp()),
-            buffer: ListSet::new(tps, 1),
+            buffer: ListSet::new(tps, store.entries_per_tp() as usize + 1),
+            top_bucket: 0,
             buffered: 0,
             buffer_capacity: buffer_bytes / BUFFER_ENTRY_BYTES,
             store,
@@ -145,18 +148,19 @@ impl Sftl {
     fn change(&mut self, lpn: Lpn, ppn: Ppn) -> bool {
         let tp = self.store.tp_of(lpn);
         let lpns = self.store.lpns(tp);
-        let breaks = |s: &Self| {
-            let v = s.value(lpn);
-            let left = lpn > lpns.start && !continues(s.value(lpn - 1), v);
-            let right = lpn + 1 < lpns.end && !continues(v, s.value(lpn + 1));
-            left as u32 + right as u32
+        let left = (lpn > lpns.start).then(|| self.value(lpn - 1));
+        let right = (lpn + 1 < lpns.end).then(|| self.value(lpn + 1));
+        let breaks = |v: Ppn| {
+            left.is_some_and(|l| !continues(l, v)) as u32 + right.is_some_and(|r| !continues(v, r)) as u32
         };
-        let before = breaks(self);
+        let before = breaks(self.value(lpn));
         let cost = self.cost(tp);
         let fresh = self.changes.set(lpn, ppn);
-        let after = breaks(self);
+        if self.buffer_bucket(tp).is_some() && fresh {
+            self.rebucket(tp);
+        }
         let runs = &mut self.runs[tp as usize];
-        *runs = *runs + after - before;
+        *runs = *runs + breaks(ppn) - before;
         if self.cached(tp) {
             self.used = self.used + self.cost(tp) - cost;
         }
@@ -176,7 +180,7 @@ impl Sftl {
                 let victim = victim.expect("an over-full cache holds a TP besides the one in use");
                 wrote |= self.evict(victim, blocks, ctx)?;
             } else if self.buffered > self.buffer_capacity {
-                let fullest = self.buffer.iter_from_back(0).max_by_key(|&tp| self.changes.count(tp)).expect("an overflowing buffer holds a TP");
+                let fullest = self.fullest_buffered().expect("an overflowing buffer holds a TP");
                 ctx.cache.evictions += 1;
                 ctx.cache.dirty_evictions += 1;
                 write_back(self, blocks, fullest, true, ctx)?;
@@ -196,7 +200,7 @@ impl Sftl {
             return Ok(false);
         }
         if changed <= self.params.sparse_threshold && self.buffer_capacity > 0 {
-            self.buffer.push_front(0, tp);
+            self.rebucket(tp);
             self.buffered += changed as u64;
             return Ok(false);
         }
@@ -208,8 +212,8 @@ impl Sftl {
     /// A change of an uncached TP goes to the buffer (with any earlier change of a TP being
     /// written back right now).
     fn buffer_change(&mut self, tp: u32, fresh: bool) {
-        if self.buffer.list_of(tp).is_none() {
-            self.buffer.push_front(0, tp);
+        if self.buffer_bucket(tp).is_none() {
+            self.rebucket(tp);
             self.buffered += self.changes.count(tp) as u64;
         } else {
             self.buffered += fresh as u64;
@@ -218,10 +222,32 @@ impl Sftl {
 
     /// A buffered TP leaves the buffer (loaded into the cache, or written).
     fn unbuffer(&mut self, tp: u32) {
-        if self.buffer.list_of(tp).is_some() {
+        if self.buffer_bucket(tp).is_some() {
             self.buffer.remove(tp);
             self.buffered -= self.changes.count(tp) as u64;
         }
+    }
+
+    fn buffer_bucket(&self, tp: u32) -> Option<u32> {
+        self.buffer.list_of(tp)
+    }
+
+    /// Files a TP in the buffer list of its number of changes.
+    fn rebucket(&mut self, tp: u32) {
+        let count = self.changes.count(tp);
+        self.buffer.move_to_front(count, tp);
+        self.top_bucket = self.top_bucket.max(count);
+    }
+
+    /// The buffered TP with the most changes.
+    fn fullest_buffered(&mut self) -> Option<u32> {
+        while self.buffer.is_empty(self.top_bucket) {
+            if self.top_bucket == 0 {
+                return None;
+            }
+            self.top_bucket -= 1;
+        }
+        self.buffer.back(self.top_bucket)
     }
 }
 
@@ -232,6 +258,13 @@ fn continues(a: Ppn, b: Ppn) -> bool {
 }
 
 impl Relocate for Sftl {
+    #[inline]
+    fn prefetch_relocation(&self, spare: Spare) {
+        if spare.stream == Stream::Data {
+            DemandScheme::prefetch(self, spare.logical);
+        }
+    }
+
     fn relocated(&mut self, _: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {
         let Some(lpn) = self.store.relocated(spare, old, new)? else { return Ok(()) };
         let tp = self.store.tp_of(lpn);
@@ -301,6 +334,12 @@ impl DemandScheme for Sftl {
         self.changes.get(lpn)
     }
 
+    #[inline]
+    fn prefetch(&self, lpn: Lpn) {
+        self.changes.prefetch(lpn);
+        self.store.prefetch(lpn);
+    }
+
     fn flush(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
         loop {
             let Some(tp) = self.changes.tps().next() else { return Ok(()) };
@@ -314,6 +353,7 @@ impl DemandScheme for Sftl {
         self.used = 0;
         self.changes.clear();
         self.buffer.clear();
+        self.top_bucket = 0;
         self.buffered = 0;
         self.count_runs();
     }
@@ -330,7 +370,10 @@ impl DemandScheme for Sftl {
             if runs != self.runs[tp as usize] {
                 return Err(format!("translation page {tp} has {runs} runs but {} are counted", self.runs[tp as usize]));
             }
-            let in_buffer = self.buffer.list_of(tp).is_some();
+            let in_buffer = self.buffer_bucket(tp).is_some();
+            if in_buffer && self.buffer_bucket(tp) != Some(self.changes.count(tp)) {
+                return Err(format!("buffered translation page {tp} is filed under {:?} changes, has {}", self.buffer_bucket(tp), self.changes.count(tp)));
+            }
             if self.cached(tp) {
                 used += self.cost(tp);
                 if in_buffer {

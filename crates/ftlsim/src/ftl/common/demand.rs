@@ -10,7 +10,7 @@ use super::BlockManager;
 use crate::config::Config;
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, Ppn, Purpose, Stream};
-use crate::ftl::{Ftl, FtlCtx, PageRef, SramBreakdown, SramItem};
+use crate::ftl::{Ftl, FtlCtx, PageRef, Prefetch, SramBreakdown, SramItem};
 use crate::metrics::CacheAccess;
 
 /// The scheme-specific half of a demand-based FTL.
@@ -32,6 +32,11 @@ pub trait DemandScheme: TranslationOwner + Send {
 
     /// The mapping if SRAM holds it (cache or unwritten change), without side effects.
     fn cached(&self, lpn: Lpn) -> Option<Ppn>;
+
+    /// Brings what translating `lpn` reads toward the CPU cache (a hint, no state change).
+    fn prefetch(&self, lpn: Lpn) {
+        self.store_ref().prefetch(lpn);
+    }
 
     /// Writes back every unwritten mapping change, until none is left (GC during a write-back
     /// may make new ones, for TPs already written).
@@ -116,6 +121,18 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
             self.map.remap(lpn, UNMAPPED, &mut self.blocks, ctx)?;
         }
         Ok(())
+    }
+
+    #[inline]
+    fn prefetch(&self, lpn: Lpn, stage: Prefetch, flash: &FlashArray) {
+        match stage {
+            Prefetch::Map => self.map.prefetch(lpn),
+            Prefetch::Pages => {
+                if let Some(ppn) = self.lookup(lpn, flash) {
+                    self.blocks.prefetch_page(ppn, flash);
+                }
+            }
+        }
     }
 
     fn lookup(&self, lpn: Lpn, _: &FlashArray) -> Option<Ppn> {
@@ -279,5 +296,31 @@ pub mod tests_support {
         let result = sim.result("checked", serde_json::Value::Null, 1.0);
         assert_eq!(result.report.recovery.events, 4);
         result.report
+    }
+
+    /// Simulation speed of every demand scheme and the optimal bound on `mlc8g` with the papers'
+    /// default caches (about 20 KB) on a random-heavy mix; run with
+    /// `cargo test --release -p ftlsim --lib demand_speed -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn demand_speed_on_mlc8g() {
+        let only = std::env::var("FTLSIM_SPEED").unwrap_or_default();
+        for ftl in ["optimal", "dftl", "cdftl", "sftl"].into_iter().filter(|f| only.is_empty() || only.contains(f)) {
+            let config = crate::Config::preset("mlc8g").unwrap();
+            let spec = MixedSpec { requests: 400_000, read_fraction: 0.5, sequential_fraction: 0.1, ..MixedSpec::default() };
+            let workload = spec.workload(config.device.logical_pages(), config.device.geometry.page_size).unwrap();
+            let r = crate::sim::run(&config, ftl, workload).unwrap().report;
+            let pages = (r.host.pages_read + r.host.pages_written) as f64;
+            eprintln!(
+                "{ftl:8} {:>10.0} host pages/s {:>10.0} flash ops/s ({:.1} per host page)  hit ratio {:.3}  P_rd {:.3}  WA {:.1}  TP writes/page {:.3}",
+                r.simulation.host_pages_per_second,
+                r.simulation.flash_page_ops_per_second,
+                r.simulation.flash_page_ops as f64 / pages,
+                r.cache.hit_ratio.unwrap_or(0.0),
+                r.cache.dirty_eviction_probability.unwrap_or(0.0),
+                r.write_amplification.unwrap_or(0.0),
+                r.programs.translation as f64 / pages,
+            );
+        }
     }
 }

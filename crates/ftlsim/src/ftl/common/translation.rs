@@ -107,8 +107,8 @@ impl TranslationStore {
             gtd: vec![UNMAPPED; tps as usize],
             versions: vec![0; tps as usize],
             covered: vec![0; tps as usize],
-            image: vec![UNMAPPED; logical_pages as usize],
-            psn: vec![0; g.total_pages() as usize],
+            image: crate::mem::filled_vec(logical_pages as usize, UNMAPPED),
+            psn: crate::mem::filled_vec(g.total_pages() as usize, 0),
             next_psn: 1,
             recovered: BTreeMap::new(),
         }
@@ -149,6 +149,14 @@ impl TranslationStore {
             }
         }
         self.image[lpn as usize]
+    }
+
+    /// Brings an LPN's entry toward the CPU cache (a hint; see `Ftl::prefetch`).
+    #[inline]
+    pub fn prefetch(&self, lpn: Lpn) {
+        if let Some(entry) = self.image.get(lpn as usize) {
+            crate::mem::prefetch(entry);
+        }
     }
 
     /// Reads the newest copy of a TP (one translation read); `false` if the TP was never written,

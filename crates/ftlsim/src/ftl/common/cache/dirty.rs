@@ -16,8 +16,8 @@ pub struct DirtyEntries {
 impl DirtyEntries {
     pub fn new(logical_pages: u32, entries_per_tp: u32) -> Self {
         DirtyEntries {
-            value: vec![0; logical_pages as usize],
-            bits: vec![0; (logical_pages as usize).div_ceil(64)],
+            value: crate::mem::zeroed_vec(logical_pages as usize),
+            bits: crate::mem::zeroed_vec((logical_pages as usize).div_ceil(64)),
             by_tp: vec![Vec::new(); logical_pages.div_ceil(entries_per_tp) as usize],
             entries_per_tp,
             total: 0,
@@ -27,6 +27,15 @@ impl DirtyEntries {
     #[inline]
     fn is_set(&self, lpn: Lpn) -> bool {
         self.bits[lpn as usize >> 6] & (1 << (lpn & 63)) != 0
+    }
+
+    /// Brings an LPN's state toward the CPU cache (a hint).
+    #[inline]
+    pub fn prefetch(&self, lpn: Lpn) {
+        if let (Some(bits), Some(value)) = (self.bits.get(lpn as usize >> 6), self.value.get(lpn as usize)) {
+            crate::mem::prefetch(bits);
+            crate::mem::prefetch(value);
+        }
     }
 
     /// The unwritten mapping of an LPN, if it has one.

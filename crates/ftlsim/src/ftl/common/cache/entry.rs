@@ -32,7 +32,7 @@ impl<P: Policy> EntryCache<P> {
             lpn: vec![0; capacity as usize],
             ppn: vec![0; capacity as usize],
             dirty: vec![false; capacity as usize],
-            slot_of: vec![NONE; logical_pages as usize],
+            slot_of: crate::mem::filled_vec(logical_pages as usize, NONE),
             free: (0..capacity).rev().collect(),
             dirty_lists: ListSet::new(capacity as usize, logical_pages.div_ceil(entries_per_tp) as usize),
             entries_per_tp,
@@ -57,6 +57,13 @@ impl<P: Policy> EntryCache<P> {
     #[inline]
     pub fn get(&self, lpn: Lpn) -> Option<u32> {
         Some(self.slot_of[lpn as usize]).filter(|&s| s != NONE)
+    }
+    /// Brings the index entry of an LPN toward the CPU cache (a hint).
+    #[inline]
+    pub fn prefetch(&self, lpn: Lpn) {
+        if let Some(slot) = self.slot_of.get(lpn as usize) {
+            crate::mem::prefetch(slot);
+        }
     }
     #[inline]
     pub fn lpn(&self, slot: u32) -> Lpn {
