@@ -32,6 +32,7 @@ const CASES: &[Case] = &[
     Case { name: "value out of range", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[host]\ntime_scale = 0\n")], expect: &["host.time_scale"] },
     Case { name: "huge threshold", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[gc]\nfree_blocks_low = 4294967295\n")], expect: &["gc.free_blocks_low"] },
     Case { name: "huge geometry", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[device.geometry]\nchannels = 4294967295\nchips_per_channel = 4294967295\ndies_per_chip = 4294967295\n")], expect: &["device.geometry", "2^32"] },
+    Case { name: "empty table name", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "['']\n")], expect: &["config", "unknown field ``"] },
     Case { name: "unknown preset in TOML", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "preset = \"nope\"\n")], expect: &["nope", "mlc8g"] },
     Case { name: "unknown FTL table field", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[ftl.pftl]\ncache = 3\n")], expect: &["ftl.pftl", "cache"] },
     Case { name: "bad power-loss spec in TOML", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[check]\npower_loss_at = \"soon\"\n")], expect: &["check.power_loss_at", "soon"] },

@@ -68,11 +68,11 @@ pub struct FuzzCase {
 }
 
 impl FuzzCase {
-    /// Decodes any bytes: 6 header bytes choose the FTL and the device (dies, planes, blocks,
+    /// Decodes any bytes: 7 header bytes choose the FTL, the device (dies, planes, blocks,
     /// pages per block, page size, spare blocks, GC policy and threshold, allocation unit, block
-    /// layout, preconditioning), then every 4 bytes make one request (kind, first LPN, pages), one
-    /// kind in 16 being a power loss. Errors only if the decoded configuration is rejected by an
-    /// FTL's own parameter checks.
+    /// layout, preconditioning) and the seed, then every 4 bytes make one request (kind, first
+    /// LPN, pages), one kind in 16 being a power loss. The configuration is valid by construction
+    /// (an error can only come from a clashing line in [`TEST_DEVICE_OVERRIDES`]).
     pub fn decode(data: &[u8]) -> Result<FuzzCase> {
         let mut b = Bytes(data);
         let ftl = REGISTRY[b.next() as usize % REGISTRY.len()].name;
@@ -153,13 +153,7 @@ pub const SKIP_MULTI_UNIT_DEVICE_FULL: bool = true;
 
 /// (FTL, precondition mode) combinations the fuzzers skip: open, reported bugs that would hide
 /// every other finding (docs/correctness.md lists them). Remove a line with its fix.
-pub const FUZZ_KNOWN_FAILURES: &[(&str, PreconditionMode)] = &[
-    // The demand-FTL frame's flush after preconditioning: GC during the write-back re-dirties
-    // cached entries, which reset_cache then drops (stale mappings).
-    ("dftl", PreconditionMode::Age),
-    ("cdftl", PreconditionMode::Age),
-    ("sftl", PreconditionMode::Age),
-];
+pub const FUZZ_KNOWN_FAILURES: &[(&str, PreconditionMode)] = &[];
 
 /// Runs fuzz bytes through [`FuzzCase`]; `Err` is a finding. A configuration an FTL rejects with
 /// a field-named error is not one.
@@ -249,6 +243,18 @@ mod tests {
             assert!(case.requests.iter().all(|r| r.pages >= 1 && r.first + r.pages <= case.config.device.logical_pages()));
         }
         assert!(FuzzCase::decode(&[]).unwrap().requests.is_empty());
+    }
+
+    #[test]
+    fn past_fuzz_findings_stay_fixed() {
+        for text in [
+            "['']\n",
+            "[gc]\nfree_blocks_low = 4294967295\n",
+            "[device.geometry]\nchannels = 4294967295\nchips_per_channel = 4294967295\ndies_per_chip = 4294967295\n",
+            "a=",
+        ] {
+            fuzz_config_text(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        }
     }
 
     #[test]

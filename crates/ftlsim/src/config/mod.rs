@@ -402,7 +402,9 @@ impl ConfigBuilder {
         merged.insert("preset".into(), toml::Value::String(preset));
         let config: Config = serde_path_to_error::deserialize(toml::Value::Table(merged)).map_err(|e| {
             let path = e.path().to_string();
-            SimError::config(if path == "." { "config".to_string() } else { path }, e.into_inner().message().to_string())
+            // The root, or a key that is the empty string, has no path to name.
+            let field = if path == "." || path.is_empty() { "config".to_string() } else { path };
+            SimError::config(field, e.into_inner().message().to_string())
         })?;
         config.validate()?;
         Ok(config)
