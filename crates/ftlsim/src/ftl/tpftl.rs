@@ -507,3 +507,352 @@ impl DemandScheme for Tpftl {
         params_json(&self.params)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigBuilder;
+    use crate::flash::{OpKind, OpLog, Purpose};
+    use crate::ftl::common::demand::tests_support::{run_checked, tiny_config};
+    use crate::host::PageRequest;
+    use crate::metrics::CacheStats;
+    use crate::workload::synthetic::MixedSpec;
+    use crate::workload::IoKind;
+    use crate::Simulation;
+
+    /// LPN `offset` of TP `tp`, 1024 entries per TP (paper 002's "a:b" notation).
+    fn at(tp: u32, offset: u32) -> Lpn {
+        tp * 1024 + offset
+    }
+
+    /// A scheme outside the frame, on 4 KB pages (1024 entries per TP, 6 TPs) with every TP
+    /// written once, so its cache state can be set up entry by entry.
+    struct Rig {
+        flash: FlashArray,
+        ops: OpLog,
+        cache: CacheStats,
+        blocks: BlockManager,
+        tp: Tpftl,
+    }
+
+    impl Rig {
+        fn new(sets: &[&str]) -> Rig {
+            let mut b = ConfigBuilder::new();
+            for set in ["device.geometry.planes_per_die=1", "device.geometry.blocks_per_plane=64", "device.geometry.pages_per_block=128", "device.geometry.page_size=4096", "device.logical_pages=6144"]
+                .iter()
+                .chain(sets)
+            {
+                b = b.set(set).unwrap();
+            }
+            let c = b.build().unwrap();
+            let mut r = Rig {
+                flash: FlashArray::new(&c.device.geometry),
+                ops: OpLog::new(),
+                cache: CacheStats::default(),
+                blocks: BlockManager::new(&c),
+                tp: Tpftl::new(&c, ftl_params(&c, "tpftl").unwrap()).unwrap(),
+            };
+            for tp in 0..6 {
+                let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
+                write_back(&mut r.tp, &mut r.blocks, tp, false, &mut ctx).unwrap();
+            }
+            r.ops.reset_counts();
+            r
+        }
+
+        /// Caches `lpn` at time `t`, dirty with PPN `t` if asked.
+        fn put(&mut self, lpn: Lpn, t: u64, dirty: bool) {
+            self.tp.cache.insert(lpn, self.tp.store.entry(lpn), t);
+            self.tp.now = t;
+            if dirty {
+                let slot = self.tp.cache.get(lpn).unwrap();
+                self.tp.cache.update(slot, t as Ppn);
+            }
+        }
+
+        fn translate(&mut self, lpn: Lpn) -> Ppn {
+            let mut ctx = FtlCtx { flash: &mut self.flash, ops: &mut self.ops, cache: &mut self.cache };
+            self.tp.translate(lpn, &mut self.blocks, &mut ctx).unwrap()
+        }
+
+        fn translation_ops(&self) -> (u64, u64) {
+            (self.ops.count(OpKind::Read, Purpose::Translation), self.ops.count(OpKind::Program, Purpose::Translation))
+        }
+
+        fn cached(&self, lpns: &[Lpn]) -> Vec<bool> {
+            lpns.iter().map(|&l| self.tp.cache.get(l).is_some()).collect()
+        }
+    }
+
+    #[test]
+    fn paper_002_figure_4_selective_prefetching_cut_by_rule_2() {
+        // A full cache of 8 slots: TP node 3 holds 3:27 (the coldest), TP node 0 holds 0:5 and
+        // 0:6, TP node 1 holds 1:334 and 1:335.
+        let mut r = Rig::new(&["ftl.tpftl.cache_bytes=48"]);
+        for (t, lpn) in [at(3, 27), at(0, 5), at(0, 6), at(1, 334), at(1, 335)].into_iter().enumerate() {
+            r.put(lpn, t as u64 + 1, false);
+        }
+        assert_eq!(r.tp.cache.free_bytes(), 0);
+        // The counter had reached -3: selective prefetching on, counter back to 0.
+        for _ in 0..3 {
+            r.tp.selective.node_evicted();
+        }
+        assert_eq!((r.tp.selective.active, r.tp.selective.counter), (true, 0));
+        // (1) 1:336 misses, its TP node is cached; (2) two consecutive cached predecessors: length 2.
+        assert_eq!(r.tp.prefetch_length(at(1, 336)), 2);
+        // (3) Rule 2: the LRU node 3 holds one entry, so the length is cut to 1.
+        assert_eq!(r.tp.plan(at(1, 336), 2), (1, Some(3)));
+        r.translate(at(1, 336));
+        // Node 3 and 3:27 evicted (counter -1, two slots freed); (4) one read of TP 1;
+        // (5)-(6) 1:336 and 1:337 loaded, 1:338 not.
+        assert_eq!(r.tp.cache.node_len(3), 0);
+        assert_eq!(r.tp.selective.counter, -1);
+        assert_eq!(r.translation_ops(), (1, 0));
+        assert_eq!(r.cached(&[at(1, 336), at(1, 337), at(1, 338), at(3, 27)]), [true, true, false, false]);
+        assert_eq!((r.cache.miss_fetch, r.cache.evictions, r.cache.dirty_evictions), (1, 1, 0));
+        assert_eq!(r.tp.cache.free_bytes(), 0);
+        r.tp.cache.check().unwrap();
+    }
+
+    /// Paper 002 Fig. 5's cache: TP node 5 (the coldest) with clean 5:979 and 5:435 and dirty
+    /// 5:55, 5:56 and 5:436, TP node 0 with one entry; full at 8 slots.
+    fn figure_5_cache(variant: &str) -> Rig {
+        let mut r = Rig::new(&["ftl.tpftl.cache_bytes=48", &format!("ftl.tpftl.variant=\"{variant}\"")]);
+        for (t, (lpn, dirty)) in [(55, true), (979, false), (56, true), (435, false), (436, true)].into_iter().enumerate() {
+            r.put(at(5, lpn), t as u64 + 1, dirty);
+        }
+        r.put(at(0, 10), 9, false);
+        assert_eq!(r.tp.cache.free_bytes(), 0);
+        r
+    }
+
+    #[test]
+    fn paper_002_figure_5_clean_first_victims_and_one_batch_update() {
+        let mut r = figure_5_cache("rbc");
+        // (1) Three entries to load: 0:1000 requested, 0:1001 and 0:1002 by request-level prefetching.
+        r.tp.begin_request(at(0, 1000), 3);
+        r.translate(at(0, 1000));
+        // (2) Victims from the LRU node 5: the clean 5:979 and 5:435, then the dirty 5:55.
+        assert_eq!(r.cached(&[at(5, 979), at(5, 435), at(5, 55)]), [false, false, false]);
+        // (3) One TP update (read + write) carries 5:55, 5:56 and 5:436; the last two stay, clean.
+        assert_eq!(r.translation_ops(), (2, 1));
+        for (offset, ppn) in [(55, 1), (56, 3), (436, 5)] {
+            assert_eq!(r.tp.store.entry(at(5, offset)), ppn);
+        }
+        assert_eq!(r.cached(&[at(5, 56), at(5, 436)]), [true, true]);
+        assert_eq!(r.tp.cache.dirty_count(5), 0);
+        // (4) The three requested entries are loaded.
+        assert_eq!(r.cached(&[at(0, 1000), at(0, 1001), at(0, 1002), at(0, 1003)]), [true, true, true, false]);
+        assert_eq!((r.cache.miss_writeback, r.cache.evictions, r.cache.dirty_evictions), (1, 3, 1));
+        r.tp.cache.check().unwrap();
+    }
+
+    #[test]
+    fn figure_5_without_clean_first_or_batch_update() {
+        // (variant, still cached in node 5, dirty left in node 5, dirty evictions); one TP update each.
+        let cases = [
+            // LRU order: 5:55 (dirty: the batch cleans 5:56 and 5:436), 5:979, 5:56.
+            ("rb", vec![at(5, 435), at(5, 436)], 0, 1),
+            // Clean first, but only the victim is written: 5:56 and 5:436 stay dirty.
+            ("rc", vec![at(5, 56), at(5, 436)], 2, 1),
+            // LRU order, no batch: dirty 5:55 and 5:56 evicted, coalesced into one update.
+            ("r", vec![at(5, 435), at(5, 436)], 1, 2),
+        ];
+        for (variant, left, dirty_left, dirty_evictions) in cases {
+            let mut r = figure_5_cache(variant);
+            r.tp.begin_request(at(0, 1000), 3);
+            r.translate(at(0, 1000));
+            let node: Vec<Lpn> = r.tp.cache.node_entries(5).map(|s| r.tp.cache.lpn(s)).collect::<Vec<_>>().into_iter().rev().collect();
+            let mut node_sorted = node.clone();
+            node_sorted.sort();
+            assert_eq!(node_sorted, left, "{variant}");
+            assert_eq!(r.tp.cache.dirty_count(5), dirty_left, "{variant}");
+            assert_eq!((r.cache.evictions, r.cache.dirty_evictions), (3, dirty_evictions), "{variant}");
+            assert_eq!(r.translation_ops(), (2, 1), "{variant}");
+            assert_eq!(r.tp.store.entry(at(5, 55)), 1, "{variant}");
+            r.tp.cache.check().unwrap();
+        }
+    }
+
+    #[test]
+    fn the_selective_switch_turns_on_after_three_net_node_evictions_and_off_after_three_creations() {
+        let mut s = SelectiveSwitch::new(3);
+        s.node_created();
+        s.node_created();
+        s.node_evicted();
+        assert_eq!((s.active, s.counter), (false, 1));
+        s.node_created();
+        s.node_created(); // +3: the counter resets, prefetching stays off
+        assert_eq!((s.active, s.counter), (false, 0));
+        for _ in 0..3 {
+            s.node_evicted();
+        }
+        assert_eq!((s.active, s.counter), (true, 0));
+        s.node_created();
+        s.node_created();
+        s.node_evicted();
+        s.node_created();
+        assert_eq!((s.active, s.counter), (true, 2));
+        s.node_created();
+        assert_eq!((s.active, s.counter), (false, 0));
+    }
+
+    #[test]
+    fn a_sequential_run_that_shrinks_the_node_count_turns_selective_prefetching_on() {
+        // 8 entries per TP, 12 slots; only selective prefetching.
+        let run = |variant: &str| {
+            let c = tiny_config(&["ftl.tpftl.cache_bytes=72", &format!("ftl.tpftl.variant=\"{variant}\"")]);
+            let mut sim = Simulation::new(&c, "tpftl").unwrap();
+            sim.precondition().unwrap();
+            // Six one-entry nodes (counter +3, reset, +3, reset), then a sequential run in TP 6.
+            for lpn in [0, 8, 16, 24, 32, 40, 48, 49, 50, 51, 52, 53, 54, 55] {
+                sim.serve(PageRequest { arrival: 0, kind: IoKind::Read, first: lpn, pages: 1 }).unwrap();
+            }
+            sim.check_invariants().unwrap();
+            let report = sim.result("t", serde_json::Value::Null, 1.0).report;
+            (report.reads.translation, report.cache.hit)
+        };
+        // Evicting a one-entry node frees two slots, so every other miss of the run evicts one:
+        // 49, 51 and 53 take the counter to -3. 54 then loads 55 too (its 6 cached predecessors,
+        // cut to 1 by rule 1 as 55 ends the TP; evicting the coldest one-entry node makes room).
+        assert_eq!(run("s"), (13, 1));
+        assert_eq!(run("-"), (14, 0));
+    }
+
+    #[test]
+    fn variants_resolve_to_flags_and_bad_ones_are_named() {
+        let resolve = |sets: &[&str]| {
+            let mut b = ConfigBuilder::new();
+            for s in sets {
+                b = b.set(s).unwrap();
+            }
+            let c = b.build().unwrap();
+            TpftlResolved::new(&c, ftl_params(&c, "tpftl")?)
+        };
+        let full = resolve(&[]).unwrap();
+        assert_eq!(full.variant, "rsbc");
+        assert!(full.request_prefetch && full.selective_prefetch && full.batch_update && full.clean_first);
+        assert_eq!(resolve(&["ftl.tpftl.variant=\"-\""]).unwrap().variant, "-");
+        let bc = resolve(&["ftl.tpftl.variant=\"cb\""]).unwrap();
+        assert!(!bc.request_prefetch && !bc.selective_prefetch && bc.batch_update && bc.clean_first);
+        assert_eq!(bc.variant, "bc");
+        assert_eq!(resolve(&["ftl.tpftl.variant=\"bc\"", "ftl.tpftl.request_prefetch=true"]).unwrap().variant, "rbc");
+        assert_eq!(resolve(&["ftl.tpftl.batch_update=false"]).unwrap().variant, "rsc");
+        for bad in ["\"rr\"", "\"x\"", "\"\""] {
+            let e = resolve(&[&format!("ftl.tpftl.variant={bad}")]).unwrap_err().to_string();
+            assert!(e.contains("ftl.tpftl.variant"), "{e}");
+        }
+        let e = resolve(&["ftl.tpftl.cache_bytes=11"]).unwrap_err().to_string();
+        assert!(e.contains("ftl.tpftl.cache_bytes"), "{e}");
+    }
+
+    #[test]
+    fn paper_002_cache_is_a_block_level_map_with_6_byte_nodes() {
+        // Financial (preset tpftl, 512 MB): 8 KB of entry area = 1365 slots; GTD 512 B apart.
+        let c = Config::preset("tpftl").unwrap();
+        let ftl = Tpftl::build(&c).unwrap();
+        let sram = ftl.sram();
+        assert_eq!(sram[0].bytes, 8192);
+        let t = Tpftl::new(&c, TpftlParams::default()).unwrap();
+        assert_eq!(t.cache.budget() / 6, 1365);
+        assert_eq!(t.store.entries_per_tp(), 1024);
+        let msr = Tpftl::new(&Config::preset("tpftl-msr").unwrap(), TpftlParams::default()).unwrap();
+        assert_eq!(msr.cache.budget(), 256 * 1024);
+    }
+
+    /// 4 KB pages (1024 entries per TP), 64-page blocks, 16384 logical pages (16 TPs, a 1 KB
+    /// block-level map), 25% spare; filled.
+    fn small_ssd(sets: &[&str]) -> Config {
+        let mut b = ConfigBuilder::new();
+        for set in [
+            "device.geometry.planes_per_die=1",
+            "device.geometry.blocks_per_plane=320",
+            "device.geometry.pages_per_block=64",
+            "device.geometry.page_size=4096",
+            "device.logical_pages=16384",
+            "gc.free_blocks_low=2",
+        ]
+        .iter()
+        .chain(sets)
+        {
+            b = b.set(set).unwrap();
+        }
+        b.build().unwrap()
+    }
+
+    fn run(config: &Config, ftl: &str, spec: &MixedSpec) -> crate::metrics::Report {
+        let workload = spec.workload(config.device.logical_pages(), config.device.geometry.page_size).unwrap();
+        crate::sim::run(config, ftl, workload).unwrap().report
+    }
+
+    #[test]
+    fn replaces_dirty_entries_far_less_often_than_dftl_under_random_writes() {
+        // Paper 002's DFTL: 8-byte entries in the same 1 KB, LRU, one entry per write-back, GC
+        // updates batched per TP.
+        let c = small_ssd(&[
+            "ftl.dftl.cache_bytes=1024",
+            "ftl.dftl.entry_bits=64",
+            "ftl.dftl.replacement=\"lru\"",
+            "ftl.dftl.batch_update=false",
+            "ftl.dftl.gc_batch_update=true",
+        ]);
+        let spec = MixedSpec { requests: 30_000, read_fraction: 0.2, sequential_fraction: 0.05, seed: 3, ..MixedSpec::default() };
+        let tpftl = run(&c, "tpftl", &spec).cache;
+        let dftl = run(&c, "dftl", &spec).cache;
+        let (t, d) = (tpftl.dirty_eviction_probability.unwrap(), dftl.dirty_eviction_probability.unwrap());
+        assert!(t < 0.5 * d, "P_rd: TPFTL {t:.3}, DFTL {d:.3}");
+        assert!(tpftl.translation_writes_per_host_page < dftl.translation_writes_per_host_page);
+    }
+
+    #[test]
+    fn with_the_whole_map_cached_it_responds_as_fast_as_the_optimal_ftl() {
+        // Paper 002's SSD (4 KB pages, 64-page blocks, 25/200/1500 us) at 256 MB, a third spare:
+        // TPFTL's 64 translation pages fill one block, which the optimal FTL has for data.
+        let c = ConfigBuilder::new()
+            .preset("tpftl")
+            .unwrap()
+            .set("device.logical_pages=65536").unwrap()
+            .set("device.geometry.blocks_per_plane=1536").unwrap()
+            .set("gc.free_blocks_low=5").unwrap()
+            .set(&format!("ftl.tpftl.cache_bytes={}", 65536 * 6 + 64 * 6)).unwrap()
+            .build()
+            .unwrap();
+        let spec = MixedSpec { requests: 60_000, seed: 5, mean_interarrival_us: 100_000.0, ..MixedSpec::default() };
+        let window = |ftl: &str| {
+            let mut sim = Simulation::new(&c, ftl).unwrap();
+            sim.precondition().unwrap();
+            // The caches start cold: one sequential read pass loads every entry.
+            for (i, first) in (0..65536).step_by(8).enumerate() {
+                sim.serve(PageRequest { arrival: i as u64 * 1_000_000, kind: IoKind::Read, first, pages: 8 }).unwrap();
+            }
+            let a = sim.result("warm", serde_json::Value::Null, 1.0).report;
+            for r in spec.workload(65536, 4096).unwrap().requests.map(|r| r.unwrap()) {
+                let (first, pages) = ((r.offset_bytes / 4096) as u32, (r.len_bytes / 4096) as u32);
+                sim.serve(PageRequest { arrival: 8192 * 1_000_000 + r.arrival_ns, kind: r.kind, first, pages }).unwrap();
+            }
+            let b = sim.result("window", serde_json::Value::Null, 1.0).report;
+            let total = |r: &crate::metrics::Report| r.response.mean_us * r.host.requests as f64;
+            let mean = (total(&b) - total(&a)) / (b.host.requests - a.host.requests) as f64;
+            let translation = b.reads.translation + b.programs.translation - a.reads.translation - a.programs.translation;
+            (mean, translation, b.gc_victims - a.gc_victims)
+        };
+        let (tpftl, translation, victims) = window("tpftl");
+        let (optimal, _, _) = window("optimal");
+        assert_eq!(translation, 0);
+        assert!(victims > 100, "{victims}");
+        assert!((tpftl / optimal - 1.0).abs() < 0.01, "mean response {tpftl:.1} us against {optimal:.1} us");
+    }
+
+    #[test]
+    fn runs_under_the_oracle_with_power_losses_in_every_configuration() {
+        for variant in ["-", "r", "s", "rs", "b", "c", "bc", "rsbc"] {
+            let v = format!("ftl.tpftl.variant=\"{variant}\"");
+            let report = run_checked("tpftl", &[&v]);
+            assert!(report.gc_victims > 0 && report.cache.dirty_eviction_probability.is_some(), "{variant}");
+        }
+        for extra in ["ftl.tpftl.page_order=\"lru\"", "ftl.tpftl.request_prefetch_any_miss=true", "ftl.tpftl.node_bytes=8"] {
+            let report = run_checked("tpftl", &[extra]);
+            assert!(report.cache.gc_hit_ratio.is_some(), "{extra}");
+        }
+    }
+}
