@@ -121,7 +121,15 @@ fn peak_rss_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// CPU time of this thread in seconds, from /proc (Linux): the parse is single-threaded, so this
+/// is its cost on one core even when other processes share the machine.
+fn thread_cpu_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    Some(text.split_whitespace().next()?.parse::<f64>().ok()? / 1e9)
+}
+
 fn bench(file: &PathBuf, read: &ReadArgs, json: bool) -> Result<()> {
+    let cpu_before = thread_cpu_seconds();
     let started = Instant::now();
     let workload = read.open(file)?;
     let skipped = workload.skipped.clone();
@@ -132,15 +140,21 @@ fn bench(file: &PathBuf, read: &ReadArgs, json: bool) -> Result<()> {
         requests += 1;
     }
     let seconds = started.elapsed().as_secs_f64();
+    let cpu = cpu_before.zip(thread_cpu_seconds()).map(|(a, b)| b - a);
     let rate = requests as f64 / seconds;
+    let cpu_rate = cpu.map(|c| requests as f64 / c);
     let rss = peak_rss_kib();
     if json {
-        println!("{}", serde_json::json!({ "trace": file, "requests": requests, "skipped_lines": skipped.get(), "seconds": seconds, "requests_per_second": rate, "peak_rss_kib": rss, "bytes_requested": bytes }));
+        println!(
+            "{}",
+            serde_json::json!({ "trace": file, "requests": requests, "skipped_lines": skipped.get(), "seconds": seconds, "cpu_seconds": cpu,
+                "requests_per_second": rate, "requests_per_cpu_second": cpu_rate, "peak_rss_kib": rss, "bytes_requested": bytes })
+        );
     } else {
         let rows = vec![
             vec!["requests".into(), requests.to_string()],
-            vec!["seconds".into(), format!("{seconds:.3}")],
-            vec!["requests per second".into(), format!("{rate:.0}")],
+            vec!["seconds (wall / cpu)".into(), format!("{seconds:.3} / {}", cpu.map_or("-".into(), |c| format!("{c:.3}")))],
+            vec!["requests per second (wall / cpu)".into(), format!("{rate:.0} / {}", cpu_rate.map_or("-".into(), |r| format!("{r:.0}")))],
             vec!["peak resident memory (MiB)".into(), rss.map_or("-".into(), |k| format!("{:.1}", k as f64 / 1024.0))],
         ];
         print!("{}", table(&["parse", "value"], &rows));
