@@ -383,6 +383,22 @@ mod tests {
     }
 
     #[test]
+    fn recovery_after_the_pre_fill_reads_block_heads_and_translation_pages_only() {
+        let c = tiny_config(&["ftl.dftl.cache_bytes=40", "ftl.dftl.entry_bits=64"]);
+        let mut sim = crate::Simulation::new(&c, "dftl").unwrap();
+        sim.precondition().unwrap();
+        sim.power_loss().unwrap();
+        let g = &c.device.geometry;
+        let translation_pages: u64 = (0..g.total_blocks())
+            .filter(|&b| sim.flash().block_stream(b) == crate::flash::Stream::Translation)
+            .map(|b| sim.flash().write_pointer(b) as u64)
+            .sum();
+        let r = sim.result("t", serde_json::Value::Null, 1.0).report.recovery;
+        // Every block head, every translation page, and the one data page that stops the scan.
+        assert_eq!(r.pages_read, g.total_blocks() as u64 + translation_pages + 1);
+    }
+
+    #[test]
     fn runs_under_the_oracle_with_constant_gc_evictions_and_power_losses() {
         for set in [
             &[][..],

@@ -160,8 +160,11 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
         self.map.state_bytes() + self.map.store_ref().state_bytes() + self.blocks.state_bytes()
     }
 
+    /// Writes every translation page after the pre-fill data, with every change, as the spec's
+    /// pre-fill recipe has it (2.5): recovery then finds every TP copy newer than the pre-fill
+    /// data and scans only what was written since (paper 000 §8.2.5).
     fn flush(&mut self, ctx: &mut FtlCtx) -> Result<()> {
-        while let Some(tp) = self.map.store_ref().tp_with_recovered_entries() {
+        for tp in 0..self.map.store_ref().tp_count() {
             write_back(&mut self.map, &mut self.blocks, tp, true, ctx)?;
         }
         self.map.flush(&mut self.blocks, ctx)
@@ -243,19 +246,19 @@ pub mod tests_support {
     use crate::workload::IoKind;
     use crate::Simulation;
 
-    /// 1 die, 1 plane, 48 blocks x 8 pages of 32 bytes (8 entries per translation page),
-    /// 25% over-provisioning (288 LPNs, 36 TPs), GC at 2 free blocks, pre-filled, invariants
-    /// checked after every request; `sets` applied last.
+    /// 1 die, 1 plane, 64 blocks x 8 pages of 32 bytes (8 entries per translation page), 288
+    /// LPNs (36 TPs: with the TPs, 63% of the pages hold valid data), GC at 2 free blocks,
+    /// pre-filled, invariants checked after every request; `sets` applied last.
     pub fn tiny_config(sets: &[&str]) -> Config {
         let mut b = ConfigBuilder::new();
         for set in [
             "device.geometry.planes_per_die=1",
-            "device.geometry.blocks_per_plane=48",
+            "device.geometry.blocks_per_plane=64",
             "device.geometry.pages_per_block=8",
             "device.geometry.page_size=32",
             "device.geometry.sector_size=32",
             "device.geometry.spare_size=16",
-            "device.overprovisioning=0.25",
+            "device.logical_pages=288",
             "gc.free_blocks_low=2",
             "check.invariants_every=1",
         ]
