@@ -134,7 +134,7 @@ fn number(key: &str, s: &str) -> Result<f64> {
 
 fn sector_bytes(key: &str, s: &str) -> Result<u64> {
     let v = parse_bytes(s).ok_or_else(|| bad(key, format!("expected a size in bytes such as 4096 or 4KiB, found \"{s}\"")))?;
-    if v < 1.0 || v.fract() != 0.0 || v as u64 % SECTOR != 0 {
+    if v < 1.0 || v.fract() != 0.0 || !(v as u64).is_multiple_of(SECTOR) {
         return Err(bad(key, format!("expected a positive multiple of 512 bytes, found \"{s}\"")));
     }
     Ok(v as u64)
@@ -255,12 +255,12 @@ impl SynthSpec {
         if !(0.0..=1.0).contains(&self.read_fraction) {
             return Err(bad("read", format!("must be in [0, 1], found {}", self.read_fraction)));
         }
-        if self.address.is_empty() || self.address.iter().any(|c| !(c.weight >= 0.0)) || !self.address.iter().any(|c| c.weight > 0.0) {
+        if self.address.is_empty() || self.address.iter().any(|c| !c.weight.is_finite() || c.weight < 0.0) || !self.address.iter().any(|c| c.weight > 0.0) {
             return Err(bad("addr", "needs at least one pattern with a positive weight"));
         }
         for c in &self.address {
             match c.pattern {
-                Pattern::Zipf { theta } if !(theta >= 0.0) => return Err(bad("addr", format!("zipf exponent must be at least 0, found {theta}"))),
+                Pattern::Zipf { theta } if !theta.is_finite() || theta < 0.0 => return Err(bad("addr", format!("zipf exponent must be at least 0, found {theta}"))),
                 Pattern::HotCold { access, space } if !((0.0..=1.0).contains(&access) && space > 0.0 && space < 1.0) => {
                     return Err(bad("addr", format!("hotcold needs an access fraction in [0, 1] and a space fraction in (0, 1), found {access}:{space}")))
                 }

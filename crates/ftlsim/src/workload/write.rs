@@ -89,7 +89,7 @@ impl TraceWriter {
 }
 
 fn sectors(format: Format, what: &str, bytes: u64) -> Result<u64, String> {
-    if bytes % 512 == 0 {
+    if bytes.is_multiple_of(512) {
         Ok(bytes / 512)
     } else {
         Err(format!("{what} of {bytes} bytes is not a whole number of 512-byte sectors, which {format} requires"))
