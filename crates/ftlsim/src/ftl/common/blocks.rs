@@ -122,8 +122,34 @@ impl BlockManager {
 
     /// The next free page of `stream` in `unit`, opening a block (and collecting garbage first
     /// if the unit is short of free blocks) when needed. Program it before the next allocation.
+    ///
+    /// Outside GC, a unit whose GC finds nothing to reclaim is passed over for the next units in
+    /// turn: host writes stripe over units while GC moves stay in their unit, so live data is not
+    /// spread evenly at every moment, and one unit full of valid data must not stop a device that
+    /// has room elsewhere. `DeviceFull` means no unit can make room.
     #[inline]
     pub fn allocate<R: Relocate>(&mut self, unit: u32, stream: Stream, reloc: &mut R, ctx: &mut FtlCtx) -> Result<Ppn> {
+        match self.allocate_in(unit, stream, reloc, ctx) {
+            Err(SimError::DeviceFull { .. }) if !self.in_gc => self.allocate_elsewhere(unit, stream, reloc, ctx),
+            result => result,
+        }
+    }
+
+    #[cold]
+    fn allocate_elsewhere<R: Relocate>(&mut self, full: u32, stream: Stream, reloc: &mut R, ctx: &mut FtlCtx) -> Result<Ppn> {
+        let units = self.units();
+        let mut last = SimError::DeviceFull { unit: full as usize, free: self.free_blocks(full) };
+        for step in 1..units {
+            match self.allocate_in((full + step) % units, stream, reloc, ctx) {
+                Err(e @ SimError::DeviceFull { .. }) => last = e,
+                result => return result,
+            }
+        }
+        Err(last)
+    }
+
+    #[inline]
+    fn allocate_in<R: Relocate>(&mut self, unit: u32, stream: Stream, reloc: &mut R, ctx: &mut FtlCtx) -> Result<Ppn> {
         let (u, s) = (unit as usize, stream as usize);
         let ppb = self.geometry.pages_per_block;
         if self.open[u][s] == NIL || self.next_offset[u][s] == ppb {
