@@ -150,6 +150,18 @@ fn generic_reader_with_a_column_mapping() {
 }
 
 #[test]
+fn disksim_times_are_milliseconds_and_flags_bit_0_reads() {
+    let path = temp("t.disksim", "0.125000 0 1024 8 1\n2.5 0 0 1 4\n");
+    assert_eq!(read(&path), vec![Request::new(125_000, IoKind::Read, 524_288, 4096, 1), Request::new(2_500_000, IoKind::Write, 0, 512, 2)]);
+}
+
+#[test]
+fn a_header_line_is_passed_over() {
+    let path = temp("header.csv", "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n128166625932151588,hm,1,Read,0,512,3\n");
+    assert_eq!(read_with(&path, &TraceOptions { format: Some(Format::Msr), ..TraceOptions::default() }), vec![Request::new(0, IoKind::Read, 0, 512, 2)]);
+}
+
+#[test]
 fn every_fixture_is_detected() {
     let cases = [
         ("msr_hm_1.head40.csv", Format::Msr),

@@ -149,12 +149,15 @@ impl<F: LineFormat> Reader<F> {
                 continue;
             };
             let text = line.trim_ascii_start();
-            if text.is_empty() || text[0] == b'#' || (self.skip_headers && number == 1 && text[0].is_ascii_alphabetic()) {
+            if text.is_empty() || text[0] == b'#' {
                 continue;
             }
+            // An unreadable first line that starts with a letter is a header (`Timestamp,...`).
+            let header = self.skip_headers && number == 1 && text[0].is_ascii_alphabetic();
             let parsed = match self.format.parse(line, number) {
                 Ok(Some(raw)) => self.order(raw, number),
                 Ok(None) => continue,
+                Err(_) if header => continue,
                 Err(e) => Err(e),
             };
             match parsed {
