@@ -112,6 +112,42 @@ impl Workload {
     }
 }
 
+/// Requests in columns, for bindings that hand out arrays (numpy) a chunk at a time. `kind` is
+/// 0 for a read, 1 for a write, 2 for a trim; content fingerprints are not included.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Columns {
+    pub arrival_ns: Vec<u64>,
+    pub kind: Vec<u8>,
+    pub offset_bytes: Vec<u64>,
+    pub len_bytes: Vec<u64>,
+    pub line: Vec<u64>,
+}
+
+impl Workload {
+    /// Replaces `out` with the next (at most) `max` requests and returns how many there are:
+    /// 0 at the end of the stream. The columns keep their capacity from chunk to chunk.
+    pub fn next_chunk(&mut self, max: usize, out: &mut Columns) -> Result<usize> {
+        out.arrival_ns.clear();
+        out.kind.clear();
+        out.offset_bytes.clear();
+        out.len_bytes.clear();
+        out.line.clear();
+        for request in self.requests.by_ref().take(max) {
+            let r = request?;
+            out.arrival_ns.push(r.arrival_ns);
+            out.kind.push(match r.kind {
+                IoKind::Read => 0,
+                IoKind::Write => 1,
+                IoKind::Trim => 2,
+            });
+            out.offset_bytes.push(r.offset_bytes);
+            out.len_bytes.push(r.len_bytes);
+            out.line.push(r.line);
+        }
+        Ok(out.line.len())
+    }
+}
+
 /// Opens a trace file as a streaming workload (the entry point for the Python binding too).
 /// The format comes from `options.format` or, when absent, from the file's first lines.
 pub fn open(path: impl AsRef<Path>, options: &TraceOptions) -> Result<Workload> {
@@ -121,4 +157,21 @@ pub fn open(path: impl AsRef<Path>, options: &TraceOptions) -> Result<Workload> 
 /// Detects the format of a trace file from its first lines.
 pub fn detect_format(path: impl AsRef<Path>) -> Result<Format> {
     detect::detect_file(path.as_ref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_the_stream_in_order() {
+        let requests = (1..=5).map(|i| Ok(Request::new(i * 10, if i % 2 == 0 { IoKind::Read } else { IoKind::Write }, i * 512, 512, i)));
+        let mut w = Workload::new("t", serde_json::Value::Null, requests);
+        let mut c = Columns::default();
+        assert_eq!(w.next_chunk(3, &mut c).unwrap(), 3);
+        assert_eq!((c.arrival_ns.as_slice(), c.kind.as_slice()), (&[10, 20, 30][..], &[1, 0, 1][..]));
+        assert_eq!(w.next_chunk(3, &mut c).unwrap(), 2);
+        assert_eq!(c.line, vec![4, 5]);
+        assert_eq!(w.next_chunk(3, &mut c).unwrap(), 0);
+    }
 }
