@@ -121,6 +121,18 @@ fn blkparse_golden_dispatch_and_queue_events() {
     assert!(err.contains("goes backwards"), "{err}");
 }
 
+/// The whole sample against blkparse's own summary at its end: "Read Dispatches: 1301",
+/// "Write Dispatches: 523, 250424KiB" (its read total is printed in MiB of 1000 KiB).
+#[test]
+fn blkparse_dispatches_match_blkparse_summary() {
+    let d = read(&fixture("ycsb_btrfs.blkparse.txt.xz"));
+    let count = |k| d.iter().filter(|r| r.kind == k).count();
+    let bytes = |k| d.iter().filter(|r| r.kind == k).map(|r| r.len_bytes).sum::<u64>();
+    assert_eq!((count(IoKind::Read), count(IoKind::Write)), (1301, 523));
+    assert_eq!(bytes(IoKind::Write), 250_424 * 1024);
+    assert_eq!(bytes(IoKind::Read) / 1024 / 1000, 1026);
+}
+
 #[test]
 fn spc_asus_concatenated_or_selected() {
     let path = fixture("financial_like.spc");
