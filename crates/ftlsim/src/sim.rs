@@ -13,7 +13,7 @@ use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, OpKind, OpLog, Purpose};
 use crate::ftl::{build_ftl, Ftl, FtlCtx, Prefetch, SramBreakdown};
 use crate::host::{Host, PageRequest};
-use crate::metrics::{CacheStats, Collector, RecoveryReport, Report, RequestKind};
+use crate::metrics::{CacheStats, Collector, GcStats, RecoveryReport, Report, RequestKind};
 use crate::metrics::report::ReportInputs;
 use crate::timing::TimingEngine;
 use crate::workload::{IoKind, Workload};
@@ -54,6 +54,7 @@ pub struct Simulation {
     /// Completion time of the request served last.
     last_finish: crate::timing::Nanos,
     gc_victims_base: u64,
+    gc_stats_base: GcStats,
     recovery: RecoveryReport,
     power_loss_at: Vec<u64>,
 }
@@ -81,6 +82,7 @@ impl Simulation {
             requests: 0,
             last_finish: 0,
             gc_victims_base: 0,
+            gc_stats_base: GcStats::default(),
             recovery: RecoveryReport::default(),
             power_loss_at: Vec::new(),
             config: config.clone(),
@@ -155,6 +157,7 @@ impl Simulation {
         self.ops.reset_counts();
         self.cache = CacheStats::default();
         self.gc_victims_base = self.ftl.blocks().gc_victims;
+        self.gc_stats_base = self.ftl.blocks().gc_stats;
         self.timing = TimingEngine::new(&self.config.device);
         Ok(())
     }
@@ -347,6 +350,7 @@ impl Simulation {
             flash: &self.flash,
             sram: self.ftl.sram(),
             gc_victims: self.ftl.blocks().gc_victims - self.gc_victims_base,
+            gc_stats: self.ftl.blocks().gc_stats.since(&self.gc_stats_base),
             plane_register_hits: self.timing.register_hits(),
             recovery: self.recovery.clone(),
             wall_seconds,

@@ -27,6 +27,8 @@ pub struct CacheStats {
     pub gc_accesses: u64,
     /// GC accesses that hit.
     pub gc_hits: u64,
+    /// GC accesses classified as misses with write-back (N_dt of paper 002's model).
+    pub gc_writebacks: u64,
     /// Evictions of a modified entry (P_rd numerator, paper 002).
     pub dirty_evictions: u64,
     /// All evictions (P_rd denominator).
@@ -50,6 +52,7 @@ impl CacheStats {
         self.record(access);
         self.gc_accesses += 1;
         self.gc_hits += (access == CacheAccess::Hit) as u64;
+        self.gc_writebacks += (access == CacheAccess::MissWriteBack) as u64;
     }
 
     pub fn accesses(&self) -> u64 {

@@ -3,10 +3,12 @@
 
 mod cache;
 mod collector;
+mod model;
 pub(crate) mod report;
 
 pub use cache::{CacheAccess, CacheStats};
 pub use collector::{Collector, RequestKind};
+pub use model::{GcStats, WaCounts, WaModel};
 pub use report::{
     CacheReport, EraseCountStats, FlashCounts, HostReport, LatencySummary, RecoveryReport, Report, ResponseTimes,
     SimulationReport,

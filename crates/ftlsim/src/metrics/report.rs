@@ -3,7 +3,7 @@
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use super::{CacheStats, Collector};
+use super::{CacheStats, Collector, GcStats, WaCounts, WaModel};
 use crate::flash::{FlashArray, OpKind, OpLog};
 use crate::ftl::SramItem;
 
@@ -143,6 +143,9 @@ pub struct Report {
     pub response: ResponseTimes,
     pub erase_count: EraseCountStats,
     pub cache: CacheReport,
+    /// Paper 002's write-amplification model (Eq. 13) on this run's measured inputs, next to
+    /// Eq. 12 on its counts; for FTLs with a mapping cache, when host pages were written.
+    pub wa_model: Option<WaModel>,
     pub recovery: RecoveryReport,
     pub sram: Vec<SramItem>,
     pub sram_total_bytes: u64,
@@ -161,6 +164,7 @@ pub struct ReportInputs<'a> {
     pub flash: &'a FlashArray,
     pub sram: Vec<SramItem>,
     pub gc_victims: u64,
+    pub gc_stats: GcStats,
     pub plane_register_hits: u64,
     pub recovery: RecoveryReport,
     pub wall_seconds: f64,
@@ -235,6 +239,7 @@ impl Report {
                 translation_reads_per_access: ratio(translation_reads, accesses),
                 translation_writes_per_access: ratio(programs.translation, accesses),
             },
+            wa_model: WaCounts::new(i.cache, &i.gc_stats, c.pages_written, programs.translation, ppb).model(),
             recovery: i.recovery,
             sram: i.sram,
             sram_total_bytes,

@@ -14,6 +14,7 @@ use crate::config::{AllocationUnit, Config, VictimPolicyKind};
 use crate::error::{Result, SimError};
 use crate::flash::{BlockState, FlashArray, Geometry, PageState, Pbn, Ppn, Purpose, Spare, Stream, STREAMS};
 use crate::ftl::FtlCtx;
+use crate::metrics::GcStats;
 
 const NIL: u32 = u32::MAX;
 
@@ -54,6 +55,8 @@ pub struct BlockManager {
     in_gc: bool,
     /// Blocks reclaimed by GC so far.
     pub gc_victims: u64,
+    /// Victims and the pages moved out of them, by stream (paper 002's V_d and V_t).
+    pub gc_stats: GcStats,
 }
 
 impl BlockManager {
@@ -79,6 +82,7 @@ impl BlockManager {
             cursor: [0; STREAMS],
             in_gc: false,
             gc_victims: 0,
+            gc_stats: GcStats::default(),
         }
     }
 
@@ -230,6 +234,7 @@ impl BlockManager {
         let unit = self.unit_of(victim);
         let first = self.geometry.first_page(victim);
         let written = ctx.flash.write_pointer(victim);
+        let stream = ctx.flash.block_stream(victim) as usize;
         for old in first..first + written {
             let ahead = old + GC_PREFETCH_DISTANCE;
             if ahead < first + written {
@@ -244,12 +249,14 @@ impl BlockManager {
             let new = self.allocate(unit, spare.stream, reloc, ctx)?;
             ctx.program(new, spare.stream, spare.logical, spare.version, Purpose::Gc)?;
             self.invalidate(old, ctx.flash)?;
+            self.gc_stats.moved[stream] += 1;
             reloc.relocated(self, spare, old, new, ctx)?;
         }
         ctx.erase(victim, Purpose::Gc)?;
         self.role[victim as usize] = BlockRole::Free;
         self.free[unit as usize].push_back(victim);
         self.gc_victims += 1;
+        self.gc_stats.victims[stream] += 1;
         Ok(())
     }
 
