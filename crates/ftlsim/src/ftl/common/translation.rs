@@ -14,7 +14,8 @@
 //!   (paper 000 Fig 8.1 line 28; spec 5.14 keeps them in an unbounded map): they are resolved
 //!   before the TP content and folded into the next write of their TP.
 //!
-//! How a scheme uses it:
+//! How a scheme uses it (most of this is done once in `common::demand::DemandFtl`, the frame of
+//! DFTL, CDFTL, S-FTL, TPFTL and SCFTL; a scheme there implements `DemandScheme`):
 //! - keep the store and the cache in one state struct that implements [`Relocate`] and
 //!   [`TranslationOwner`], apart from the `BlockManager` (the pattern of `ftl/page.rs`);
 //! - on a miss, [`TranslationStore::fetch`] the TP (one translation read) and take the entries
