@@ -168,6 +168,13 @@ fn disksim_times_are_milliseconds_and_flags_bit_0_reads() {
 }
 
 #[test]
+fn a_file_without_newlines_is_refused_without_reading_it_whole() {
+    let path = temp("blob.bin", &"7".repeat(5 << 20));
+    let err = workload::open(&path, &TraceOptions { format: Some(Format::Mqsim), ..TraceOptions::default() }).unwrap().requests.next().unwrap().unwrap_err();
+    assert!(err.to_string().ends_with("blob.bin:1: line longer than 4 MiB: not a text trace"), "{err}");
+}
+
+#[test]
 fn a_header_line_is_passed_over() {
     let path = temp("header.csv", "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n128166625932151588,hm,1,Read,0,512,3\n");
     assert_eq!(read_with(&path, &TraceOptions { format: Some(Format::Msr), ..TraceOptions::default() }), vec![Request::new(0, IoKind::Read, 0, 512, 2)]);

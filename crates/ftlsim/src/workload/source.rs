@@ -8,6 +8,8 @@ use std::path::Path;
 use crate::error::{Result, SimError};
 
 const BUFFER: usize = 256 * 1024;
+/// Longest line read: a binary file without newlines must not fill the memory.
+const MAX_LINE: u64 = 4 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Compression {
@@ -94,14 +96,17 @@ impl Lines {
     /// The next line and its number.
     pub(crate) fn next_line(&mut self) -> Result<Option<(u64, &[u8])>> {
         self.buf.clear();
-        let n = self
-            .inner
+        let n = (&mut self.inner)
+            .take(MAX_LINE)
             .read_until(b'\n', &mut self.buf)
             .map_err(|e| SimError::input(format!("{}:{}", self.name, self.line + 1), format!("cannot read: {e}")))?;
         if n == 0 {
             return Ok(None);
         }
         self.line += 1;
+        if n as u64 == MAX_LINE && self.buf.last() != Some(&b'\n') {
+            return Err(SimError::input(format!("{}:{}", self.name, self.line), format!("line longer than {} MiB: not a text trace", MAX_LINE >> 20)));
+        }
         let mut line = self.buf.as_slice();
         if let [rest @ .., b'\n'] = line {
             line = rest;
