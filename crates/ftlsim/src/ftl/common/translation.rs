@@ -532,7 +532,7 @@ mod tests {
     #[test]
     fn gc_moves_translation_pages_and_writes_tps_back_from_inside_gc() {
         let mut r = Rig::new();
-        let mut version = vec![0u32; 40];
+        let mut version = [0u32; 40];
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
         for _ in 0..600 {
             let lpn = rng.gen_range(0..40u32);
@@ -553,7 +553,7 @@ mod tests {
     #[test]
     fn recovery_rebuilds_the_gtd_and_finds_changes_newer_than_their_tp() {
         let mut r = Rig::new();
-        let mut version = vec![1u32; 40];
+        let mut version = [1u32; 40];
         for lpn in 0..40 {
             r.write(lpn, 1);
         }
