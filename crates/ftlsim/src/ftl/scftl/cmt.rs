@@ -25,11 +25,11 @@ pub enum Replacement {
 
 impl Replacement {
     #[inline]
-    fn insert(&mut self, slot: u32, tp: u32, referenced: bool) {
+    fn insert(&mut self, slot: u32, tp: u32, referenced: bool, weight: u32) {
         match self {
             Replacement::Lru(p) => p.insert(slot),
             Replacement::Nru(p) => p.insert_entry(slot, 0, referenced),
-            Replacement::DNru(p) => p.insert_entry(slot, tp, referenced),
+            Replacement::DNru(p) => p.insert_weighted(slot, tp, referenced, weight),
         }
     }
     #[inline]
@@ -206,6 +206,11 @@ impl Cmt {
     }
 
     #[inline]
+    pub fn at_head(&self, lpn: Lpn) -> Option<u32> {
+        self.is_head(lpn).then(|| self.slot_of[lpn as usize])
+    }
+
+    #[inline]
     pub fn is_head(&self, lpn: Lpn) -> bool {
         self.heads[lpn as usize >> 6] & (1 << (lpn & 63)) != 0
     }
@@ -286,10 +291,9 @@ impl Cmt {
         self.entries[slot as usize] = Entry { tag, base, len, dirty, stamp };
         self.set_head(tag, slot);
         let tp = tag / self.entries_per_tp;
-        self.policy.insert(slot, tp, referenced);
+        self.policy.insert(slot, tp, referenced, if dirty { len } else { 0 });
         if dirty {
             self.dirty_lists.push_front(tp, slot);
-            self.policy.set_modified(slot, len);
         }
         slot
     }

@@ -200,9 +200,9 @@ impl Scftl {
     }
 
     /// Caches mappings as the flash copy of their TP holds them (clean).
-    fn insert_fetched(&mut self, tag: Lpn, len: u32, referenced: bool) {
+    fn insert_fetched(&mut self, tag: Lpn, len: u32, referenced: bool) -> u32 {
         let store = &self.store;
-        self.cmt.insert(tag, len, |lpn| store.entry(lpn), false, referenced, self.access);
+        self.cmt.insert(tag, len, |lpn| store.entry(lpn), false, referenced, self.access)
     }
 
     /// The first LPN of the run of consecutive PPNs that ends at the uncached `lpn`.
@@ -242,16 +242,25 @@ impl Scftl {
         let referenced = !matches!(self.cmt.policy, Replacement::DNru(_));
         let mut wrote = false;
         while from < end {
-            if let Some(slot) = self.cmt.find(from) {
+            // `from` follows a run or an entry, so only an entry starting there can cover it.
+            if let Some(slot) = self.cmt.at_head(from) {
                 from = self.cmt.end(slot);
                 continue;
             }
             if self.cmt.is_full() {
                 match self.cmt.policy.victim(Fetch::Spatial) {
-                    Some(victim) if self.cmt.stamp(victim) != self.access => wrote |= self.evict(victim, blocks, ctx)?,
+                    Some(victim) if self.cmt.stamp(victim) != self.access => {
+                        if self.evict(victim, blocks, ctx)? {
+                            // GC during the write-back may have cached `from`, or filled the CMT.
+                            wrote = true;
+                            if let Some(slot) = self.cmt.find(from) {
+                                from = self.cmt.end(slot);
+                            }
+                            continue;
+                        }
+                    }
                     _ => break,
                 }
-                continue;
             }
             let len = self.run_len(from, end);
             self.insert_fetched(from, len, referenced);
@@ -272,53 +281,58 @@ impl Scftl {
         (fits && self.cmt.ppn(slot, lpn - 1) == ppn - 1).then_some(slot)
     }
 
-    /// Free slots an update of `lpn` to `ppn` needs (Fig 5.2: 0 for case a, 1 for b and c, 2 for d;
-    /// one fewer with a merge). Large entries need one for a chunk that is not cached.
-    fn slots_needed(&self, lpn: Lpn, ppn: Ppn) -> u32 {
+    /// How an update of `lpn` to `ppn` goes in the current CMT.
+    #[inline]
+    fn plan(&self, lpn: Lpn, ppn: Ppn) -> Plan {
         let cached = self.cmt.find(lpn);
         if let Layout::Large { .. } = self.cmt.layout() {
-            return cached.is_none() as u32;
+            return Plan { cached, merge: None, slots: cached.is_none() as u32 };
         }
-        let own = self.merge_target(lpn, ppn).is_none() as u32;
-        match cached {
+        let merge = self.merge_target(lpn, ppn);
+        let own = merge.is_none() as u32;
+        // Fig 5.2: 0 free slots for case a, 1 for b and c, 2 for d; one fewer with a merge.
+        let slots = match cached {
             None => own,
             Some(slot) if self.cmt.entry_len(slot) == 1 => 0,
             Some(slot) if lpn == self.cmt.tag(slot) || lpn + 1 == self.cmt.end(slot) => own,
             Some(_) => 1 + own,
-        }
+        };
+        Plan { cached, merge, slots }
     }
 
     /// Records `lpn -> ppn` (a host write or trim when `host`, else a GC move) as a modified
-    /// mapping, making room first. Returns (wrote a TP back, fetched a TP).
-    fn update(&mut self, lpn: Lpn, ppn: Ppn, host: bool, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<(bool, bool)> {
+    /// mapping, making room first. Returns how it went.
+    fn update(&mut self, lpn: Lpn, ppn: Ppn, host: bool, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Updated> {
         self.pending.push((lpn, ppn));
+        let mut plan = self.plan(lpn, ppn);
+        let hit = plan.cached.is_some();
         let mut wrote = false;
-        loop {
-            // GC during an eviction may have moved the page again, or changed the entries around.
-            let ppn = self.pending.last().expect("pushed above").1;
-            if self.cmt.free_slots() >= self.slots_needed(lpn, ppn) {
-                break;
-            }
+        while self.cmt.free_slots() < plan.slots {
             let victim = self.cmt.policy.victim(Fetch::Normal).expect("a CMT short of slots has entries");
-            wrote |= self.evict(victim, blocks, ctx)?;
+            let wrote_back = self.evict(victim, blocks, ctx)?;
+            wrote |= wrote_back;
+            // GC during a write-back may have moved the page again, or changed the entries around.
+            if wrote_back || plan.cached == Some(victim) || plan.merge == Some(victim) {
+                plan = self.plan(lpn, self.pending.last().expect("pushed above").1);
+            }
         }
         let (_, ppn) = self.pending.pop().expect("pushed above");
         let fetched = match self.cmt.layout() {
             Layout::Small { .. } => {
-                self.apply(lpn, ppn, host);
+                self.apply(lpn, ppn, host, plan);
                 false
             }
-            Layout::Large { chunk } => self.apply_large(lpn, ppn, chunk, ctx)?,
+            Layout::Large { chunk } => self.apply_large(lpn, ppn, chunk, plan.cached, ctx)?,
         };
-        Ok((wrote, fetched))
+        Ok(Updated { hit, wrote, fetched })
     }
 
-    /// The four update cases of Fig 5.2 and the sequential merge; room was made.
-    fn apply(&mut self, lpn: Lpn, ppn: Ppn, host: bool) {
-        let merge = self.merge_target(lpn, ppn);
+    /// The four update cases of Fig 5.2 and the sequential merge, as planned; room was made.
+    fn apply(&mut self, lpn: Lpn, ppn: Ppn, host: bool, plan: Plan) {
+        let merge = plan.merge;
         // A new mapping is a normal fetch (A set), but a GC move leaves a cached mapping's A as it was.
         let mut referenced = true;
-        if let Some(slot) = self.cmt.find(lpn) {
+        if let Some(slot) = plan.cached {
             referenced = host || self.cmt.policy.is_referenced(slot);
             let (tag, end) = (self.cmt.tag(slot), self.cmt.end(slot));
             if end - tag == 1 {
@@ -355,16 +369,15 @@ impl Scftl {
     }
 
     /// A large entry takes the new PPN; a chunk that is not cached is fetched first (one TP read).
-    fn apply_large(&mut self, lpn: Lpn, ppn: Ppn, chunk: u32, ctx: &mut FtlCtx) -> Result<bool> {
-        let (slot, fetched) = match self.cmt.find(lpn) {
+    fn apply_large(&mut self, lpn: Lpn, ppn: Ppn, chunk: u32, cached: Option<u32>, ctx: &mut FtlCtx) -> Result<bool> {
+        let (slot, fetched) = match cached {
             Some(slot) => (slot, false),
             None => {
                 let tp = self.store.tp_of(lpn);
                 let fetched = self.store.fetch(tp, ctx)?;
                 let tag = self.cmt.chunk_start(lpn, chunk);
                 let len = chunk.min(self.store.lpns(tp).end - tag);
-                self.insert_fetched(tag, len, true);
-                (self.cmt.find(lpn).expect("just inserted"), fetched)
+                (self.insert_fetched(tag, len, true), fetched)
             }
         };
         self.cmt.set_value(slot, lpn, ppn);
@@ -383,6 +396,21 @@ impl Scftl {
     }
 }
 
+/// How an update goes: the entry holding the LPN, the entry it merges into, the free slots needed.
+#[derive(Clone, Copy)]
+struct Plan {
+    cached: Option<u32>,
+    merge: Option<u32>,
+    slots: u32,
+}
+
+/// What an update took: whether the LPN was cached, a TP was written back, a TP was read.
+struct Updated {
+    hit: bool,
+    wrote: bool,
+    fetched: bool,
+}
+
 /// Whether `next` follows `ppn` (an unmapped entry follows nothing).
 #[inline]
 fn consecutive(ppn: Ppn, next: Ppn) -> bool {
@@ -397,9 +425,8 @@ impl Relocate for Scftl {
             ctx.cache.record_gc(CacheAccess::Hit);
             return Ok(());
         }
-        let hit = self.cmt.find(lpn).is_some();
-        let (wrote, fetched) = self.update(lpn, new, false, blocks, ctx)?;
-        ctx.cache.record_gc(if hit { CacheAccess::Hit } else { miss_class(wrote, fetched) });
+        let u = self.update(lpn, new, false, blocks, ctx)?;
+        ctx.cache.record_gc(if u.hit { CacheAccess::Hit } else { miss_class(u.wrote, u.fetched) });
         Ok(())
     }
 }
@@ -440,8 +467,8 @@ impl DemandScheme for Scftl {
             return Ok(self.cmt.ppn(slot, lpn));
         }
         let mut wrote = self.make_room(blocks, ctx)?;
-        // GC during the eviction may have cached the entry (a moved page of this LPN).
-        if let Some(slot) = self.cmt.find(lpn) {
+        // GC during a write-back may have cached the entry (a moved page of this LPN).
+        if let Some(slot) = if wrote { self.cmt.find(lpn) } else { None } {
             self.cmt.policy.touch(slot);
             ctx.cache.record(miss_class(wrote, false));
             return Ok(self.cmt.ppn(slot, lpn));

@@ -84,9 +84,18 @@ impl Nru {
     /// spatial fetch does not).
     #[inline]
     pub fn insert_entry(&mut self, slot: u32, tp: u32, referenced: bool) {
+        self.insert_weighted(slot, tp, referenced, 0);
+    }
+
+    /// A slot was filled for `tp`, modified with `weight` mapping entries (0: unmodified).
+    #[inline]
+    pub fn insert_weighted(&mut self, slot: u32, tp: u32, referenced: bool, weight: u32) {
         let s = slot as usize;
         self.tp[s] = tp;
-        self.weight[s] = 0;
+        self.weight[s] = weight;
+        if weight != 0 {
+            self.recount(tp, 0, weight);
+        }
         self.referenced[s] = referenced;
         self.occupied += 1;
         self.unreferenced += !referenced as u32;
