@@ -50,6 +50,8 @@ const CASES: &[Case] = &[
     Case { name: "--check not a number", args: &["run", "--check", "often"], files: &[], expect: &["--check", "often"] },
     Case { name: "--seed negative", args: &["run", "--seed", "-1"], files: &[], expect: &["-1"] },
     Case { name: "--requests not a number", args: &["run", "--requests", "lots"], files: &[], expect: &["--requests", "lots"] },
+    Case { name: "absurd latency", args: &["run", "--set", "device.latency.read_us=1e300"], files: &[], expect: &["device.latency.read_us", "1e300"] },
+    Case { name: "absurd time scale", args: &["run", "--set", "host.time_scale=1e-300"], files: &[], expect: &["host.time_scale"] },
     Case { name: "scale policy without span", args: &["run", "--set", "host.address_policy=\"scale\""], files: &[], expect: &["host.scale_span_bytes"] },
     Case { name: "power loss at 0", args: &["run", "--power-loss-at", "0"], files: &[], expect: &["check.power_loss_at", "positive"] },
     Case { name: "power loss list typo", args: &["run", "--power-loss-at", "5,,9"], files: &[], expect: &["check.power_loss_at", "5,,9"] },

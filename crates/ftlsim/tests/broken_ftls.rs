@@ -113,7 +113,7 @@ impl Ftl for Toy {
         }
         self.map.l2p[lpn as usize] = self.program(Stream::Data, lpn, version, ctx)?;
         self.writes += 1;
-        if self.writes % CHECKPOINT_EVERY == 0 {
+        if self.writes.is_multiple_of(CHECKPOINT_EVERY) {
             self.write_checkpoint(ctx)?;
         }
         Ok(())

@@ -209,7 +209,8 @@ pub fn config_text_from_bytes(data: &[u8]) -> String {
 
 /// The contract of configuration loading, for any text: it parses and validates, or fails with
 /// a configuration error naming a field; and every registered FTL either builds on a valid
-/// configuration (small enough to allocate) or rejects it naming a field. `Err` is a finding.
+/// configuration (small enough to allocate) and serves a few requests, or rejects it naming a
+/// field. `Err` is a finding.
 pub fn fuzz_config_text(text: &str) -> std::result::Result<(), String> {
     let field_named = |e: SimError| match e {
         SimError::Config { ref field, ref message } if !field.is_empty() && !message.is_empty() => Ok(()),
@@ -223,11 +224,22 @@ pub fn fuzz_config_text(text: &str) -> std::result::Result<(), String> {
         return Ok(()); // valid, but too large to allocate thousands of times
     }
     for info in REGISTRY {
-        if let Err(e) = Simulation::new(&config, info.name) {
-            field_named(e).map_err(|m| format!("FTL {}: {m}", info.name))?;
+        match Simulation::new(&config, info.name) {
+            Err(e) => field_named(e).map_err(|m| format!("FTL {}: {m}", info.name))?,
+            // A few requests, so a valid configuration that breaks timing or GC at run time shows.
+            Ok(mut sim) => serve_a_few(&mut sim, config.device.logical_pages()).map_err(|e| format!("FTL {}: {e}", info.name))?,
         }
     }
     Ok(())
+}
+
+fn serve_a_few(sim: &mut Simulation, logical: u32) -> Result<()> {
+    sim.precondition()?;
+    for (i, kind) in [IoKind::Write, IoKind::Read, IoKind::Write, IoKind::Trim, IoKind::Read].into_iter().enumerate() {
+        let first = (i as u32 * 7919) % logical;
+        sim.serve(PageRequest { arrival: i as u64 * u32::MAX as u64, kind, first, pages: (logical - first).min(4) })?;
+    }
+    sim.check_invariants()
 }
 
 #[cfg(test)]

@@ -220,6 +220,13 @@ impl Default for CheckConfig {
     }
 }
 
+/// Largest latency of one array operation, microseconds (1000 s).
+const MAX_OP_US: f64 = 1e9;
+/// Slowest bus, nanoseconds per byte (1 KB/s).
+const MAX_BUS_NS_PER_BYTE: f64 = 1e6;
+/// Strongest compression or stretching of trace time.
+const MIN_TIME_SCALE: f64 = 1e-6;
+
 /// Everything one run needs except the workload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -264,13 +271,17 @@ impl Config {
             ("device.latency.program_us", d.latency.program_us),
             ("device.latency.erase_us", d.latency.erase_us),
         ];
+        // Bounded so that simulated time (u64 nanoseconds) cannot overflow on any realistic run.
         for (field, v) in finite_positive {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(SimError::config(field, format!("must be a finite non-negative number, found {v}")));
+            if !(0.0..=MAX_OP_US).contains(&v) {
+                return Err(SimError::config(field, format!("must be a number of microseconds in [0, {MAX_OP_US:?}], found {v:?}")));
             }
         }
-        if !(d.latency.bus_ns_per_byte.is_finite() && d.latency.bus_ns_per_byte >= 0.0) {
-            return Err(SimError::config("device.latency.bus_ns_per_byte", "must be a finite non-negative number"));
+        if !(0.0..=MAX_BUS_NS_PER_BYTE).contains(&d.latency.bus_ns_per_byte) {
+            return Err(SimError::config(
+                "device.latency.bus_ns_per_byte",
+                format!("must be in [0, {MAX_BUS_NS_PER_BYTE:?}], found {:?}", d.latency.bus_ns_per_byte),
+            ));
         }
         if !(0.0..1.0).contains(&d.overprovisioning) {
             return Err(SimError::config(
@@ -302,8 +313,11 @@ impl Config {
                 format!("{} leaves no room in units of {blocks_per_unit} blocks", self.gc.free_blocks_low),
             ));
         }
-        if !(self.host.time_scale.is_finite() && self.host.time_scale > 0.0) {
-            return Err(SimError::config("host.time_scale", "must be a positive number"));
+        if !(MIN_TIME_SCALE..=1.0 / MIN_TIME_SCALE).contains(&self.host.time_scale) {
+            return Err(SimError::config(
+                "host.time_scale",
+                format!("must be in [{MIN_TIME_SCALE:?}, {:?}], found {:?}", 1.0 / MIN_TIME_SCALE, self.host.time_scale),
+            ));
         }
         if self.host.address_policy == AddressPolicy::Scale && self.host.scale_span_bytes.unwrap_or(0) == 0 {
             return Err(SimError::config("host.scale_span_bytes", "the `scale` address policy needs the trace's span in bytes"));

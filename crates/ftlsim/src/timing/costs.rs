@@ -24,7 +24,7 @@ impl OpCosts {
     pub fn new(device: &DeviceConfig) -> Self {
         let g = &device.geometry;
         let l = &device.latency;
-        let page_bytes = g.page_size + if l.transfer_includes_spare { g.spare_size } else { 0 };
+        let page_bytes = g.page_size as u64 + if l.transfer_includes_spare { g.spare_size as u64 } else { 0 };
         OpCosts {
             read_array: us(l.read_us),
             program_array: us(l.program_us),
