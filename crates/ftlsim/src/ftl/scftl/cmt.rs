@@ -233,6 +233,19 @@ impl Cmt {
         }
     }
 
+    /// Brings the head bits and tag slots that finding `lpn` reads toward the CPU cache (a hint).
+    #[inline]
+    pub fn prefetch(&self, lpn: Lpn) {
+        if let Some(word) = self.heads.get(lpn as usize >> 6) {
+            crate::mem::prefetch(word);
+        }
+        for l in [lpn, lpn.saturating_sub(self.max_len() - 1)] {
+            if let Some(slot) = self.slot_of.get(l as usize) {
+                crate::mem::prefetch(slot);
+            }
+        }
+    }
+
     /// The first LPN of the large-layout chunk holding `lpn`.
     #[inline]
     pub fn chunk_start(&self, lpn: Lpn, chunk: u32) -> Lpn {

@@ -458,6 +458,11 @@ impl DemandScheme for Scftl {
         &self.store
     }
 
+    fn prefetch(&self, lpn: Lpn) {
+        self.cmt.prefetch(lpn);
+        self.store.prefetch(lpn);
+    }
+
     #[inline]
     fn translate(&mut self, lpn: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Ppn> {
         self.access = self.access.wrapping_add(1);

@@ -374,38 +374,3 @@ fn unknown_and_bad_parameters_are_named() {
     assert!(Scftl::build(&c).err().unwrap().to_string().contains("ftl.scftl.large_entry_mappings"));
     assert!(err("ftl.scftl.consecutive_bits=17").contains("ftl.scftl.consecutive_bits"));
 }
-
-/// Simulation speed on `mlc8g` with the paper's 20 KB configuration on a random-heavy mix; run with
-/// `cargo test --release -p ftlsim --lib scftl_speed -- --ignored --nocapture`. Prints host pages
-/// per second of wall time and of this thread's CPU time (the machine may be shared).
-#[test]
-#[ignore]
-fn scftl_speed_on_mlc8g() {
-    fn cpu_seconds() -> f64 {
-        // SAFETY: getrusage only writes the struct it is given.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
-        let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-        secs(usage.ru_utime) + secs(usage.ru_stime)
-    }
-    let config = Config::preset("mlc8g").unwrap();
-    let spec = MixedSpec { requests: 400_000, read_fraction: 0.5, sequential_fraction: 0.1, ..MixedSpec::default() };
-    let workload = spec.workload(config.device.logical_pages(), config.device.geometry.page_size).unwrap();
-    let mut sim = crate::Simulation::new(&config, "scftl").unwrap();
-    sim.precondition().unwrap();
-    let cpu = cpu_seconds();
-    let r = sim.run(workload, &mut |_| {}).unwrap().report;
-    let cpu = cpu_seconds() - cpu;
-    let (c, pages) = (&r.cache, (r.host.pages_read + r.host.pages_written) as f64);
-    eprintln!(
-        "scftl {:.0} host pages/s ({:.0} per CPU second); hit {:.3}, 0R {}, 1R {}, RW {}, TP writes per host page {:.4}, WA {:.2}",
-        r.simulation.host_pages_per_second,
-        pages / cpu,
-        c.hit_ratio.unwrap_or(0.0),
-        c.miss_no_penalty,
-        c.miss_fetch,
-        c.miss_writeback,
-        r.programs.translation as f64 / pages,
-        r.write_amplification.unwrap_or(0.0),
-    );
-}
