@@ -273,7 +273,7 @@ impl Scftl {
     /// `lpn - 1` to the page programmed just before `ppn` in the same block, in the same TP.
     #[inline]
     fn merge_target(&self, lpn: Lpn, ppn: Ppn) -> Option<u32> {
-        if ppn == UNMAPPED || lpn % self.store.entries_per_tp() == 0 || ppn % self.pages_per_block == 0 {
+        if ppn == UNMAPPED || lpn.is_multiple_of(self.store.entries_per_tp()) || ppn.is_multiple_of(self.pages_per_block) {
             return None;
         }
         let slot = self.cmt.find(lpn - 1)?;

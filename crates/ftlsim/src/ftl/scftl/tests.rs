@@ -318,7 +318,17 @@ fn with_a_cache_as_large_as_the_map_it_performs_like_pftl() {
         "ftl.scftl.cache_bytes=110592", // 9 bytes per LPN
     ];
     let config = sets.iter().fold(ConfigBuilder::new(), |b, s| b.set(s).unwrap()).build().unwrap();
-    let spec = MixedSpec { requests: 40_000, read_fraction: 0.5, mean_interarrival_us: 3000.0, seed: 5, ..MixedSpec::default() };
+    let spec = MixedSpec {
+        requests: 40_000,
+        read_fraction: 0.5,
+        sequential_fraction: 0.2,
+        hot_space_fraction: 0.2,
+        hot_access_fraction: 0.8,
+        random_max_pages: 2,
+        sequential_request_pages: 8,
+        mean_interarrival_us: 20_000.0, // a queue that drains: differences do not snowball
+        seed: 5,
+    };
     let mean = |ftl: &str| {
         let workload = spec.workload(config.device.logical_pages(), 2048).unwrap();
         let result = crate::sim::run(&config, ftl, workload).unwrap();
