@@ -3,11 +3,9 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
-use ftlsim::workload::generator::SynthSpec;
-use ftlsim::workload::synthetic::MixedSpec;
-use ftlsim::workload::{self, AsuLayout, BadLinePolicy, Format, GenericSpec, OutOfOrder, TraceOptions, Workload};
+use ftlsim::workload::{self, AsuLayout, BadLinePolicy, Format, GenericSpec, OutOfOrder, TraceOptions, Workload, WorkloadChoice};
 use ftlsim::Config;
 
 /// How a trace file is read (shared by `run`, `compare` and the `trace` tools).
@@ -74,39 +72,23 @@ pub struct TraceArgs {
 }
 
 impl TraceArgs {
-    /// The generator spec of `--synthetic`, with `--requests` and the run's seed applied (a
-    /// `seed=` in the spec wins).
-    fn synthetic_spec(&self, text: &str, config: &Config) -> Result<SynthSpec> {
-        let mut spec: SynthSpec = text.parse().with_context(|| format!("--synthetic {text}"))?;
-        if let Some(n) = self.requests {
-            spec.requests = n;
+    /// The library's description of this choice.
+    pub fn choice(&self) -> WorkloadChoice {
+        WorkloadChoice {
+            trace: self.trace.clone(),
+            options: self.read.options(),
+            synthetic: self.synthetic.clone(),
+            requests: self.requests,
         }
-        if !text.split(',').any(|item| item.trim().starts_with("seed=")) {
-            spec.seed = config.seed;
-        }
-        Ok(spec)
     }
 
     /// The number of requests when the workload is synthetic (known before it runs).
     pub fn synthetic_requests(&self, config: &Config) -> Result<Option<u64>> {
-        Ok(match (&self.trace, &self.synthetic) {
-            (Some(_), _) => None,
-            (None, Some(text)) => Some(self.synthetic_spec(text, config)?.requests),
-            (None, None) => Some(self.requests.unwrap_or(MixedSpec::default().requests)),
-        })
+        Ok(self.choice().synthetic_requests(config)?)
     }
 
     /// Opens the workload afresh (each FTL of a comparison replays it from the start).
     pub fn open(&self, config: &Config) -> Result<Workload> {
-        if let Some(path) = &self.trace {
-            return self.read.open(path);
-        }
-        if let Some(text) = &self.synthetic {
-            let capacity = config.device.logical_pages() as u64 * config.device.geometry.page_size as u64;
-            return Ok(self.synthetic_spec(text, config)?.workload(capacity)?);
-        }
-        let requests = self.requests.unwrap_or(MixedSpec::default().requests);
-        let spec = MixedSpec { requests, seed: config.seed, ..MixedSpec::default() };
-        Ok(spec.workload(config.device.logical_pages(), config.device.geometry.page_size)?)
+        Ok(self.choice().open(config)?)
     }
 }

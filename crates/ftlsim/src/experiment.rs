@@ -15,8 +15,7 @@ use crate::config::{Config, ConfigBuilder};
 use crate::error::{Result, SimError};
 use crate::ftl::build_ftl;
 use crate::sim::RunResult;
-use crate::workload::generator::SynthSpec;
-use crate::workload::{self, TraceOptions, Workload};
+use crate::workload::{TraceOptions, Workload, WorkloadChoice};
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -184,23 +183,24 @@ impl ExperimentSpec {
     /// The workload of a run: the trace when it exists, else the synthetic stand-in.
     pub fn open_workload(&self, base: &Path, index: usize, config: &Config) -> Result<(Workload, &'static str)> {
         let entry = &self.workloads[index];
-        if let Some(trace) = &entry.trace {
-            let path = base.join(trace);
-            if path.exists() {
-                let format = entry.format.as_deref().map(str::parse).transpose().map_err(|e: String| SimError::config(format!("workload {}: format", entry.name), e))?;
-                let options = TraceOptions { format, ..TraceOptions::default() };
-                return Ok((workload::open(&path, &options)?, "trace"));
-            }
+        let trace = entry.trace.as_ref().map(|t| base.join(t)).filter(|p| p.exists());
+        if trace.is_none() && entry.synthetic.is_none() {
+            return Err(SimError::config(format!("workload {}", entry.name), "its trace is missing and it has no synthetic stand-in"));
         }
-        let text = entry.synthetic.as_deref().ok_or_else(|| {
-            SimError::config(format!("workload {}", entry.name), "its trace is missing and it has no synthetic stand-in")
-        })?;
-        let mut spec: SynthSpec = text.parse()?;
-        if let Some(n) = entry.requests {
-            spec.requests = n;
-        }
-        let capacity = config.device.logical_pages() as u64 * config.device.geometry.page_size as u64;
-        Ok((spec.workload(capacity)?, "synthetic"))
+        let format = entry
+            .format
+            .as_deref()
+            .map(str::parse)
+            .transpose()
+            .map_err(|e: String| SimError::config(format!("workload {}: format", entry.name), e))?;
+        let source = if trace.is_some() { "trace" } else { "synthetic" };
+        let choice = WorkloadChoice {
+            trace,
+            options: TraceOptions { format, ..TraceOptions::default() },
+            synthetic: entry.synthetic.clone(),
+            requests: entry.requests,
+        };
+        Ok((choice.open(config)?, source))
     }
 }
 

@@ -7,6 +7,7 @@
 //! traces. [`write`] writes a stream back in MSR, SPC or MQSim form and [`stats`] summarises one.
 
 mod blkparse;
+mod choice;
 mod detect;
 mod fields;
 mod fiu;
@@ -34,6 +35,7 @@ use serde::Serialize;
 
 use crate::error::Result;
 
+pub use choice::WorkloadChoice;
 pub use fingerprint::Fingerprints;
 pub use options::{AsuLayout, BadLinePolicy, Format, GenericSpec, OutOfOrder, TraceOptions};
 
