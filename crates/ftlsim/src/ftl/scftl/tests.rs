@@ -57,6 +57,30 @@ impl Rig {
         ppn
     }
 
+    fn trim(&mut self, lpn: Lpn) {
+        self.ops.clear();
+        let mut ctx = FtlCtx { flash: &mut self.flash, ops: &mut self.ops, cache: &mut self.cache };
+        self.ftl.trim(lpn, &mut ctx).unwrap();
+        self.check();
+    }
+
+    /// Loses every SRAM structure and recovers from flash.
+    fn power_loss(&mut self) {
+        self.ops.clear();
+        let mut ctx = FtlCtx { flash: &mut self.flash, ops: &mut self.ops, cache: &mut self.cache };
+        self.ftl.recover(&mut ctx).unwrap();
+        self.check();
+    }
+
+    /// The version of the page an LPN resolves to.
+    fn version(&self, ppn: Option<Ppn>, lpn: Lpn) -> Option<u32> {
+        ppn.map(|p| {
+            let spare = self.flash.spare_unchecked(p);
+            assert_eq!(spare.logical, lpn, "LPN {lpn} resolves to a page of LPN {}", spare.logical);
+            spare.version
+        })
+    }
+
     /// Writes every change back, empties the cache and zeroes the counters.
     fn forget(&mut self) {
         let mut ctx = FtlCtx { flash: &mut self.flash, ops: &mut self.ops, cache: &mut self.cache };
@@ -279,6 +303,54 @@ fn every_host_page_is_classified_once_and_gc_updates_are_accesses() {
     assert!(c.gc_accesses > 0 && c.gc_accesses <= r.ops.count(OpKind::Program, Purpose::Gc));
     assert!(c.hit > 0 && c.miss_no_penalty > 0 && c.miss_fetch > 0 && c.miss_writeback > 0);
     assert!(c.dirty_evictions > 0 && c.dirty_evictions < c.evictions);
+}
+
+#[test]
+fn random_writes_reads_trims_and_power_losses_keep_every_mapping_in_every_variant() {
+    use rand::{Rng, SeedableRng};
+    for variant in [
+        &[][..],
+        &["ftl.scftl.cache_bytes=18"],
+        &["ftl.scftl.replacement=\"lru\""],
+        &["ftl.scftl.replacement=\"nru\""],
+        &["ftl.scftl.mc_threshold=1", "ftl.scftl.max_spatial_entries=3"],
+        &["ftl.scftl.consecutive_bits=1", "ftl.scftl.spatial_fetch=false"],
+        &["ftl.scftl.entry_layout=\"large\"", "ftl.scftl.large_entry_mappings=2", "ftl.scftl.cache_bytes=120"],
+    ] {
+        for seed in 0..3 {
+            let mut sets = vec!["ftl.scftl.cache_bytes=63"];
+            sets.extend_from_slice(variant);
+            let mut r = Rig::new(&sets);
+            let mut model = vec![None; 288];
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+            for step in 0..2000 {
+                // Runs of neighbours, so entries merge and split as well as come and go.
+                let lpn = if rng.gen_bool(0.3) { (step * 7 / 3) % 288 } else { rng.gen_range(0..288) };
+                match rng.gen_range(0..10) {
+                    0..=4 => {
+                        r.write(lpn);
+                        model[lpn as usize] = Some(r.version);
+                    }
+                    5..=8 => {
+                        let found = r.read(lpn);
+                        assert_eq!(r.version(found, lpn), model[lpn as usize], "{variant:?} seed {seed} step {step}");
+                    }
+                    _ => {
+                        r.trim(lpn);
+                        model[lpn as usize] = None;
+                    }
+                }
+                if step % 700 == 699 {
+                    r.power_loss();
+                    for lpn in 0..288 {
+                        let found = r.ftl.lookup(lpn, &r.flash);
+                        assert_eq!(r.version(found, lpn), model[lpn as usize], "{variant:?} seed {seed} recovered LPN {lpn}");
+                    }
+                }
+            }
+            assert!(r.cache.dirty_evictions > 0 && r.ftl.blocks().gc_victims > 0, "{variant:?}");
+        }
+    }
 }
 
 #[test]
