@@ -12,6 +12,6 @@ if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip >/dev/null
-.venv/bin/python -m pip install --quiet "maturin>=1.5,<2" pytest
+.venv/bin/python -m pip install --quiet "maturin>=1.5,<2" pytest numpy
 .venv/bin/python -m pip install --quiet .
 .venv/bin/python -m pytest -q python/tests

@@ -50,3 +50,37 @@ def test_unknown_ftl_is_rejected():
 def test_lists():
     assert "pftl" in ftlsim.ftls()
     assert "mlc8g" in ftlsim.presets()
+
+
+FIXTURES = __import__("pathlib").Path(__file__).parent / "fixtures"
+
+
+def test_read_trace_yields_numpy_chunks():
+    np = pytest.importorskip("numpy")
+    chunks = list(ftlsim.read_trace(FIXTURES / "msr_hm_1.head40.csv.gz", chunk=16))
+    assert [len(c["line"]) for c in chunks] == [16, 16, 8]
+    first = chunks[0]
+    assert first["arrival_ns"].dtype == np.uint64 and first["kind"].dtype == np.uint8
+    # First line: 128166625932151588,hm,1,Write,371077120,49152,3126 (times rebased to 0).
+    assert first["arrival_ns"][0] == 0
+    assert first["kind"][0] == 1
+    assert first["offset_bytes"][0] == 371077120
+    assert first["len_bytes"][0] == 49152
+    assert list(first["line"][:3]) == [1, 2, 3]
+
+
+def test_read_trace_errors_name_the_file_and_line(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("128166625932151588,hm,1,Write,371077120,49152,3126\n128166625932153194,hm,1,Write,-5,16384,1520\n")
+    with pytest.raises(ValueError, match=r"bad.csv:2: field"):
+        list(ftlsim.read_trace(bad, format="msr"))
+
+
+def test_run_on_a_trace_and_on_a_stand_in():
+    result = ftlsim.run(
+        {"host": {"address_policy": "fold"}}, trace=FIXTURES / "msr_hm_1.head40.csv.gz", ftl="dftl"
+    )
+    assert result["report"]["host"]["requests"] == 40
+    assert result["workload"].endswith("msr_hm_1.head40.csv.gz")
+    stand_in = ftlsim.run(SMALL, synthetic="p000-hm0", requests=300)
+    assert stand_in["report"]["host"]["requests"] == 300

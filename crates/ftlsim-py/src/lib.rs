@@ -1,22 +1,38 @@
 //! Python bindings: the native module `ftlsim._ftlsim`, wrapped by the pure-Python package in
-//! `python/ftlsim`. Results cross the boundary as the same JSON the CLI prints.
+//! `python/ftlsim`. Results cross the boundary as the same JSON the CLI prints; trace chunks as
+//! little-endian byte columns that the package turns into numpy arrays without copying.
 
 use ftlsim::config::{preset_names, ConfigBuilder};
 use ftlsim::ftl::REGISTRY;
-use ftlsim::workload::synthetic::MixedSpec;
+use ftlsim::workload::{self, Columns, TraceOptions, Workload, WorkloadChoice};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 fn err(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+/// How a trace is read, from the keyword arguments of the Python functions.
+fn trace_options(format: Option<&str>, on_bad_line: Option<&str>) -> PyResult<TraceOptions> {
+    let mut options = TraceOptions::default();
+    if let Some(f) = format {
+        options.format = Some(f.parse().map_err(|e: String| err(format!("format: {e}")))?);
+    }
+    if let Some(p) = on_bad_line {
+        options.on_bad_line = p.parse().map_err(|e: String| err(format!("on_bad_line: {e}")))?;
+    }
+    Ok(options)
+}
+
 /// Runs one FTL and returns the result as a JSON string.
 ///
 /// `config_json` is a JSON object laid out like the TOML configuration; `config_path` a TOML file;
-/// `sets` a list of `key=value` overrides. Without `trace`, the embedded synthetic stream runs.
+/// `sets` a list of `key=value` overrides. The workload is `trace`, else `synthetic` (a preset or
+/// generator spec), else the embedded synthetic stream.
 #[pyfunction]
-#[pyo3(signature = (ftl, config_json=None, config_path=None, sets=Vec::new(), trace=None, requests=None))]
+#[pyo3(signature = (ftl, config_json=None, config_path=None, sets=Vec::new(), trace=None, format=None, on_bad_line=None, synthetic=None, requests=None))]
+#[allow(clippy::too_many_arguments)]
 fn run_json(
     py: Python<'_>,
     ftl: String,
@@ -24,6 +40,9 @@ fn run_json(
     config_path: Option<String>,
     sets: Vec<String>,
     trace: Option<String>,
+    format: Option<String>,
+    on_bad_line: Option<String>,
+    synthetic: Option<String>,
     requests: Option<u64>,
 ) -> PyResult<String> {
     let mut builder = ConfigBuilder::new();
@@ -40,15 +59,76 @@ fn run_json(
         builder = builder.set(s).map_err(err)?;
     }
     let config = builder.build().map_err(err)?;
-    if let Some(path) = trace {
-        return Err(err(format!("{path}: trace files are not supported by the Python binding yet")));
-    }
-    let spec = MixedSpec { requests: requests.unwrap_or(MixedSpec::default().requests), seed: config.seed, ..MixedSpec::default() };
+    let choice = WorkloadChoice {
+        trace: trace.map(Into::into),
+        options: trace_options(format.as_deref(), on_bad_line.as_deref())?,
+        synthetic,
+        requests,
+    };
     py.allow_threads(|| {
-        let workload = spec.workload(config.device.logical_pages(), config.device.geometry.page_size).map_err(err)?;
+        let workload = choice.open(&config).map_err(err)?;
         let result = ftlsim::run(&config, &ftl, workload).map_err(err)?;
         serde_json::to_string(&result).map_err(err)
     })
+}
+
+/// A trace read in chunks of columns.
+#[pyclass]
+struct TraceChunks {
+    workload: Workload,
+    columns: Columns,
+    chunk: usize,
+}
+
+fn le_bytes<'py>(py: Python<'py>, values: &[u64]) -> Bound<'py, PyBytes> {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    PyBytes::new_bound(py, &bytes)
+}
+
+#[pymethods]
+impl TraceChunks {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// (arrival_ns, kind, offset_bytes, len_bytes, line) as bytes: u64 little-endian columns and
+    /// one byte per kind (0 read, 1 write, 2 trim); `None` at the end.
+    #[allow(clippy::type_complexity)]
+    fn __next__<'py>(
+        mut slf: PyRefMut<'py, Self>,
+        py: Python<'py>,
+    ) -> PyResult<Option<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>)>> {
+        let this = &mut *slf;
+        let n = this.workload.next_chunk(this.chunk, &mut this.columns).map_err(err)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let c = &this.columns;
+        Ok(Some((
+            le_bytes(py, &c.arrival_ns),
+            PyBytes::new_bound(py, &c.kind),
+            le_bytes(py, &c.offset_bytes),
+            le_bytes(py, &c.len_bytes),
+            le_bytes(py, &c.line),
+        )))
+    }
+
+    /// Malformed lines skipped so far (with `on_bad_line="skip"`).
+    fn skipped(&self) -> u64 {
+        self.workload.skipped.get()
+    }
+}
+
+/// Opens a trace for chunked reading.
+#[pyfunction]
+#[pyo3(signature = (path, format=None, on_bad_line=None, chunk=65536))]
+fn read_trace(path: String, format: Option<String>, on_bad_line: Option<String>, chunk: usize) -> PyResult<TraceChunks> {
+    if chunk == 0 {
+        return Err(err("chunk: must be at least 1"));
+    }
+    let options = trace_options(format.as_deref(), on_bad_line.as_deref())?;
+    let workload = workload::open(&path, &options).map_err(err)?;
+    Ok(TraceChunks { workload, columns: Columns::default(), chunk })
 }
 
 #[pyfunction]
@@ -64,8 +144,10 @@ fn preset_list() -> Vec<&'static str> {
 #[pymodule]
 fn _ftlsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(read_trace, m)?)?;
     m.add_function(wrap_pyfunction!(ftl_names, m)?)?;
     m.add_function(wrap_pyfunction!(preset_list, m)?)?;
+    m.add_class::<TraceChunks>()?;
     m.add("__version__", ftlsim::VERSION)?;
     Ok(())
 }
