@@ -72,17 +72,19 @@ pub enum EntryLayout {
 pub struct ScftlParams {
     /// SRAM of the CMT in bytes (paper 000 Table 5.2: 18.00 KB = 2048 entries of 9 bytes).
     pub cache_bytes: u64,
+    /// "d-nru" (Table 5.1), "nru" or "lru" (the ablation of Figs 5.13-5.14).
     pub replacement: ScftlReplacement,
-    /// D-NRU's threshold c on the 3-bit modified counter (1 to 7).
+    /// D-NRU's threshold c on the 3-bit modified counter (1 to 7; unused by NRU and LRU).
     pub mc_threshold: u32,
+    /// "small" (SCFTL) or "large" (Fig 5.15; ignores the three small-entry parameters below).
     pub entry_layout: EntryLayout,
     /// Small entries: bits of the consecutive field (an entry maps up to 2^bits LPNs); 0: none.
     pub consecutive_bits: u32,
     /// Small entries: fetch the runs after the requested one on a miss.
     pub spatial_fetch: bool,
-    /// Mapping entries one miss may bring in, the requested run included.
+    /// Small entries: mapping entries one miss may bring in, the requested run included.
     pub max_spatial_entries: u32,
-    /// Large entries: mapping entries per entry.
+    /// Large entries: mapping entries per entry (one aligned chunk of a TP).
     pub large_entry_mappings: u32,
 }
 
