@@ -44,7 +44,7 @@ use super::common::{BlockManager, Relocate};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, Ppn, Spare};
+use crate::flash::{FlashArray, Lpn, Ppn, Spare, Stream};
 use crate::metrics::CacheAccess;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -369,6 +369,12 @@ impl Relocate for Tpftl {
         }
         Ok(())
     }
+
+    fn prefetch_relocation(&self, spare: Spare) {
+        if spare.stream == Stream::Data {
+            DemandScheme::prefetch(self, spare.logical);
+        }
+    }
 }
 
 impl TranslationOwner for Tpftl {
@@ -440,6 +446,11 @@ impl DemandScheme for Tpftl {
 
     fn cached(&self, lpn: Lpn) -> Option<Ppn> {
         self.cache.get(lpn).map(|slot| self.cache.ppn(slot))
+    }
+
+    fn prefetch(&self, lpn: Lpn) {
+        self.cache.prefetch(lpn);
+        self.store.prefetch(lpn);
     }
 
     fn flush(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {

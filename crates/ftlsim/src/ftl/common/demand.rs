@@ -321,7 +321,7 @@ pub mod tests_support {
         let only = std::env::var("FTLSIM_SPEED").unwrap_or_default();
         let chosen = |f: &&str| only.is_empty() || only.split(',').any(|o| o == *f);
         for read_fraction in [0.5, 0.9] {
-            for ftl in ["optimal", "dftl", "cdftl", "sftl", "scftl"].into_iter().filter(chosen) {
+            for ftl in ["optimal", "dftl", "cdftl", "sftl", "scftl", "tpftl"].into_iter().filter(chosen) {
                 let config = crate::Config::preset("mlc8g").unwrap();
                 let spec = MixedSpec { requests: 400_000, read_fraction, sequential_fraction: 0.1, ..MixedSpec::default() };
                 let workload = spec.workload(config.device.logical_pages(), config.device.geometry.page_size).unwrap();

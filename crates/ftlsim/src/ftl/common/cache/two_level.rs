@@ -12,8 +12,8 @@
 //! lists over preallocated slots, LPN-indexed lookup, no allocation). The node order is a binary
 //! heap indexed by TP whose stored keys are lower bounds of the nodes' current hotness: a hit or
 //! an insertion only raises a node's hotness, so it leaves the heap alone (O(1)); the coldest
-//! node is found by refreshing stale keys at the top, and a node that loses entries is re-keyed
-//! (O(log nodes), once per miss). Cleaning a whole node (a batch write-back) is linear in its
+//! node is found by refreshing stale keys at the top, and a node whose hotness an eviction lowers
+//! is re-keyed (O(log nodes), at most once per eviction). Cleaning a whole node (a batch write-back) is linear in its
 //! entries.
 
 use serde::{Deserialize, Serialize};
@@ -232,11 +232,23 @@ impl TwoLevelCache {
             self.nodes -= 1;
             self.heap_remove(tp);
         } else {
-            // Losing an entry may lower the node's hotness: its heap key must stay a lower bound.
-            self.stored[tp as usize] = self.key(tp);
-            self.heap_fix(self.pos[tp as usize] as usize);
+            // Losing an entry newer than the node's mean lowers its hotness: the heap key must
+            // stay a lower bound (a rise, the usual case, is left for `fresh_top`).
+            let key = self.key(tp);
+            if key.less(self.stored[tp as usize]) == Some(true) {
+                self.stored[tp as usize] = key;
+                self.sift_up(self.pos[tp as usize] as usize);
+            }
         }
         (self.lpn[s], self.ppn[s], self.dirty[s], gone)
+    }
+
+    /// Brings the lookup of `lpn` toward the CPU cache (a hint: GC looks ahead in its victim).
+    #[inline]
+    pub fn prefetch(&self, lpn: Lpn) {
+        if let Some(slot) = self.slot_of.get(lpn as usize) {
+            crate::mem::prefetch(slot);
+        }
     }
 
     /// The next victim entry of a node: its least recently used entry, or with `clean_first` its
