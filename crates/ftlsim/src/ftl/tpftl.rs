@@ -454,6 +454,8 @@ impl DemandScheme for Tpftl {
     }
 
     fn flush(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+        // The frame's write-backs may have collected garbage.
+        self.flush_gc(blocks, ctx)?;
         // GC during a write-back may dirty entries of TPs already written: repeat until clean.
         loop {
             let tps: Vec<u32> = self.cache.dirty_tps().collect();
