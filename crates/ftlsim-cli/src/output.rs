@@ -55,6 +55,10 @@ pub fn run_table(r: &RunResult) -> String {
         let c = &m.cache;
         rows.push(vec!["cache hit ratio".into(), opt(c.hit_ratio, 4)]);
         rows.push(vec!["  hit / miss 0R / 1R / 2R / RW".into(), format!("{} / {} / {} / {} / {}", c.hit, c.miss_no_penalty, c.miss_fetch, c.miss_fetch_two, c.miss_writeback)]);
+        rows.push(vec!["P_rd / H_gcr (paper 002)".into(), format!("{} / {}", opt(c.dirty_eviction_probability, 4), opt(c.gc_hit_ratio, 4))]);
+    }
+    if let Some(w) = &m.wa_model {
+        rows.push(vec!["WA measured (Eq. 12) / model (Eq. 13)".into(), format!("{:.3} / {:.3} ({:+.1}%)", w.measured, w.model, w.gap * 100.0)]);
     }
     if m.recovery.events > 0 {
         rows.push(vec!["recovery pages read (RP)".into(), format!("{} ({})", m.recovery.pages_read, opt(m.recovery.rp, 4))]);
