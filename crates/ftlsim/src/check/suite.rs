@@ -156,6 +156,7 @@ pub const SKIP_MULTI_UNIT_DEVICE_FULL: bool = true;
 pub const FUZZ_KNOWN_FAILURES: &[(&str, fn(&FuzzCase) -> bool)] = &[
     // A block stays marked as a GC victim after a request on devices of several allocation units.
     ("dftl", |case| case.config.device.allocation_units() > 1),
+    ("scftl", |case| case.config.device.allocation_units() > 1),
 ];
 
 /// Runs fuzz bytes through [`FuzzCase`]; `Err` is a finding. A configuration an FTL rejects with
