@@ -5,6 +5,7 @@
 //! programs and erases, an erase counted once) and host pages per second.
 
 use anyhow::Result;
+use ftlsim::workload::synthetic::MixedSpec;
 use ftlsim::workload::{IoKind, Request, Workload};
 use ftlsim::{ConfigBuilder, Simulation};
 use rand::{Rng, SeedableRng};
@@ -15,6 +16,7 @@ use crate::output::table;
 /// One measured scenario.
 struct Scenario {
     name: &'static str,
+    ftl: &'static str,
     preset: &'static str,
     /// Configuration overrides (e.g. aging to steady state before measuring).
     sets: &'static [&'static str],
@@ -46,14 +48,36 @@ fn sequential_reads(requests: u64, logical_pages: u32, page_size: u32) -> Worklo
 
 const AGED: &[&str] = &["precondition.mode=\"age\"", "precondition.age_factor=1.0"];
 
+/// The default mixed stream with half reads and 10% sequential requests: random-heavy, for the
+/// mapping caches (each at its paper's default size, e.g. 20 KB on `mlc8g`).
+fn mixed_half_reads(requests: u64, logical_pages: u32, page_size: u32) -> Workload {
+    let spec = MixedSpec { requests, read_fraction: 0.5, sequential_fraction: 0.1, ..MixedSpec::default() };
+    spec.workload(logical_pages, page_size).expect("valid spec")
+}
+
 const SCENARIOS: &[Scenario] = &[
-    Scenario { name: "pftl random 4K writes", preset: "mlc8g", sets: &[], stream: random_writes },
-    Scenario { name: "pftl sequential reads", preset: "mlc8g", sets: &[], stream: sequential_reads },
+    Scenario { name: "random 4K writes", ftl: "pftl", preset: "mlc8g", sets: &[], stream: random_writes },
+    Scenario { name: "sequential reads", ftl: "pftl", preset: "mlc8g", sets: &[], stream: sequential_reads },
     // Aged to steady state first: with 30% over-provisioning a mere fill leaves GC idle for
     // millions of writes, and the rate would measure a device that never collects.
-    Scenario { name: "pftl random 4K writes (aged)", preset: "ssd16", sets: AGED, stream: random_writes },
-    Scenario { name: "pftl sequential reads", preset: "ssd16", sets: &[], stream: sequential_reads },
+    Scenario { name: "random 4K writes (aged)", ftl: "pftl", preset: "ssd16", sets: AGED, stream: random_writes },
+    Scenario { name: "sequential reads", ftl: "pftl", preset: "ssd16", sets: &[], stream: sequential_reads },
+    Scenario { name: "oltp-mix 50% reads", ftl: "optimal", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
+    Scenario { name: "oltp-mix 50% reads", ftl: "dftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
+    Scenario { name: "oltp-mix 50% reads", ftl: "cdftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
+    Scenario { name: "oltp-mix 50% reads", ftl: "sftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
+    Scenario { name: "oltp-mix 50% reads", ftl: "tpftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
+    Scenario { name: "oltp-mix 50% reads", ftl: "scftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
 ];
+
+/// CPU time of this thread, from the kernel's scheduler statistics (other processes may share
+/// the cores, so wall time alone can mislead); 0 where unavailable.
+fn thread_cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0.0, |ns| ns / 1e9)
+}
 
 /// Peak resident memory of this process, from /proc (Linux); 0 elsewhere.
 fn peak_rss_bytes() -> u64 {
@@ -79,26 +103,31 @@ fn state_per_page_1tb() -> Result<(f64, u64)> {
 pub fn bench(requests: u64, only: Option<&str>, json: bool) -> Result<()> {
     let mut rows = Vec::new();
     let mut records = Vec::new();
-    for s in SCENARIOS.iter().filter(|s| only.is_none_or(|o| format!("{} {}", s.preset, s.name).contains(o))) {
+    for s in SCENARIOS.iter().filter(|s| only.is_none_or(|o| format!("{} {} {}", s.ftl, s.preset, s.name).contains(o))) {
         let config = s.sets.iter().try_fold(ConfigBuilder::new().preset(s.preset)?, |b, set| b.set(set))?.build()?;
-        let mut sim = Simulation::new(&config, "pftl")?;
+        let mut sim = Simulation::new(&config, s.ftl)?;
         sim.precondition()?;
         let stream = (s.stream)(requests, config.device.logical_pages(), config.device.geometry.page_size);
+        let cpu = thread_cpu_seconds();
         let result = sim.run(stream, &mut |_| {})?;
+        let cpu = thread_cpu_seconds() - cpu;
         let sim_report = &result.report.simulation;
         rows.push(vec![
+            s.ftl.to_string(),
             s.name.to_string(),
             s.preset.to_string(),
             requests.to_string(),
             format!("{:.3}", sim_report.wall_seconds),
+            format!("{cpu:.3}"),
             format!("{:.2}", sim_report.flash_page_ops_per_second / 1e6),
             format!("{:.2}", sim_report.host_pages_per_second / 1e6),
             format!("{:.2}", result.report.write_amplification.unwrap_or(0.0)),
             format!("{:.2}", sim_report.state_bytes_per_physical_page),
         ]);
         records.push(serde_json::json!({
-            "scenario": s.name, "preset": s.preset, "requests": requests,
+            "scenario": s.name, "ftl": s.ftl, "preset": s.preset, "requests": requests,
             "wall_seconds": sim_report.wall_seconds,
+            "cpu_seconds": cpu,
             "flash_page_ops_per_second": sim_report.flash_page_ops_per_second,
             "host_pages_per_second": sim_report.host_pages_per_second,
             "write_amplification": result.report.write_amplification,
@@ -117,7 +146,7 @@ pub fn bench(requests: u64, only: Option<&str>, json: bool) -> Result<()> {
     } else {
         print!(
             "{}",
-            table(&["scenario", "preset", "requests", "wall_s", "Mflash_ops/s", "Mhost_pages/s", "WA", "state_B/page"], &rows)
+            table(&["ftl", "scenario", "preset", "requests", "wall_s", "cpu_s", "Mflash_ops/s", "Mhost_pages/s", "WA", "state_B/page"], &rows)
         );
         println!("PFTL state on a {:.2} TB device (4 KB pages): {:.2} bytes per physical page", capacity as f64 / 1e12, per_page_1tb);
         println!("peak resident memory: {:.1} MiB", peak_rss_bytes() as f64 / (1 << 20) as f64);

@@ -66,7 +66,7 @@ enum Command {
         /// Measured requests per scenario.
         #[arg(long, default_value_t = 4_000_000)]
         requests: u64,
-        /// Run only the scenarios whose "preset name" contains this text.
+        /// Run only the scenarios whose "ftl preset name" contains this text.
         #[arg(long)]
         only: Option<String>,
         #[arg(long)]

@@ -300,49 +300,4 @@ pub mod tests_support {
         assert_eq!(result.report.recovery.events, 4);
         result.report
     }
-
-    /// CPU time of this thread (other processes share the machine's cores), from the kernel's
-    /// scheduler statistics; 0 where they are unavailable.
-    fn thread_cpu_seconds() -> f64 {
-        std::fs::read_to_string("/proc/thread-self/schedstat")
-            .ok()
-            .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-            .map_or(0.0, |ns| ns / 1e9)
-    }
-
-    /// Simulation speed of every demand scheme and the optimal bound on `mlc8g` with the papers'
-    /// default caches (about 20 KB) on a random-heavy mix (50% reads, 10% sequential), then on a
-    /// read-heavy one (90% reads: far less GC); run with
-    /// `cargo test --release -p ftlsim --lib demand_speed -- --ignored --nocapture`
-    /// (`FTLSIM_SPEED=dftl,sftl` runs only those).
-    #[test]
-    #[ignore]
-    fn demand_speed_on_mlc8g() {
-        let only = std::env::var("FTLSIM_SPEED").unwrap_or_default();
-        let chosen = |f: &&str| only.is_empty() || only.split(',').any(|o| o == *f);
-        for read_fraction in [0.5, 0.9] {
-            for ftl in ["optimal", "dftl", "cdftl", "sftl", "scftl", "tpftl"].into_iter().filter(chosen) {
-                let config = crate::Config::preset("mlc8g").unwrap();
-                let spec = MixedSpec { requests: 400_000, read_fraction, sequential_fraction: 0.1, ..MixedSpec::default() };
-                let workload = spec.workload(config.device.logical_pages(), config.device.geometry.page_size).unwrap();
-                let mut sim = Simulation::new(&config, ftl).unwrap();
-                sim.precondition().unwrap();
-                let cpu = thread_cpu_seconds();
-                let r = sim.run(workload, &mut |_| {}).unwrap().report;
-                let cpu = thread_cpu_seconds() - cpu;
-                let pages = (r.host.pages_read + r.host.pages_written) as f64;
-                eprintln!(
-                    "reads {read_fraction} {ftl:8} {:>9.0} host pages/s ({:>9.0} per CPU second) {:>9.0} flash ops/s ({:4.1} per host page)  hit ratio {:.3}  P_rd {:.3}  WA {:4.1}  TP writes/page {:.3}",
-                    r.simulation.host_pages_per_second,
-                    pages / cpu,
-                    r.simulation.flash_page_ops_per_second,
-                    r.simulation.flash_page_ops as f64 / pages,
-                    r.cache.hit_ratio.unwrap_or(0.0),
-                    r.cache.dirty_eviction_probability.unwrap_or(0.0),
-                    r.write_amplification.unwrap_or(0.0),
-                    r.programs.translation as f64 / pages,
-                );
-            }
-        }
-    }
 }
