@@ -26,15 +26,7 @@ const RECOVERY_UNSUPPORTED: &[&str] = &[];
 
 /// (FTL or "*" for all, workload, reason): open bugs, reported to the owner; these trials are
 /// ignored (run them with `-- --ignored`). Remove the line with the fix.
-const KNOWN_FAILURES: &[(&str, &str, &str)] = &[
-    (
-        "*",
-        "full_device_two_dies",
-        "block manager: overwrites are placed round robin over allocation units while GC moves stay in \
-         their unit, so live data drifts between units until one has no reclaimable block (DeviceFull), \
-         although validation accepted the spare blocks",
-    ),
-];
+const KNOWN_FAILURES: &[(&str, &str, &str)] = &[];
 
 /// Power losses at random points during each workload (one more follows at the end).
 const POWER_LOSSES: u64 = 3;

@@ -149,15 +149,11 @@ impl FuzzCase {
 /// Whether the fuzzers skip `DeviceFull` on devices of several allocation units: a known block
 /// manager problem (live data drifts between units; docs/correctness.md) that would hide every
 /// other finding. Set to false once it is fixed.
-pub const SKIP_MULTI_UNIT_DEVICE_FULL: bool = true;
+pub const SKIP_MULTI_UNIT_DEVICE_FULL: bool = false;
 
 /// Cases the fuzzers skip: (FTL, which of its cases): open, reported bugs that would hide every
 /// other finding (docs/correctness.md lists them). Remove a line with its fix.
-pub const FUZZ_KNOWN_FAILURES: &[(&str, fn(&FuzzCase) -> bool)] = &[
-    // A block stays marked as a GC victim after a request on devices of several allocation units.
-    ("dftl", |case| case.config.device.allocation_units() > 1),
-    ("scftl", |case| case.config.device.allocation_units() > 1),
-];
+pub const FUZZ_KNOWN_FAILURES: &[(&str, fn(&FuzzCase) -> bool)] = &[];
 
 /// Runs fuzz bytes through [`FuzzCase`]; `Err` is a finding. A configuration an FTL rejects with
 /// a field-named error is not one.

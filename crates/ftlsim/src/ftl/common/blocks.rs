@@ -53,6 +53,9 @@ pub struct BlockManager {
     free_low: u32,
     cursor: [u32; STREAMS],
     in_gc: bool,
+    /// The last GC stopped because its unit had no reclaimable block, before touching any page
+    /// (the only `DeviceFull` another unit may absorb; one raised mid-collection is final).
+    gc_found_nothing: bool,
     /// Blocks reclaimed by GC so far.
     pub gc_victims: u64,
     /// Victims and the pages moved out of them, by stream (paper 002's V_d and V_t).
@@ -81,6 +84,7 @@ impl BlockManager {
             free_low: config.gc.free_blocks_low,
             cursor: [0; STREAMS],
             in_gc: false,
+            gc_found_nothing: false,
             gc_victims: 0,
             gc_stats: GcStats::default(),
         }
@@ -130,11 +134,15 @@ impl BlockManager {
     /// Outside GC, a unit whose GC finds nothing to reclaim is passed over for the next units in
     /// turn: host writes stripe over units while GC moves stay in their unit, so live data is not
     /// spread evenly at every moment, and one unit full of valid data must not stop a device that
-    /// has room elsewhere. `DeviceFull` means no unit can make room.
+    /// has room elsewhere. `DeviceFull` means no unit can make room, or a collection ran out of
+    /// reserve midway.
     #[inline]
     pub fn allocate<R: Relocate>(&mut self, unit: u32, stream: Stream, reloc: &mut R, ctx: &mut FtlCtx) -> Result<Ppn> {
+        self.gc_found_nothing = false;
         match self.allocate_in(unit, stream, reloc, ctx) {
-            Err(SimError::DeviceFull { .. }) if !self.in_gc => self.allocate_elsewhere(unit, stream, reloc, ctx),
+            Err(SimError::DeviceFull { .. }) if !self.in_gc && self.gc_found_nothing => {
+                self.allocate_elsewhere(unit, stream, reloc, ctx)
+            }
             result => result,
         }
     }
@@ -144,8 +152,9 @@ impl BlockManager {
         let units = self.units();
         let mut last = SimError::DeviceFull { unit: full as usize, free: self.free_blocks(full) };
         for step in 1..units {
+            self.gc_found_nothing = false;
             match self.allocate_in((full + step) % units, stream, reloc, ctx) {
-                Err(e @ SimError::DeviceFull { .. }) => last = e,
+                Err(e @ SimError::DeviceFull { .. }) if self.gc_found_nothing => last = e,
                 result => return result,
             }
         }
@@ -218,10 +227,10 @@ impl BlockManager {
         let ppb = self.geometry.pages_per_block;
         while self.free[unit as usize].len() <= self.free_low as usize {
             let free = self.free[unit as usize].len();
-            let victim = self.victims.select(unit, self.policy).ok_or(SimError::DeviceFull { unit: unit as usize, free })?;
-            if ctx.flash.valid_count(victim) == ppb {
+            let Some(victim) = self.victims.select(unit, self.policy).filter(|&v| ctx.flash.valid_count(v) < ppb) else {
+                self.gc_found_nothing = true;
                 return Err(SimError::DeviceFull { unit: unit as usize, free });
-            }
+            };
             self.reclaim(victim, reloc, ctx)?;
         }
         Ok(())
