@@ -7,107 +7,113 @@
 
 pub const NIL: u32 = u32::MAX;
 
+/// A slot's links, kept together so one access brings all three into the CPU cache.
+#[derive(Clone, Copy)]
+struct Node {
+    prev: u32,
+    next: u32,
+    /// The list the slot is in, or NIL.
+    owner: u32,
+}
+
+#[derive(Clone, Copy)]
+struct Ends {
+    head: u32,
+    tail: u32,
+    len: u32,
+}
+
+const UNLINKED: Node = Node { prev: NIL, next: NIL, owner: NIL };
+const EMPTY: Ends = Ends { head: NIL, tail: NIL, len: 0 };
+
 pub struct ListSet {
-    prev: Vec<u32>,
-    next: Vec<u32>,
-    /// The list each slot is in, or NIL.
-    owner: Vec<u32>,
-    head: Vec<u32>,
-    tail: Vec<u32>,
-    len: Vec<u32>,
+    nodes: Vec<Node>,
+    lists: Vec<Ends>,
 }
 
 impl ListSet {
     pub fn new(slots: usize, lists: usize) -> Self {
-        ListSet {
-            prev: vec![NIL; slots],
-            next: vec![NIL; slots],
-            owner: vec![NIL; slots],
-            head: vec![NIL; lists],
-            tail: vec![NIL; lists],
-            len: vec![0; lists],
-        }
+        ListSet { nodes: vec![UNLINKED; slots], lists: vec![EMPTY; lists] }
     }
 
     #[inline]
     pub fn len(&self, list: u32) -> u32 {
-        self.len[list as usize]
+        self.lists[list as usize].len
     }
     #[inline]
     pub fn is_empty(&self, list: u32) -> bool {
-        self.len[list as usize] == 0
+        self.lists[list as usize].len == 0
     }
     /// The list a slot is in.
     #[inline]
     pub fn list_of(&self, slot: u32) -> Option<u32> {
-        Some(self.owner[slot as usize]).filter(|&l| l != NIL)
+        Some(self.nodes[slot as usize].owner).filter(|&l| l != NIL)
     }
     #[inline]
     pub fn front(&self, list: u32) -> Option<u32> {
-        Some(self.head[list as usize]).filter(|&s| s != NIL)
+        Some(self.lists[list as usize].head).filter(|&s| s != NIL)
     }
     #[inline]
     pub fn back(&self, list: u32) -> Option<u32> {
-        Some(self.tail[list as usize]).filter(|&s| s != NIL)
+        Some(self.lists[list as usize].tail).filter(|&s| s != NIL)
     }
     /// The neighbour towards the front.
     #[inline]
     pub fn toward_front(&self, slot: u32) -> Option<u32> {
-        Some(self.prev[slot as usize]).filter(|&s| s != NIL)
+        Some(self.nodes[slot as usize].prev).filter(|&s| s != NIL)
     }
 
     #[inline]
     pub fn push_front(&mut self, list: u32, slot: u32) {
-        debug_assert_eq!(self.owner[slot as usize], NIL, "slot {slot} is already listed");
-        let (l, s) = (list as usize, slot as usize);
-        self.prev[s] = NIL;
-        self.next[s] = self.head[l];
-        if self.head[l] == NIL {
-            self.tail[l] = slot;
-        } else {
-            self.prev[self.head[l] as usize] = slot;
+        debug_assert_eq!(self.nodes[slot as usize].owner, NIL, "slot {slot} is already listed");
+        let ends = &mut self.lists[list as usize];
+        let old = ends.head;
+        ends.head = slot;
+        if old == NIL {
+            ends.tail = slot;
         }
-        self.head[l] = slot;
-        self.owner[s] = list;
-        self.len[l] += 1;
+        ends.len += 1;
+        self.nodes[slot as usize] = Node { prev: NIL, next: old, owner: list };
+        if old != NIL {
+            self.nodes[old as usize].prev = slot;
+        }
     }
 
     #[inline]
     pub fn push_back(&mut self, list: u32, slot: u32) {
-        debug_assert_eq!(self.owner[slot as usize], NIL, "slot {slot} is already listed");
-        let (l, s) = (list as usize, slot as usize);
-        self.next[s] = NIL;
-        self.prev[s] = self.tail[l];
-        if self.tail[l] == NIL {
-            self.head[l] = slot;
-        } else {
-            self.next[self.tail[l] as usize] = slot;
+        debug_assert_eq!(self.nodes[slot as usize].owner, NIL, "slot {slot} is already listed");
+        let ends = &mut self.lists[list as usize];
+        let old = ends.tail;
+        ends.tail = slot;
+        if old == NIL {
+            ends.head = slot;
         }
-        self.tail[l] = slot;
-        self.owner[s] = list;
-        self.len[l] += 1;
+        ends.len += 1;
+        self.nodes[slot as usize] = Node { prev: old, next: NIL, owner: list };
+        if old != NIL {
+            self.nodes[old as usize].next = slot;
+        }
     }
 
     /// Unlinks a slot from its list; does nothing if it is in none.
     #[inline]
     pub fn remove(&mut self, slot: u32) {
-        let s = slot as usize;
-        let l = self.owner[s];
-        if l == NIL {
+        let node = &mut self.nodes[slot as usize];
+        let Node { prev, next, owner } = *node;
+        if owner == NIL {
             return;
         }
-        let l = l as usize;
-        let (p, n) = (self.prev[s], self.next[s]);
-        if p == NIL { self.head[l] = n } else { self.next[p as usize] = n }
-        if n == NIL { self.tail[l] = p } else { self.prev[n as usize] = p }
-        self.owner[s] = NIL;
-        self.len[l] -= 1;
+        node.owner = NIL;
+        let ends = &mut self.lists[owner as usize];
+        ends.len -= 1;
+        if prev == NIL { ends.head = next } else { self.nodes[prev as usize].next = next }
+        if next == NIL { ends.tail = prev } else { self.nodes[next as usize].prev = prev }
     }
 
     /// Moves a slot (listed or not) to the front of `list`.
     #[inline]
     pub fn move_to_front(&mut self, list: u32, slot: u32) {
-        if self.head[list as usize] != slot {
+        if self.lists[list as usize].head != slot {
             self.remove(slot);
             self.push_front(list, slot);
         }
@@ -115,11 +121,11 @@ impl ListSet {
 
     /// The slots of a list from the back (next victim) to the front.
     pub fn iter_from_back(&self, list: u32) -> impl Iterator<Item = u32> + '_ {
-        let mut cursor = self.tail[list as usize];
+        let mut cursor = self.lists[list as usize].tail;
         std::iter::from_fn(move || {
             let slot = cursor;
             (slot != NIL).then(|| {
-                cursor = self.prev[slot as usize];
+                cursor = self.nodes[slot as usize].prev;
                 slot
             })
         })
@@ -127,16 +133,12 @@ impl ListSet {
 
     /// Empties every list.
     pub fn clear(&mut self) {
-        self.prev.fill(NIL);
-        self.next.fill(NIL);
-        self.owner.fill(NIL);
-        self.head.fill(NIL);
-        self.tail.fill(NIL);
-        self.len.fill(0);
+        self.nodes.fill(UNLINKED);
+        self.lists.fill(EMPTY);
     }
 
     pub fn memory_bytes(&self) -> usize {
-        (self.prev.len() * 3 + self.head.len() * 3) * 4
+        self.nodes.len() * size_of::<Node>() + self.lists.len() * size_of::<Ends>()
     }
 }
 
