@@ -91,6 +91,8 @@ struct Entry {
     /// Small: the PPN of the tag. Large: unused.
     base: Ppn,
     len: u32,
+    /// The TP of the entry (kept to spare a division per eviction and write).
+    tp: u32,
     dirty: bool,
     /// The access that brought the entry in.
     stamp: u32,
@@ -185,7 +187,7 @@ impl Cmt {
     }
     #[inline]
     pub fn tp(&self, slot: u32) -> u32 {
-        self.entries[slot as usize].tag / self.entries_per_tp
+        self.entries[slot as usize].tp
     }
 
     /// The PPN an entry holds for one of its LPNs.
@@ -290,9 +292,12 @@ impl Cmt {
         self.heads[lpn as usize >> 6] &= !(1 << (lpn & 63));
     }
 
-    /// Fills a free slot (the caller made room). A large entry's PPNs come from `ppn_of`.
+    /// Fills a free slot (the caller made room) for `tag`, in TP `tp`. A large entry's PPNs come
+    /// from `ppn_of`.
     #[inline]
-    pub fn insert(&mut self, tag: Lpn, len: u32, ppn_of: impl Fn(Lpn) -> Ppn, dirty: bool, referenced: bool, stamp: u32) -> u32 {
+    #[allow(clippy::too_many_arguments)]
+    pub fn insert(&mut self, tag: Lpn, tp: u32, len: u32, ppn_of: impl Fn(Lpn) -> Ppn, dirty: bool, referenced: bool, stamp: u32) -> u32 {
+        debug_assert_eq!(tp, tag / self.entries_per_tp);
         let slot = self.free.pop().expect("insert into a full CMT");
         let base = ppn_of(tag);
         if let Layout::Large { chunk } = self.layout {
@@ -301,9 +306,8 @@ impl Cmt {
                 *v = ppn_of(tag + i as u32);
             }
         }
-        self.entries[slot as usize] = Entry { tag, base, len, dirty, stamp };
+        self.entries[slot as usize] = Entry { tag, base, len, tp, dirty, stamp };
         self.set_head(tag, slot);
-        let tp = tag / self.entries_per_tp;
         self.policy.insert(slot, tp, referenced, if dirty { len } else { 0 });
         if dirty {
             self.dirty_lists.push_front(tp, slot);
@@ -314,9 +318,11 @@ impl Cmt {
     /// Empties a slot (an eviction, or a single entry merged into its neighbour).
     #[inline]
     pub fn remove(&mut self, slot: u32) {
-        let tag = self.entries[slot as usize].tag;
+        let Entry { tag, dirty, .. } = self.entries[slot as usize];
         self.clear_head(tag);
-        self.dirty_lists.remove(slot);
+        if dirty {
+            self.dirty_lists.remove(slot);
+        }
         self.policy.remove(slot);
         self.free.push(slot);
     }
@@ -327,8 +333,7 @@ impl Cmt {
         let e = &mut self.entries[slot as usize];
         if !e.dirty {
             e.dirty = true;
-            let tp = e.tag / self.entries_per_tp;
-            self.dirty_lists.push_front(tp, slot);
+            self.dirty_lists.push_front(e.tp, slot);
         }
         self.policy.set_modified(slot, self.entries[slot as usize].len);
     }
@@ -403,7 +408,7 @@ impl Cmt {
         self.reweigh(slot);
         let referenced = self.policy.is_referenced(slot);
         let tail_base = e.base + head_len + 1;
-        self.insert(lpn + 1, e.len - head_len - 1, |_| tail_base, e.dirty, referenced, e.stamp);
+        self.insert(lpn + 1, e.tp, e.len - head_len - 1, |_| tail_base, e.dirty, referenced, e.stamp);
     }
 
     /// The sequential merge: the entry takes the mapping after its last one.
@@ -451,6 +456,9 @@ impl Cmt {
             let name = format!("CMT entry {}..={last} (slot {slot})", e.tag);
             if e.len == 0 || e.len > max_len || last >= store.logical_pages() || store.tp_of(last) != store.tp_of(e.tag) {
                 return Err(format!("{name} is empty, too long or crosses a translation page"));
+            }
+            if e.tp != store.tp_of(e.tag) {
+                return Err(format!("{name} records TP {} instead of {}", e.tp, store.tp_of(e.tag)));
             }
             if let Layout::Large { chunk } = self.layout {
                 let end = store.lpns(store.tp_of(e.tag)).end;

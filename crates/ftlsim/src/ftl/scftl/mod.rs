@@ -201,10 +201,10 @@ impl Scftl {
         Ok(wrote)
     }
 
-    /// Caches mappings as the flash copy of their TP holds them (clean).
-    fn insert_fetched(&mut self, tag: Lpn, len: u32, referenced: bool) -> u32 {
+    /// Caches mappings of TP `tp` as its flash copy holds them (clean).
+    fn insert_fetched(&mut self, tag: Lpn, tp: u32, len: u32, referenced: bool) -> u32 {
         let store = &self.store;
-        self.cmt.insert(tag, len, |lpn| store.entry(lpn), false, referenced, self.access)
+        self.cmt.insert(tag, tp, len, |lpn| store.entry(lpn), false, referenced, self.access)
     }
 
     /// The first LPN of the run of consecutive PPNs that ends at the uncached `lpn`.
@@ -238,9 +238,9 @@ impl Scftl {
         len
     }
 
-    /// Caches the runs in `from..end` that are not cached yet, each with a spatial-fetch victim.
-    /// Returns whether an eviction wrote a TP back.
-    fn spatial_fetch(&mut self, mut from: Lpn, end: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
+    /// Caches the runs in `from..end` (in TP `tp`) that are not cached yet, each with a
+    /// spatial-fetch victim. Returns whether an eviction wrote a TP back.
+    fn spatial_fetch(&mut self, tp: u32, mut from: Lpn, end: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
         let referenced = !matches!(self.cmt.policy, Replacement::DNru(_));
         let mut wrote = false;
         while from < end {
@@ -265,7 +265,7 @@ impl Scftl {
                 }
             }
             let len = self.run_len(from, end);
-            self.insert_fetched(from, len, referenced);
+            self.insert_fetched(from, tp, len, referenced);
             from += len;
         }
         Ok(wrote)
@@ -365,7 +365,7 @@ impl Scftl {
                 }
             }
             None => {
-                self.cmt.insert(lpn, 1, |_| ppn, true, referenced, self.access);
+                self.cmt.insert(lpn, self.store.tp_of(lpn), 1, |_| ppn, true, referenced, self.access);
             }
         }
     }
@@ -379,7 +379,7 @@ impl Scftl {
                 let fetched = self.store.fetch(tp, ctx)?;
                 let tag = self.cmt.chunk_start(lpn, chunk);
                 let len = chunk.min(self.store.lpns(tp).end - tag);
-                (self.insert_fetched(tag, len, true), fetched)
+                (self.insert_fetched(tag, tp, len, true), fetched)
             }
         };
         self.cmt.set_value(slot, lpn, ppn);
@@ -486,15 +486,15 @@ impl DemandScheme for Scftl {
         match self.cmt.layout() {
             Layout::Large { chunk } => {
                 let tag = self.cmt.chunk_start(lpn, chunk);
-                self.insert_fetched(tag, chunk.min(lpns.end - tag), true);
+                self.insert_fetched(tag, tp, chunk.min(lpns.end - tag), true);
             }
             Layout::Small { .. } => {
                 let start = self.run_start(lpn, lpns.start);
                 let len = self.run_len(start, lpns.end);
-                self.insert_fetched(start, len, true);
+                self.insert_fetched(start, tp, len, true);
                 if self.window > len {
                     let end = (start + self.window).min(lpns.end);
-                    wrote |= self.spatial_fetch(start + len, end, blocks, ctx)?;
+                    wrote |= self.spatial_fetch(tp, start + len, end, blocks, ctx)?;
                 }
             }
         }

@@ -44,11 +44,17 @@ const REFERENCED: u32 = 1;
 const HIGH: u32 = 0;
 const LOW: u32 = 1;
 
-pub struct Nru {
-    referenced: Vec<bool>,
+/// The state of a slot, kept together so one access brings it all into the CPU cache.
+#[derive(Clone, Copy, Default)]
+struct Slot {
     /// Mapping entries of a modified slot; 0 for an unmodified one.
-    weight: Vec<u32>,
-    tp: Vec<u32>,
+    weight: u32,
+    tp: u32,
+    referenced: bool,
+}
+
+pub struct Nru {
+    slots: Vec<Slot>,
     /// Unmodified slots, lists UNREFERENCED and REFERENCED.
     clean: ListSet,
     /// Modified slots, list 2 * tp + A.
@@ -67,9 +73,7 @@ impl Nru {
     pub fn new(slots: u32, tps: u32, threshold: u32) -> Self {
         let (slots, tps) = (slots as usize, tps.max(1) as usize);
         Nru {
-            referenced: vec![false; slots],
-            weight: vec![0; slots],
-            tp: vec![0; slots],
+            slots: vec![Slot::default(); slots],
             clean: ListSet::new(slots, 2),
             modified: ListSet::new(slots, 2 * tps),
             tps: [ListSet::new(tps, 2), ListSet::new(tps, 2)],
@@ -90,13 +94,10 @@ impl Nru {
     /// A slot was filled for `tp`, modified with `weight` mapping entries (0: unmodified).
     #[inline]
     pub fn insert_weighted(&mut self, slot: u32, tp: u32, referenced: bool, weight: u32) {
-        let s = slot as usize;
-        self.tp[s] = tp;
-        self.weight[s] = weight;
+        self.slots[slot as usize] = Slot { weight, tp, referenced };
         if weight != 0 {
             self.recount(tp, 0, weight);
         }
-        self.referenced[s] = referenced;
         self.occupied += 1;
         self.unreferenced += !referenced as u32;
         self.link(slot);
@@ -108,12 +109,12 @@ impl Nru {
     /// Whether a slot's A bit is set.
     #[inline]
     pub fn is_referenced(&self, slot: u32) -> bool {
-        self.referenced[slot as usize]
+        self.slots[slot as usize].referenced
     }
 
     /// A slot's weight (0: unmodified).
     pub fn weight(&self, slot: u32) -> u32 {
-        self.weight[slot as usize]
+        self.slots[slot as usize].weight
     }
 
     /// The modified counter of a TP as its 3 bits show it.
@@ -124,8 +125,7 @@ impl Nru {
     /// Marks a slot modified with `weight` mapping entries, or unmodified with 0.
     #[inline]
     pub fn set_modified(&mut self, slot: u32, weight: u32) {
-        let s = slot as usize;
-        let old = self.weight[s];
+        let Slot { weight: old, tp, .. } = self.slots[slot as usize];
         if old == weight {
             return;
         }
@@ -133,8 +133,8 @@ impl Nru {
         if moves {
             self.unlink(slot);
         }
-        self.weight[s] = weight;
-        self.recount(self.tp[s], old, weight);
+        self.slots[slot as usize].weight = weight;
+        self.recount(tp, old, weight);
         if moves {
             self.link(slot);
         }
@@ -167,12 +167,11 @@ impl Nru {
     /// Adds a slot to the list of its state.
     #[inline]
     fn link(&mut self, slot: u32) {
-        let s = slot as usize;
-        let a = self.referenced[s] as u32;
-        if self.weight[s] == 0 {
+        let Slot { weight, tp, referenced } = self.slots[slot as usize];
+        let a = referenced as u32;
+        if weight == 0 {
             self.clean.push_front(a, slot);
         } else {
-            let tp = self.tp[s];
             self.modified.push_front(2 * tp + a, slot);
             if self.modified.len(2 * tp + a) == 1 {
                 let class = self.class(tp);
@@ -183,12 +182,11 @@ impl Nru {
 
     #[inline]
     fn unlink(&mut self, slot: u32) {
-        let s = slot as usize;
-        if self.weight[s] == 0 {
+        let Slot { weight, tp, referenced } = self.slots[slot as usize];
+        if weight == 0 {
             self.clean.remove(slot);
         } else {
-            let tp = self.tp[s];
-            let a = self.referenced[s] as u32;
+            let a = referenced as u32;
             self.modified.remove(slot);
             if self.modified.is_empty(2 * tp + a) {
                 self.tps[a as usize].remove(tp);
@@ -217,7 +215,7 @@ impl Nru {
     fn reset_except(&mut self, keep: u32) {
         while let Some(s) = self.clean.back(REFERENCED) {
             self.clean.remove(s);
-            self.referenced[s as usize] = false;
+            self.slots[s as usize].referenced = false;
             self.clean.push_front(UNREFERENCED, s);
         }
         for class in [HIGH, LOW] {
@@ -229,13 +227,13 @@ impl Nru {
                 }
                 while let Some(s) = self.modified.back(from) {
                     self.modified.remove(s);
-                    self.referenced[s as usize] = false;
+                    self.slots[s as usize].referenced = false;
                     self.modified.push_front(to, s);
                 }
             }
         }
         self.unlink(keep);
-        self.referenced[keep as usize] = true;
+        self.slots[keep as usize].referenced = true;
         self.link(keep);
         self.unreferenced = self.occupied - 1;
     }
@@ -245,18 +243,18 @@ impl Nru {
         let mut count = vec![0u32; self.count.len()];
         let (mut occupied, mut unreferenced) = (0, 0);
         for slot in slots {
-            let s = slot as usize;
+            let Slot { weight, tp, referenced } = self.slots[slot as usize];
             occupied += 1;
-            unreferenced += !self.referenced[s] as u32;
-            let a = self.referenced[s] as u32;
-            let listed = if self.weight[s] == 0 {
+            unreferenced += !referenced as u32;
+            let a = referenced as u32;
+            let listed = if weight == 0 {
                 self.clean.list_of(slot) == Some(a) && self.modified.list_of(slot).is_none()
             } else {
-                count[self.tp[s] as usize] += self.weight[s];
-                self.modified.list_of(slot) == Some(2 * self.tp[s] + a) && self.clean.list_of(slot).is_none()
+                count[tp as usize] += weight;
+                self.modified.list_of(slot) == Some(2 * tp + a) && self.clean.list_of(slot).is_none()
             };
             if !listed {
-                return Err(format!("NRU slot {slot} (A {a}, weight {}) is not in its class list", self.weight[s]));
+                return Err(format!("NRU slot {slot} (A {a}, weight {weight}) is not in its class list"));
             }
         }
         if count != self.count {
@@ -280,7 +278,7 @@ impl Nru {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.referenced.len() * 9
+        self.slots.len() * size_of::<Slot>()
             + self.count.len() * 4
             + self.clean.memory_bytes()
             + self.modified.memory_bytes()
@@ -298,11 +296,11 @@ impl Policy for Nru {
     /// Sets A.
     #[inline]
     fn touch(&mut self, slot: u32) {
-        if self.referenced[slot as usize] {
+        if self.slots[slot as usize].referenced {
             return;
         }
         self.unlink(slot);
-        self.referenced[slot as usize] = true;
+        self.slots[slot as usize].referenced = true;
         self.unreferenced -= 1;
         self.link(slot);
         if self.unreferenced == 0 {
@@ -312,14 +310,14 @@ impl Policy for Nru {
 
     #[inline]
     fn remove(&mut self, slot: u32) {
-        let s = slot as usize;
         self.unlink(slot);
-        if self.weight[s] != 0 {
-            self.recount(self.tp[s], self.weight[s], 0);
-            self.weight[s] = 0;
+        let Slot { weight, tp, referenced } = self.slots[slot as usize];
+        if weight != 0 {
+            self.recount(tp, weight, 0);
+            self.slots[slot as usize].weight = 0;
         }
         self.occupied -= 1;
-        self.unreferenced -= !self.referenced[s] as u32;
+        self.unreferenced -= !referenced as u32;
     }
 
     /// The normal-fetch victim.
@@ -334,7 +332,7 @@ impl Policy for Nru {
         for list in &mut self.tps {
             list.clear();
         }
-        self.weight.fill(0);
+        self.slots.fill(Slot::default());
         self.count.fill(0);
         self.occupied = 0;
         self.unreferenced = 0;
