@@ -38,6 +38,8 @@ const CASES: &[Case] = &[
     Case { name: "bad power-loss spec in TOML", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[check]\npower_loss_at = \"soon\"\n")], expect: &["check.power_loss_at", "soon"] },
     // Names.
     Case { name: "unknown FTL", args: &["run", "--ftl", "nope"], files: &[], expect: &["unknown FTL \"nope\"", "pftl"] },
+    Case { name: "cache larger than the map", args: &["run", "--ftl", "dftl", "--set", "ftl.dftl.cache_bytes=99999999999"], files: &[], expect: &["ftl.dftl.cache_bytes", "larger than the map"] },
+    Case { name: "cache larger than the map (whole pages)", args: &["run", "--ftl", "sftl", "--set", "ftl.sftl.cache_bytes=99999999999"], files: &[], expect: &["ftl.sftl.cache_bytes", "larger than the map"] },
     Case { name: "unknown FTL in compare", args: &["compare", "--ftl", "pftl,nope"], files: &[], expect: &["nope"] },
     Case { name: "unknown preset", args: &["run", "--preset", "nope"], files: &[], expect: &["nope", "mlc8g"] },
     Case { name: "unknown list", args: &["list", "bogus"], files: &[], expect: &["bogus"] },

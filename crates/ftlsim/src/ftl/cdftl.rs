@@ -147,7 +147,7 @@ pub struct Cdftl {
 
 impl Cdftl {
     pub fn new(config: &Config, params: CdftlParams) -> Result<Self> {
-        let entries = entries_in(params.cmt_bytes, params.entry_bits, "ftl.cdftl.cmt_bytes")?;
+        let entries = entries_in(params.cmt_bytes, params.entry_bits, config, "ftl.cdftl.cmt_bytes")?;
         let page_size = config.device.geometry.page_size;
         let pages = params.ctp_bytes / page_size as u64;
         if pages == 0 {

@@ -69,7 +69,7 @@ pub struct Dftl {
 
 impl Dftl {
     pub fn new(config: &Config, params: DftlParams) -> Result<Self> {
-        let entries = entries_in(params.cache_bytes, params.entry_bits, "ftl.dftl.cache_bytes")?;
+        let entries = entries_in(params.cache_bytes, params.entry_bits, config, "ftl.dftl.cache_bytes")?;
         if !(0.0..1.0).contains(&params.protected_fraction) {
             return Err(SimError::config("ftl.dftl.protected_fraction", "must be in [0, 1)"));
         }

@@ -22,8 +22,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::cache::{DirtyEntries, ListSet};
-use super::common::demand::{miss_class, params_json, DemandFtl, DemandScheme};
-use super::common::translation::{write_back, TranslationOwner, TranslationStore, UNMAPPED};
+use super::common::demand::{at_most_the_map, miss_class, params_json, DemandFtl, DemandScheme};
+use super::common::translation::{write_back, TranslationOwner, TranslationStore, TP_ENTRY_BYTES, UNMAPPED};
 use super::common::{BlockManager, Relocate};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
@@ -91,6 +91,7 @@ impl Sftl {
                 ),
             ));
         }
+        at_most_the_map(capacity / TP_ENTRY_BYTES as u64, config, "ftl.sftl.cache_bytes")?;
         let store = TranslationStore::new(config);
         let tps = store.tp_count() as usize;
         let mut sftl = Sftl {

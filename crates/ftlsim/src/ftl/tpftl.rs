@@ -38,7 +38,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::cache::{PageOrder, TwoLevelCache};
-use super::common::demand::{miss_class, params_json, DemandFtl, DemandScheme};
+use super::common::demand::{at_most_the_map, miss_class, params_json, DemandFtl, DemandScheme};
 use super::common::translation::{write_back, TranslationOwner, TranslationStore, TP_ENTRY_BYTES};
 use super::common::{BlockManager, Relocate};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
@@ -138,6 +138,7 @@ impl TpftlResolved {
                 format!("{cache_bytes} bytes cannot hold one TP node ({} B) with one entry ({} B)", p.node_bytes, p.entry_bytes),
             ));
         }
+        at_most_the_map(cache_bytes / p.entry_bytes as u64, config, &field("cache_bytes"))?;
         if p.selective_threshold == 0 {
             return Err(SimError::config(field("selective_threshold"), "must be at least 1"));
         }

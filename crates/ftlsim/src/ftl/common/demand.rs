@@ -202,16 +202,40 @@ pub fn gc_bitmap(physical_pages: u64) -> SramItem {
     SramItem { structure: "GC valid-page bitmap".into(), bytes: physical_pages.div_ceil(8) }
 }
 
-/// How many entries of `bits` fit in `bytes` of SRAM; an error naming `field` if none does.
-pub fn entries_in(bytes: u64, bits: u32, field: &str) -> Result<u32> {
+/// How many entries of `bits` fit in `bytes` of SRAM; an error naming `field` if none does, or
+/// if a configured cache would be larger than the map (see [`at_most_the_map`]).
+pub fn entries_in(bytes: u64, bits: u32, config: &Config, field: &str) -> Result<u32> {
     if bits == 0 {
         return Err(SimError::config(field, "entry size must be at least one bit"));
     }
-    let entries = bytes * 8 / bits as u64;
+    let entries = bytes.saturating_mul(8) / bits as u64;
     if entries == 0 {
         return Err(SimError::config(field, format!("{bytes} bytes hold no {bits}-bit entry")));
     }
-    Ok(entries.min(u32::MAX as u64) as u32)
+    Ok(at_most_the_map(entries, config, field)? as u32)
+}
+
+/// Rejects a configured cache (`field` = `ftl.<name>.<param>` set in the configuration) of more
+/// mapping entries than the device has physical pages: a cache larger than the whole map (paper
+/// 000's largest configuration, 8192 KB, holds exactly every page). A default size, the paper's,
+/// is clamped to the map on a device too small for it. Returns the usable entry count.
+pub fn at_most_the_map(entries: u64, config: &Config, field: &str) -> Result<u64> {
+    let pages = config.device.geometry.total_pages() as u64;
+    if entries <= pages {
+        return Ok(entries);
+    }
+    let mut path = field.split('.').skip(1);
+    let configured = match (path.next(), path.next()) {
+        (Some(ftl), Some(param)) => config.ftl.get(ftl).and_then(|t| t.get(param)).is_some(),
+        _ => true,
+    };
+    if configured {
+        return Err(SimError::config(
+            field,
+            format!("holds {entries} mapping entries, more than the {pages} pages of the device: a cache larger than the map"),
+        ));
+    }
+    Ok(pages)
 }
 
 /// SRAM of `entries` entries of `bits` bits.

@@ -148,7 +148,7 @@ impl Scftl {
                 format!("must be 1 to the {} entries of a translation page", store.entries_per_tp()),
             ));
         }
-        let entries = entries_in(params.cache_bytes, params.entry_bits(), "ftl.scftl.cache_bytes")?;
+        let entries = entries_in(params.cache_bytes, params.entry_bits(), config, "ftl.scftl.cache_bytes")?;
         let layout = match params.entry_layout {
             EntryLayout::Small => Layout::Small { max_len: 1 << params.consecutive_bits },
             EntryLayout::Large => Layout::Large { chunk: params.large_entry_mappings },
