@@ -6,7 +6,6 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use ftlsim::experiment::{geometric_means, normalize, point_strings, ExperimentRun, ExperimentSpec};
-use ftlsim::Simulation;
 use rayon::prelude::*;
 
 use crate::output::{csv_rows, opt, table};
@@ -26,9 +25,7 @@ pub fn experiment(path: &Path, requests: Option<u64>, json: bool, csv: bool) -> 
             (|| -> Result<ExperimentRun> {
                 let config = spec.config(run)?;
                 let (workload, source) = spec.open_workload(&base, run.workload, &config)?;
-                let mut sim = Simulation::new(&config, &run.ftl)?;
-                sim.precondition()?;
-                let result = sim.run(workload, &mut |_| {})?;
+                let result = ftlsim::run(&config, &run.ftl, workload)?;
                 Ok(ExperimentRun {
                     experiment: spec.name.clone(),
                     workload: spec.workloads[run.workload].name.clone(),
