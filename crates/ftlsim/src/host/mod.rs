@@ -54,7 +54,7 @@ impl Host {
         let end = offset.checked_add(req.len_bytes).ok_or_else(|| SimError::input(location(), "offset + size overflows"))?;
         let first = offset / self.page_size;
         let pages = (end - 1) / self.page_size - first + 1;
-        if self.policy != AddressPolicy::Fold && (end > capacity || pages > self.logical_pages) {
+        if self.policy != AddressPolicy::Fold && end > capacity {
             return Err(SimError::input(
                 location(),
                 format!(
@@ -64,7 +64,8 @@ impl Host {
                 ),
             ));
         }
-        if pages > u32::MAX as u64 || pages > self.logical_pages {
+        // Only a folded request can still span more pages than the device (logical pages fit u32).
+        if pages > self.logical_pages {
             return Err(SimError::input(location(), format!("request of {} bytes is larger than the device", req.len_bytes)));
         }
         Ok(PageRequest {
