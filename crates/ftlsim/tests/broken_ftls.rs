@@ -68,7 +68,7 @@ struct Toy {
 impl Toy {
     fn build(bug: Bug, config: &Config) -> Box<dyn Ftl> {
         let l2p = vec![UNMAPPED; config.device.logical_pages() as usize];
-        Box::new(Toy { map: Map { l2p, checkpoint: None, bug }, blocks: BlockManager::new(config), writes: 0 })
+        Box::new(Toy { map: Map { l2p, checkpoint: None, bug }, blocks: BlockManager::new(config, 1), writes: 0 })
     }
 
     fn program(&mut self, stream: Stream, logical: u32, version: u32, ctx: &mut FtlCtx) -> Result<Ppn> {

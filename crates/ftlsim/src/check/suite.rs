@@ -9,15 +9,70 @@ use crate::host::PageRequest;
 use crate::workload::IoKind;
 use crate::Simulation;
 
-/// Per-FTL `key=value` overrides applied to every small test device (for example cache sizes
-/// that fit a device of a few hundred pages). An FTL that works with its defaults needs no line.
-pub const TEST_DEVICE_OVERRIDES: &[(&str, &[&str])] = &[];
+/// Per-FTL parameters for small test devices, computed from the device once its capacity is
+/// known (`(parameter, value)` under `[ftl.<name>]`; a parameter the test sets itself wins). The
+/// mapping caches hold about a quarter of the map, so evictions, write-backs, fetches and their
+/// interplay with GC and power loss are exercised (the papers' default sizes would hold the whole
+/// map of a test device). An FTL that works with its defaults needs no line.
+pub const TEST_DEVICE_OVERRIDES: &[(&str, fn(&Config) -> Vec<(&'static str, u64)>)] = &[
+    ("dftl", |c| vec![("cache_bytes", bytes_of(quarter_map(c), 66))]),
+    ("cdftl", |c| {
+        let mut sets = vec![("cmt_bytes", bytes_of(quarter_map(c) / 2, 66))];
+        // One cached translation page, when the device has room for that many entries.
+        let page = c.device.geometry.page_size;
+        if page / 4 <= c.device.geometry.total_pages() {
+            sets.push(("ctp_bytes", page as u64));
+        }
+        sets
+    }),
+    ("sftl", |c| {
+        // At least one uncompressed translation page and its header, plus the dirty buffer (1/8).
+        let cached = (c.device.geometry.page_size as u64 + 8).max(quarter_map(c) * 4);
+        if cached / 4 > c.device.geometry.total_pages() as u64 {
+            return Vec::new();
+        }
+        vec![("cache_bytes", cached * 8 / 7 + 1)]
+    }),
+    ("tpftl", |c| vec![("cache_bytes", quarter_map(c) * 6 + 12)]),
+    ("scftl", |c| vec![("cache_bytes", bytes_of(quarter_map(c), 72))]),
+];
+
+/// A quarter of the device's mapping entries (at least 2).
+fn quarter_map(config: &Config) -> u64 {
+    (config.device.logical_pages() as u64 / 4).max(2)
+}
+
+/// Bytes holding `entries` entries of `bits` bits.
+fn bytes_of(entries: u64, bits: u64) -> u64 {
+    (entries * bits).div_ceil(8)
+}
+
+/// Applies [`TEST_DEVICE_OVERRIDES`] for `ftl` to `config`, under the parameters already set,
+/// and validates it.
+fn with_overrides(ftl: &str, mut config: Config) -> Result<Config> {
+    if let Some((_, sets)) = TEST_DEVICE_OVERRIDES.iter().find(|(name, _)| *name == ftl) {
+        let sets = sets(&config);
+        let table = config.ftl.entry(ftl).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let toml::Value::Table(table) = table else {
+            return Err(SimError::config(format!("ftl.{ftl}"), "must be a table"));
+        };
+        for (key, value) in sets {
+            table.entry(key).or_insert(toml::Value::Integer(value as i64));
+        }
+    }
+    config.validate()?;
+    Ok(config)
+}
 
 /// A small device: `dies` dies of `planes` planes, `blocks_per_plane` blocks of
 /// `pages_per_block` 512-byte pages (so a translation page maps 128 LPNs and even a tiny device
 /// has several), greedy GC at one free block per unit, no preconditioning, oracle on, full
-/// invariants every 32 requests. `extra` is applied last.
+/// invariants every 32 requests, the FTL's [`TEST_DEVICE_OVERRIDES`]. `extra` is applied last.
 pub fn test_device(ftl: &str, dies: u32, planes: u32, blocks_per_plane: u32, pages_per_block: u32, extra: &[String]) -> Result<Config> {
+    with_overrides(ftl, base_device(dies, planes, blocks_per_plane, pages_per_block, extra)?)
+}
+
+fn base_device(dies: u32, planes: u32, blocks_per_plane: u32, pages_per_block: u32, extra: &[String]) -> Result<Config> {
     let mut b = ConfigBuilder::new();
     for set in [
         format!("device.geometry.dies_per_chip={dies}"),
@@ -33,15 +88,47 @@ pub fn test_device(ftl: &str, dies: u32, planes: u32, blocks_per_plane: u32, pag
     ] {
         b = b.set(&set)?;
     }
-    for set in ftl_overrides(ftl).iter().map(|s| s.to_string()).chain(extra.iter().cloned()) {
-        b = b.set(&set)?;
+    for set in extra {
+        b = b.set(set)?;
     }
     b.build()
 }
 
-pub fn ftl_overrides(ftl: &str) -> &'static [&'static str] {
-    TEST_DEVICE_OVERRIDES.iter().find(|(name, _)| *name == ftl).map_or(&[], |(_, sets)| sets)
+/// [`test_device`] with the fewest spare blocks `ftl` accepts (`FtlInfo::spare_blocks_needed`)
+/// plus `extra_spare` blocks: the most logical pages it can export.
+pub fn least_spare_device(
+    ftl: &str,
+    dies: u32,
+    planes: u32,
+    blocks_per_plane: u32,
+    pages_per_block: u32,
+    extra_spare: u32,
+    extra: &[String],
+) -> Result<Config> {
+    // One logical page passes validation on any test device; the loop below sets the real count.
+    let extra: Vec<String> = std::iter::once("device.logical_pages=1".to_string()).chain(extra.iter().cloned()).collect();
+    let mut config = base_device(dies, planes, blocks_per_plane, pages_per_block, &extra)?;
+    let info = REGISTRY.iter().find(|f| f.name == ftl).ok_or_else(|| SimError::config("ftl", format!("unknown FTL {ftl}")))?;
+    let blocks = config.device.geometry.total_blocks() as u64;
+    // The translation pages an FTL needs shrink with the logical pages: shrink until it fits.
+    let mut logical = config.device.geometry.total_pages();
+    loop {
+        config.device.logical_pages = Some(logical);
+        let spare = info.spare_blocks_needed(&config) + extra_spare as u64;
+        if spare >= blocks {
+            return Err(SimError::config(
+                "device.geometry.blocks_per_plane",
+                format!("{blocks} blocks leave no room for data with {ftl}, which needs {spare} spare blocks"),
+            ));
+        }
+        let fits = (blocks - spare) * pages_per_block as u64;
+        if fits >= logical as u64 {
+            return with_overrides(ftl, config);
+        }
+        logical = fits as u32;
+    }
 }
+
 
 /// Reads fuzz bytes one at a time; past the end every read is 0.
 struct Bytes<'a>(&'a [u8]);
@@ -83,11 +170,9 @@ impl FuzzCase {
         let free_low = 1 + ((shape >> 5) & 1) as u32;
         let page_size = b.pick(&[512, 1024, 4096]);
         let pages_per_block = b.pick(&[4, 8, 16, 32]);
-        let blocks_per_plane = 6 + b.next() as u32 % 19;
-        // Spare blocks: from the least validation accepts up to a quarter of the device more.
-        let units = if per_plane_units { dies * planes } else { dies };
-        let blocks = dies * planes * blocks_per_plane;
-        let spare = (free_low + 2) * units + b.next() as u32 % (blocks / 4);
+        let mut blocks_per_plane = 6 + b.next() as u32 % 19;
+        // Spare blocks: from the least the FTL accepts up to a quarter of the device more.
+        let extra_spare = b.next() as u32 % (dies * planes * blocks_per_plane / 4);
         let extra = vec![
             format!("device.allocation_unit=\"{}\"", if per_plane_units { "plane" } else { "die" }),
             format!("device.geometry.block_layout=\"{}\"", if shape & 8 != 0 { "contiguous" } else { "interleaved" }),
@@ -96,9 +181,14 @@ impl FuzzCase {
             format!("precondition.mode=\"{}\"", ["none", "fill", "age", "none"][(shape >> 6) as usize]),
             "precondition.age_factor=0.5".into(),
             format!("device.geometry.page_size={page_size}"),
-            format!("device.logical_pages={}", (blocks - spare.min(blocks - 1)) * pages_per_block),
         ];
-        let mut config = test_device(ftl, dies, planes, blocks_per_plane, pages_per_block, &extra)?;
+        // A device too small for the FTL's reserve grows until the FTL fits.
+        let mut config = loop {
+            match least_spare_device(ftl, dies, planes, blocks_per_plane, pages_per_block, extra_spare, &extra) {
+                Err(SimError::Config { field, .. }) if field == "device.geometry.blocks_per_plane" => blocks_per_plane += 1,
+                other => break other?,
+            }
+        };
         config.seed = b.next() as u64;
         let logical = config.device.logical_pages();
         let mut requests = Vec::new();
@@ -146,11 +236,6 @@ impl FuzzCase {
     }
 }
 
-/// Whether the fuzzers skip `DeviceFull` on devices of several allocation units: still open for
-/// DFTL at the least spare validation accepts (docs/correctness.md, Findings), and it would hide
-/// every other finding. Set to false once it is fixed.
-pub const SKIP_MULTI_UNIT_DEVICE_FULL: bool = true;
-
 /// Cases the fuzzers skip: (FTL, which of its cases): open, reported bugs that would hide every
 /// other finding (docs/correctness.md lists them). Remove a line with its fix.
 pub const FUZZ_KNOWN_FAILURES: &[(&str, fn(&FuzzCase) -> bool)] = &[];
@@ -166,10 +251,8 @@ pub fn fuzz_requests(data: &[u8]) -> std::result::Result<(), String> {
     if FUZZ_KNOWN_FAILURES.iter().any(|(ftl, applies)| *ftl == case.ftl && applies(&case)) {
         return Ok(());
     }
-    let multi_unit = case.config.device.allocation_units() > 1;
     match case.run() {
         Err((_, SimError::Config { field, .. })) if field.starts_with("ftl.") => Ok(()),
-        Err((_, SimError::DeviceFull { .. })) if multi_unit && SKIP_MULTI_UNIT_DEVICE_FULL => Ok(()),
         Err((at, e)) => Err(format!(
             "FTL {} ({} requests, power losses after {:?}), at {at}: {e}",
             case.ftl,
@@ -273,13 +356,29 @@ mod tests {
     fn past_request_findings_stay_fixed() {
         for data in [
             &[1u8, 183, 0, 0, 8, 14, 0, 0, 0, 0, 0][..], // demand-FTL flush after aging
-            &[0x0f, 0x87, 0x0a, 0x53, 0x4b, 0x0f],       // half-collected GC victim (DeviceFull skipped)
+            &[0x0f, 0x87, 0x0a, 0x53, 0x4b, 0x0f],       // half-collected GC victim; GC reserve of demand FTLs
             &[0x7b, 0x97, 0x21, 0x7b, 0x97, 0x5a, 0x7a],
         ] {
             for ftl in 0..REGISTRY.len() as u8 {
                 let data: Vec<u8> = [&[ftl][..], &data[1..]].concat();
                 fuzz_requests(&data).unwrap_or_else(|e| panic!("{data:?}: {e}"));
             }
+        }
+    }
+
+    #[test]
+    fn every_ftl_runs_at_the_spare_it_declares_and_rejects_one_block_less() {
+        for info in REGISTRY {
+            let config = least_spare_device(info.name, 2, 2, 16, 16, 0, &[]).unwrap();
+            Simulation::new(&config, info.name).unwrap_or_else(|e| panic!("{}: {e}", info.name));
+            let mut short = config.clone();
+            short.device.logical_pages = Some(config.device.logical_pages() + 1);
+            let err = short.validate().and_then(|()| Simulation::new(&short, info.name).map(drop));
+            assert!(
+                matches!(&err, Err(SimError::Config { field, .. }) if field == "device.logical_pages"),
+                "{}: {err:?}",
+                info.name
+            );
         }
     }
 

@@ -258,6 +258,60 @@ fn default_seed() -> u64 {
 }
 
 impl Config {
+    /// Spare blocks garbage collection needs for an FTL that writes `streams` streams of pages
+    /// and keeps `metadata_pages` pages of its own in flash (translation pages): per allocation
+    /// unit, the free blocks at which GC starts (`gc.free_blocks_low`, at least one per stream:
+    /// a collection may have to open a block in each, see `BlockManager`), an open block per
+    /// stream and one block's worth of invalid pages (so a victim exists); plus the blocks the
+    /// metadata fills.
+    pub fn spare_blocks_needed(&self, streams: u32, metadata_pages: u32) -> u64 {
+        let per_unit = self.blocks_per_unit_needed(streams);
+        let metadata_blocks = metadata_pages.div_ceil(self.device.geometry.pages_per_block) as u64;
+        per_unit * self.device.allocation_units() as u64 + metadata_blocks
+    }
+
+    /// Per allocation unit: the GC reserve, an open block per stream and one block of slack.
+    fn blocks_per_unit_needed(&self, streams: u32) -> u64 {
+        crate::ftl::common::gc_threshold(self.gc.free_blocks_low, streams) as u64 + streams as u64 + 1
+    }
+
+    /// Checks [`Config::spare_blocks_needed`] against the spare blocks of the device, naming the
+    /// field that sets the exported capacity.
+    pub fn check_spare_blocks(&self, streams: u32, metadata_pages: u32) -> Result<()> {
+        let d = &self.device;
+        let units = d.allocation_units();
+        let blocks_per_unit = d.geometry.total_blocks() / units;
+        let per_unit = self.blocks_per_unit_needed(streams);
+        if per_unit > blocks_per_unit as u64 {
+            return Err(SimError::config(
+                "gc.free_blocks_low",
+                format!(
+                    "{} leaves no room in units of {blocks_per_unit} blocks (the GC reserve, {} open blocks and \
+                     one more must fit)",
+                    self.gc.free_blocks_low, streams
+                ),
+            ));
+        }
+        let needed = self.spare_blocks_needed(streams, metadata_pages);
+        let spare = (d.geometry.total_pages() - d.logical_pages()) / d.geometry.pages_per_block;
+        if (spare as u64) < needed {
+            let metadata = match metadata_pages.div_ceil(d.geometry.pages_per_block) {
+                0 => String::new(),
+                blocks => format!(" + {blocks} blocks of {metadata_pages} translation pages"),
+            };
+            return Err(SimError::config(
+                if d.logical_pages.is_some() { "device.logical_pages" } else { "device.overprovisioning" },
+                format!(
+                    "{} exported pages leave {spare} spare blocks; garbage collection needs at least {needed} \
+                     ({per_unit} x {units} allocation units{metadata}; gc.free_blocks_low sets {})",
+                    d.logical_pages(),
+                    self.gc.free_blocks_low
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// The named preset with no overrides.
     pub fn preset(name: &str) -> Result<Config> {
         ConfigBuilder::new().preset(name)?.build()
@@ -294,25 +348,13 @@ impl Config {
         if logical == 0 {
             return Err(SimError::config("device.logical_pages", "the device exports no page"));
         }
-        let units = d.allocation_units();
-        let blocks_per_unit = d.geometry.total_blocks() / units;
-        let reserve_needed = self.gc.free_blocks_low.saturating_add(2).saturating_mul(units);
-        let spare_blocks = (physical - logical.min(physical)) / d.geometry.pages_per_block;
-        if logical > physical || spare_blocks < reserve_needed {
+        if logical > physical {
             return Err(SimError::config(
                 if d.logical_pages.is_some() { "device.logical_pages" } else { "device.overprovisioning" },
-                format!(
-                    "{logical} exported pages leave {spare_blocks} spare blocks; garbage collection needs at least \
-                     {reserve_needed} ((gc.free_blocks_low + 2) x {units} allocation units)"
-                ),
+                format!("{logical} exported pages exceed the {physical} physical pages"),
             ));
         }
-        if self.gc.free_blocks_low.saturating_add(2) > blocks_per_unit {
-            return Err(SimError::config(
-                "gc.free_blocks_low",
-                format!("{} leaves no room in units of {blocks_per_unit} blocks", self.gc.free_blocks_low),
-            ));
-        }
+        self.check_spare_blocks(1, 0)?;
         if !(MIN_TIME_SCALE..=1.0 / MIN_TIME_SCALE).contains(&self.host.time_scale) {
             return Err(SimError::config(
                 "host.time_scale",

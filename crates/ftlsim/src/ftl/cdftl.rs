@@ -153,7 +153,7 @@ impl Cdftl {
         if pages == 0 {
             return Err(SimError::config("ftl.cdftl.ctp_bytes", format!("{} bytes hold no {page_size}-byte translation page", params.ctp_bytes)));
         }
-        let store = TranslationStore::new(config);
+        let store = TranslationStore::new(config)?;
         let (logical, per_tp, tps) = (store.logical_pages(), store.entries_per_tp(), store.tp_count());
         Ok(Cdftl {
             cmt: EntryCache::new(KickOutOrder::new(entries, tps), entries, logical, per_tp),

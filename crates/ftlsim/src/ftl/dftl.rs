@@ -73,7 +73,7 @@ impl Dftl {
         if !(0.0..1.0).contains(&params.protected_fraction) {
             return Err(SimError::config("ftl.dftl.protected_fraction", "must be in [0, 1)"));
         }
-        let store = TranslationStore::new(config);
+        let store = TranslationStore::new(config)?;
         let policy = AnyPolicy::new(params.replacement, entries, params.protected_fraction);
         Ok(Dftl {
             cmt: EntryCache::new(policy, entries, store.logical_pages(), store.entries_per_tp()),

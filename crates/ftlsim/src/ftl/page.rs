@@ -47,7 +47,7 @@ impl PageFtl {
     pub fn new(config: &Config) -> Self {
         PageFtl {
             map: PageMap { l2p: filled_vec(config.device.logical_pages() as usize, UNMAPPED) },
-            blocks: BlockManager::new(config),
+            blocks: BlockManager::new(config, 1),
             physical_pages: config.device.geometry.total_pages() as u64,
         }
     }

@@ -92,7 +92,7 @@ impl Sftl {
             ));
         }
         at_most_the_map(capacity / TP_ENTRY_BYTES as u64, config, "ftl.sftl.cache_bytes")?;
-        let store = TranslationStore::new(config);
+        let store = TranslationStore::new(config)?;
         let tps = store.tp_count() as usize;
         let mut sftl = Sftl {
             lru: ListSet::new(tps, 1),

@@ -128,10 +128,11 @@ impl TpftlResolved {
         let name: String = [(r, 'r'), (s, 's'), (b, 'b'), (c, 'c')].iter().filter(|f| f.0).map(|f| f.1).collect();
         let g = &config.device.geometry;
         let block_map = config.device.logical_pages().div_ceil(g.pages_per_block) as u64 * TP_ENTRY_BYTES as u64;
-        let cache_bytes = p.cache_bytes.unwrap_or(block_map);
         if p.entry_bytes == 0 {
             return Err(SimError::config(field("entry_bytes"), "must be at least 1"));
         }
+        // The default holds at least one node with one entry, even on a device of a few blocks.
+        let cache_bytes = p.cache_bytes.unwrap_or(block_map.max((p.entry_bytes + p.node_bytes) as u64));
         if cache_bytes < (p.entry_bytes + p.node_bytes) as u64 {
             return Err(SimError::config(
                 field("cache_bytes"),
@@ -208,7 +209,7 @@ pub struct Tpftl {
 impl Tpftl {
     pub fn new(config: &Config, params: TpftlParams) -> Result<Self> {
         let params = TpftlResolved::new(config, params)?;
-        let store = TranslationStore::new(config);
+        let store = TranslationStore::new(config)?;
         let cache = TwoLevelCache::new(
             params.page_order,
             params.cache_bytes,
@@ -563,7 +564,7 @@ mod tests {
                 flash: FlashArray::new(&c.device.geometry),
                 ops: OpLog::new(),
                 cache: CacheStats::default(),
-                blocks: BlockManager::new(&c),
+                blocks: BlockManager::new(&c, 2),
                 tp: Tpftl::new(&c, ftl_params(&c, "tpftl").unwrap()).unwrap(),
             };
             for tp in 0..6 {

@@ -2,8 +2,10 @@
 //! garbage collection with a pluggable victim policy. Every FTL that writes pages out of place
 //! allocates through it.
 //!
-//! GC runs when a unit needs a new block and has at most `gc.free_blocks_low` free blocks; it
-//! reclaims victims until the unit has more. Moves go to the open block of the victim page's own
+//! GC runs when a unit needs a new block and has at most `gc.free_blocks_low` free blocks, or
+//! at most one per stream the FTL writes if that is more (reclaiming one victim may have to open
+//! a block in every stream, for example a data block for the moves and a translation block for
+//! the mapping write-backs they cause); it reclaims victims until the unit has more. Moves go to the open block of the victim page's own
 //! stream in the same unit. GC never nests: allocations made while collecting (moves, and any
 //! mapping write-backs the FTL does from [`Relocate::relocated`]) draw on the reserve.
 
@@ -50,9 +52,12 @@ pub struct BlockManager {
     role: Vec<BlockRole>,
     victims: VictimIndex,
     policy: VictimPolicyKind,
-    free_low: u32,
+    /// GC starts at this many free blocks in a unit (see the module comment).
+    gc_threshold: u32,
     cursor: [u32; STREAMS],
     in_gc: bool,
+    /// The unit being collected while `in_gc`.
+    gc_unit: u32,
     /// The last GC stopped because its unit had no reclaimable block, before touching any page
     /// (the only `DeviceFull` another unit may absorb; one raised mid-collection is final).
     gc_found_nothing: bool,
@@ -63,7 +68,9 @@ pub struct BlockManager {
 }
 
 impl BlockManager {
-    pub fn new(config: &Config) -> Self {
+    /// A block manager for an FTL that writes `streams` streams of pages (1, or 2 with
+    /// translation pages). Its spare blocks are checked by [`Config::check_spare_blocks`].
+    pub fn new(config: &Config, streams: u32) -> Self {
         let geometry = config.device.geometry.clone();
         let unit_kind = config.device.allocation_unit;
         let units = config.device.allocation_units();
@@ -81,9 +88,10 @@ impl BlockManager {
             geometry,
             unit_kind,
             policy: config.gc.policy,
-            free_low: config.gc.free_blocks_low,
+            gc_threshold: gc_threshold(config.gc.free_blocks_low, streams),
             cursor: [0; STREAMS],
             in_gc: false,
+            gc_unit: 0,
             gc_found_nothing: false,
             gc_victims: 0,
             gc_stats: GcStats::default(),
@@ -136,11 +144,18 @@ impl BlockManager {
     /// spread evenly at every moment, and one unit full of valid data must not stop a device that
     /// has room elsewhere. `DeviceFull` means no unit can make room, or a collection ran out of
     /// reserve midway.
+    ///
+    /// During GC every allocation, whatever unit it asks for, goes to the unit being collected:
+    /// a collection lives on its own unit's reserve (a mapping write-back sent to another unit
+    /// would spend that unit's reserve without collecting there).
     #[inline]
     pub fn allocate<R: Relocate>(&mut self, unit: u32, stream: Stream, reloc: &mut R, ctx: &mut FtlCtx) -> Result<Ppn> {
+        if self.in_gc {
+            return self.allocate_in(self.gc_unit, stream, reloc, ctx);
+        }
         self.gc_found_nothing = false;
         match self.allocate_in(unit, stream, reloc, ctx) {
-            Err(SimError::DeviceFull { .. }) if !self.in_gc && self.gc_found_nothing => {
+            Err(SimError::DeviceFull { .. }) if self.gc_found_nothing => {
                 self.allocate_elsewhere(unit, stream, reloc, ctx)
             }
             result => result,
@@ -181,7 +196,7 @@ impl BlockManager {
             self.victims.insert(full, ctx.flash.valid_count(full));
             self.open[u][s] = NIL;
         }
-        if !self.in_gc && self.free[u].len() <= self.free_low as usize {
+        if !self.in_gc && self.free[u].len() <= self.gc_threshold as usize {
             self.collect(unit, reloc, ctx)?;
         }
         // GC may have opened a block for this stream while moving pages.
@@ -218,6 +233,7 @@ impl BlockManager {
     /// Foreground GC of one unit.
     fn collect<R: Relocate>(&mut self, unit: u32, reloc: &mut R, ctx: &mut FtlCtx) -> Result<()> {
         self.in_gc = true;
+        self.gc_unit = unit;
         let result = self.collect_until_enough(unit, reloc, ctx);
         self.in_gc = false;
         result
@@ -225,7 +241,7 @@ impl BlockManager {
 
     fn collect_until_enough<R: Relocate>(&mut self, unit: u32, reloc: &mut R, ctx: &mut FtlCtx) -> Result<()> {
         let ppb = self.geometry.pages_per_block;
-        while self.free[unit as usize].len() <= self.free_low as usize {
+        while self.free[unit as usize].len() <= self.gc_threshold as usize {
             let free = self.free[unit as usize].len();
             let Some(victim) = self.victims.select(unit, self.policy).filter(|&v| ctx.flash.valid_count(v) < ppb) else {
                 self.gc_found_nothing = true;
@@ -346,6 +362,11 @@ impl BlockManager {
     }
 }
 
+/// Free blocks at which a unit collects garbage (see the module comment).
+pub fn gc_threshold(free_blocks_low: u32, streams: u32) -> u32 {
+    free_blocks_low.max(streams)
+}
+
 fn unit_of_block(geometry: &Geometry, kind: AllocationUnit, pbn: Pbn) -> u32 {
     match kind {
         AllocationUnit::Die => geometry.die_of_block(pbn),
@@ -397,7 +418,7 @@ mod tests {
         let mut flash = FlashArray::new(&c.device.geometry);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
-        let mut bm = BlockManager::new(&c);
+        let mut bm = BlockManager::new(&c, 1);
         let mut map = Map(vec![NIL; 16]);
         for lpn in 0..6 {
             write(&mut bm, &mut map, lpn, &mut ctx);
@@ -415,7 +436,7 @@ mod tests {
         let mut flash = FlashArray::new(&c.device.geometry);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
-        let mut bm = BlockManager::new(&c);
+        let mut bm = BlockManager::new(&c, 1);
         let mut map = Map(vec![NIL; 32]);
         // Fill blocks 0..=5 with LPNs 0..24, then overwrite LPNs 4..7 (block 1) and LPN 0 (block 0).
         for lpn in 0..24 {
@@ -445,13 +466,64 @@ mod tests {
         bm.check(ctx.flash).unwrap();
     }
 
+    /// A map whose every relocation writes a page of the translation stream, asking for unit 1.
+    struct WritesBack {
+        map: Map,
+        units: Vec<u32>,
+    }
+    impl Relocate for WritesBack {
+        fn relocated(&mut self, bm: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {
+            self.map.relocated(bm, spare, old, new, ctx)?;
+            let ppn = bm.allocate(1, Stream::Translation, self, ctx)?;
+            ctx.program(ppn, Stream::Translation, 0, 0, Purpose::Translation)?;
+            bm.invalidate(ppn, ctx.flash)?;
+            self.units.push(bm.unit_of(ctx.flash.geometry().block_of(ppn)));
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn gc_keeps_every_allocation_in_its_unit_and_reserves_a_block_per_stream() {
+        let c = ConfigBuilder::new()
+            .set("device.geometry.planes_per_die=2").unwrap()
+            .set("device.geometry.blocks_per_plane=8").unwrap()
+            .set("device.geometry.pages_per_block=4").unwrap()
+            .set("device.allocation_unit=\"plane\"").unwrap()
+            .set("device.overprovisioning=0.5").unwrap()
+            .set("gc.free_blocks_low=1").unwrap()
+            .build()
+            .unwrap();
+        let mut flash = FlashArray::new(&c.device.geometry);
+        let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
+        let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
+        let mut bm = BlockManager::new(&c, 2);
+        let mut owner = WritesBack { map: Map(vec![NIL; 20]), units: Vec::new() };
+        // Only unit 0 takes data: 20 LPNs overwritten in a scrambled order leave partly valid blocks.
+        for i in 0..200u32 {
+            let lpn = i.wrapping_mul(2_654_435_761).rotate_left(7) % 20;
+            if owner.map.0[lpn as usize] != NIL {
+                bm.invalidate(owner.map.0[lpn as usize], ctx.flash).unwrap();
+            }
+            let (free_before, victims_before) = (bm.free_blocks(0), bm.gc_victims);
+            let ppn = bm.allocate(0, Stream::Data, &mut owner, &mut ctx).unwrap();
+            ctx.program(ppn, Stream::Data, lpn, 0, Purpose::Host).unwrap();
+            owner.map.0[lpn as usize] = ppn;
+            if victims_before == 0 && bm.gc_victims > 0 {
+                assert_eq!(free_before, 2, "two streams: GC starts at 2 free blocks, gc.free_blocks_low being 1");
+            }
+        }
+        assert!(bm.gc_victims > 0 && !owner.units.is_empty());
+        assert!(owner.units.iter().all(|&u| u == 0), "write-backs during GC of unit 0 went to {:?}", owner.units);
+        bm.check(ctx.flash).unwrap();
+    }
+
     #[test]
     fn a_device_with_no_reclaimable_space_reports_full() {
         let c = config();
         let mut flash = FlashArray::new(&c.device.geometry);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
-        let mut bm = BlockManager::new(&c);
+        let mut bm = BlockManager::new(&c, 1);
         let mut map = Map(vec![NIL; 64]);
         let err = (0..32).try_for_each(|lpn| {
             if map.0[lpn as usize] != NIL {
@@ -471,7 +543,7 @@ mod tests {
         let mut flash = FlashArray::new(&c.device.geometry);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
-        let mut bm = BlockManager::new(&c);
+        let mut bm = BlockManager::new(&c, 1);
         let mut map = Map(vec![NIL; 16]);
         for lpn in 0..10 {
             write(&mut bm, &mut map, lpn, &mut ctx);

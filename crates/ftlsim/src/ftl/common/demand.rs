@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::translation::{write_back, TranslationOwner, TranslationStore, UNMAPPED};
+use super::translation::{write_back, TranslationOwner, TranslationStore, DEMAND_STREAMS, UNMAPPED};
 use super::BlockManager;
 use crate::config::Config;
 use crate::error::{Result, SimError};
@@ -75,7 +75,7 @@ pub struct DemandFtl<S> {
 
 impl<S: DemandScheme> DemandFtl<S> {
     pub fn new(config: &Config, map: S) -> Self {
-        DemandFtl { map, blocks: BlockManager::new(config), physical_pages: config.device.geometry.total_pages() as u64 }
+        DemandFtl { map, blocks: BlockManager::new(config, DEMAND_STREAMS), physical_pages: config.device.geometry.total_pages() as u64 }
     }
 
     pub fn scheme(&self) -> &S {

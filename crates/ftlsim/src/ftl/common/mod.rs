@@ -6,5 +6,5 @@ pub mod demand;
 pub mod translation;
 mod victim;
 
-pub use blocks::{BlockManager, BlockRole, Relocate};
+pub use blocks::{gc_threshold, BlockManager, BlockRole, Relocate};
 pub use victim::VictimIndex;

@@ -44,6 +44,8 @@ use crate::ftl::{FtlCtx, PageRef, SramItem};
 pub const UNMAPPED: Ppn = Ppn::MAX;
 /// Bytes per mapping entry in a translation page: a 4-byte PPN (both papers).
 pub const TP_ENTRY_BYTES: u32 = 4;
+/// Streams a demand-based FTL writes: data and translation pages.
+pub const DEMAND_STREAMS: u32 = 2;
 
 /// A demand-based FTL's mapping state, seen by [`write_back`].
 pub trait TranslationOwner: Relocate {
@@ -96,12 +98,15 @@ pub struct TranslationStore {
 }
 
 impl TranslationStore {
-    pub fn new(config: &Config) -> Self {
+    /// Fails (naming the capacity field) when the device lacks the spare blocks garbage
+    /// collection needs with a translation stream and the translation pages.
+    pub fn new(config: &Config) -> Result<Self> {
         let g = &config.device.geometry;
         let entries_per_tp = (g.page_size / TP_ENTRY_BYTES).max(1);
         let logical_pages = config.device.logical_pages();
-        let tps = logical_pages.div_ceil(entries_per_tp);
-        TranslationStore {
+        let tps = Self::pages_needed(config);
+        config.check_spare_blocks(DEMAND_STREAMS, tps)?;
+        Ok(TranslationStore {
             entries_per_tp,
             logical_pages,
             directory_tps: g.total_pages().div_ceil(entries_per_tp),
@@ -112,7 +117,18 @@ impl TranslationStore {
             psn: crate::mem::filled_vec(g.total_pages() as usize, 0),
             next_psn: 1,
             recovered: BTreeMap::new(),
-        }
+        })
+    }
+
+    /// Translation pages the map of `config`'s device fills.
+    pub fn pages_needed(config: &Config) -> u32 {
+        let entries_per_tp = (config.device.geometry.page_size / TP_ENTRY_BYTES).max(1);
+        config.device.logical_pages().div_ceil(entries_per_tp)
+    }
+
+    /// Spare blocks a demand-based FTL needs on `config`'s device.
+    pub fn spare_blocks_needed(config: &Config) -> u64 {
+        config.spare_blocks_needed(DEMAND_STREAMS, Self::pages_needed(config))
     }
 
     #[inline]
@@ -462,8 +478,8 @@ mod tests {
                 flash: FlashArray::new(&c.device.geometry),
                 ops: OpLog::new(),
                 cache: CacheStats::default(),
-                blocks: BlockManager::new(&c),
-                toy: Toy { store: TranslationStore::new(&c), pending: Vec::new(), tp_moves: 0 },
+                blocks: BlockManager::new(&c, DEMAND_STREAMS),
+                toy: Toy { store: TranslationStore::new(&c).unwrap(), pending: Vec::new(), tp_moves: 0 },
             }
         }
 
@@ -489,7 +505,7 @@ mod tests {
 
     #[test]
     fn paper_000_sizes_2048_entries_per_tp_and_a_2_kb_gtd_over_512_tps() {
-        let store = TranslationStore::new(&Config::preset("mlc8g").unwrap());
+        let store = TranslationStore::new(&Config::preset("mlc8g").unwrap()).unwrap();
         assert_eq!(store.entries_per_tp(), 2048);
         assert_eq!(store.tp_count(), 496);
         assert_eq!(store.gtd_sram(32).bytes, 2048);

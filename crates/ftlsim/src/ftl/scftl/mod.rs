@@ -131,7 +131,7 @@ pub struct Scftl {
 
 impl Scftl {
     pub fn new(config: &Config, params: ScftlParams) -> Result<Self> {
-        let store = TranslationStore::new(config);
+        let store = TranslationStore::new(config)?;
         if !(1..=MC_MAX).contains(&params.mc_threshold) {
             return Err(SimError::config("ftl.scftl.mc_threshold", format!("must be 1 to {MC_MAX} (a 3-bit counter)")));
         }
