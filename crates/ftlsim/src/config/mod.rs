@@ -60,6 +60,17 @@ pub struct TimingConfig {
     pub plane_register: bool,
 }
 
+/// The pages whose translation pages a demand-based FTL's directory (GTD) has entries for, in
+/// the SRAM report: the exported pages (all the map needs; paper 002: 128 entries for 512 MB) or
+/// every physical page (paper 000 Table 5.2: 512 entries for the whole 8 GB die).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GtdSpan {
+    #[default]
+    Logical,
+    Physical,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeviceConfig {
@@ -78,6 +89,8 @@ pub struct DeviceConfig {
     #[serde(default)]
     pub logical_pages: Option<u32>,
     pub allocation_unit: AllocationUnit,
+    #[serde(default)]
+    pub gtd_span: GtdSpan,
 }
 
 impl DeviceConfig {

@@ -768,11 +768,14 @@ mod tests {
         let ftl = Tpftl::build(&c).unwrap();
         let sram = ftl.sram();
         assert_eq!(sram[0].bytes, 8192);
+        assert_eq!((sram[1].structure.as_str(), sram[1].bytes), ("GTD (128 entries x 32 bits)", 512));
         let t = Tpftl::new(&c, TpftlParams::default()).unwrap();
         assert_eq!(t.cache.budget() / 6, 1365);
         assert_eq!(t.store.entries_per_tp(), 1024);
         let msr = Tpftl::new(&Config::preset("tpftl-msr").unwrap(), TpftlParams::default()).unwrap();
         assert_eq!(msr.cache.budget(), 256 * 1024);
+        let msr = Tpftl::build(&Config::preset("tpftl-msr").unwrap()).unwrap();
+        assert_eq!(msr.sram()[1].bytes, 16 * 1024);
     }
 
     /// 4 KB pages (1024 entries per TP), 64-page blocks, 16384 logical pages (16 TPs, a 1 KB

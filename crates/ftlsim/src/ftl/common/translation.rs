@@ -35,7 +35,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use super::{BlockManager, Relocate};
-use crate::config::Config;
+use crate::config::{Config, GtdSpan};
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, PageState, Ppn, Purpose, Spare, Stream};
 use crate::ftl::{FtlCtx, PageRef, SramItem};
@@ -82,7 +82,7 @@ pub fn write_back<O: TranslationOwner>(
 pub struct TranslationStore {
     entries_per_tp: u32,
     logical_pages: u32,
-    /// GTD entries the SRAM is sized for: every physical page (paper 000: 512 TPs).
+    /// GTD entries the SRAM is sized for (`device.gtd_span`).
     directory_tps: u32,
     gtd: Vec<Ppn>,
     versions: Vec<u32>,
@@ -109,7 +109,10 @@ impl TranslationStore {
         Ok(TranslationStore {
             entries_per_tp,
             logical_pages,
-            directory_tps: g.total_pages().div_ceil(entries_per_tp),
+            directory_tps: match config.device.gtd_span {
+                GtdSpan::Logical => tps,
+                GtdSpan::Physical => g.total_pages().div_ceil(entries_per_tp),
+            },
             gtd: vec![UNMAPPED; tps as usize],
             versions: vec![0; tps as usize],
             covered: vec![0; tps as usize],
