@@ -46,6 +46,18 @@ impl Replacement {
             Replacement::Nru(p) | Replacement::DNru(p) => p.remove(slot),
         }
     }
+    /// `remove` then an unmodified `insert` of the same slot.
+    #[inline]
+    fn refill(&mut self, slot: u32, tp: u32, referenced: bool) {
+        match self {
+            Replacement::Lru(p) => {
+                p.remove(slot);
+                p.insert(slot);
+            }
+            Replacement::Nru(p) => p.refill(slot, 0, referenced),
+            Replacement::DNru(p) => p.refill(slot, tp, referenced),
+        }
+    }
     #[inline]
     fn set_modified(&mut self, slot: u32, weight: u32) {
         if let Replacement::DNru(p) = self {
@@ -313,6 +325,22 @@ impl Cmt {
             self.dirty_lists.push_front(tp, slot);
         }
         slot
+    }
+
+    /// Evicts the clean small entry in `slot` and fills the slot with a clean entry for `tag` in
+    /// TP `tp`, whose length and first PPN `run` measures once the old entry is gone: an eviction
+    /// and an insert in one, the slot staying occupied. Returns the new entry's length.
+    #[inline]
+    pub fn refill(&mut self, slot: u32, tag: Lpn, tp: u32, referenced: bool, stamp: u32, run: impl FnOnce(&Cmt) -> (u32, Ppn)) -> u32 {
+        let old = self.entries[slot as usize];
+        debug_assert!(!old.dirty && matches!(self.layout, Layout::Small { .. }));
+        debug_assert_eq!(tp, tag / self.entries_per_tp);
+        self.clear_head(old.tag);
+        let (len, base) = run(self);
+        self.entries[slot as usize] = Entry { tag, base, len, tp, dirty: false, stamp };
+        self.set_head(tag, slot);
+        self.policy.refill(slot, tp, referenced);
+        len
     }
 
     /// Empties a slot (an eviction, or a single entry merged into its neighbour).

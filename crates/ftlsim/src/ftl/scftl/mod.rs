@@ -222,20 +222,9 @@ impl Scftl {
         start
     }
 
-    /// The length of the run of consecutive PPNs from the uncached `start`, stopping before `limit`
-    /// or a cached LPN, at most an entry long.
-    fn run_len(&self, start: Lpn, limit: Lpn) -> u32 {
-        let cap = (limit - start).min(self.cmt.max_len());
-        let (mut len, mut ppn) = (1, self.store.entry(start));
-        while len < cap && !self.cmt.is_head(start + len) {
-            let next = self.store.entry(start + len);
-            if !consecutive(ppn, next) {
-                break;
-            }
-            len += 1;
-            ppn = next;
-        }
-        len
+    #[inline]
+    fn run(&self, start: Lpn, limit: Lpn) -> (u32, Ppn) {
+        run(&self.cmt, &self.store, start, limit)
     }
 
     /// Caches the runs in `from..end` (in TP `tp`) that are not cached yet, each with a
@@ -252,6 +241,13 @@ impl Scftl {
             if self.cmt.is_full() {
                 match self.cmt.policy.victim(Fetch::Spatial) {
                     Some(victim) if self.cmt.stamp(victim) != self.access => {
+                        if !self.cmt.is_dirty(victim) {
+                            // The common case, done in place: the run takes the clean victim's slot.
+                            ctx.cache.evictions += 1;
+                            let store = &self.store;
+                            from += self.cmt.refill(victim, from, tp, referenced, self.access, |cmt| run(cmt, store, from, end));
+                            continue;
+                        }
                         if self.evict(victim, blocks, ctx)? {
                             // GC during the write-back may have cached `from`, or filled the CMT.
                             wrote = true;
@@ -264,8 +260,8 @@ impl Scftl {
                     _ => break,
                 }
             }
-            let len = self.run_len(from, end);
-            self.insert_fetched(from, tp, len, referenced);
+            let (len, base) = self.run(from, end);
+            self.cmt.insert(from, tp, len, |_| base, false, referenced, self.access);
             from += len;
         }
         Ok(wrote)
@@ -413,6 +409,24 @@ struct Updated {
     fetched: bool,
 }
 
+/// The run of consecutive PPNs from the uncached `start`, stopping before `limit` or an LPN cached
+/// in `cmt`, at most an entry long: its length and first PPN.
+#[inline]
+fn run(cmt: &Cmt, store: &TranslationStore, start: Lpn, limit: Lpn) -> (u32, Ppn) {
+    let cap = (limit - start).min(cmt.max_len());
+    let base = store.entry(start);
+    let (mut len, mut ppn) = (1, base);
+    while len < cap && !cmt.is_head(start + len) {
+        let next = store.entry(start + len);
+        if !consecutive(ppn, next) {
+            break;
+        }
+        len += 1;
+        ppn = next;
+    }
+    (len, base)
+}
+
 /// Whether `next` follows `ppn` (an unmapped entry follows nothing).
 #[inline]
 fn consecutive(ppn: Ppn, next: Ppn) -> bool {
@@ -490,8 +504,8 @@ impl DemandScheme for Scftl {
             }
             Layout::Small { .. } => {
                 let start = self.run_start(lpn, lpns.start);
-                let len = self.run_len(start, lpns.end);
-                self.insert_fetched(start, tp, len, true);
+                let (len, base) = self.run(start, lpns.end);
+                self.cmt.insert(start, tp, len, |_| base, false, true, self.access);
                 if self.window > len {
                     let end = (start + self.window).min(lpns.end);
                     wrote |= self.spatial_fetch(tp, start + len, end, blocks, ctx)?;

@@ -106,6 +106,21 @@ impl Nru {
         }
     }
 
+    /// A clean slot is emptied and filled again, unmodified, for `tp` (a removal and an insert in
+    /// one, for a cache that reuses its victim's slot).
+    #[inline]
+    pub fn refill(&mut self, slot: u32, tp: u32, referenced: bool) {
+        let old = self.slots[slot as usize];
+        debug_assert_eq!(old.weight, 0, "refill of modified slot {slot}");
+        self.clean.remove(slot);
+        self.unreferenced = self.unreferenced + !referenced as u32 - !old.referenced as u32;
+        self.slots[slot as usize] = Slot { weight: 0, tp, referenced };
+        self.clean.push_front(referenced as u32, slot);
+        if referenced && self.unreferenced == 0 {
+            self.reset_except(slot);
+        }
+    }
+
     /// Whether a slot's A bit is set.
     #[inline]
     pub fn is_referenced(&self, slot: u32) -> bool {
