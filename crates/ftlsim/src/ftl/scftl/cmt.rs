@@ -283,6 +283,20 @@ impl Cmt {
         }
     }
 
+    /// Small layout: the slots of the entries covering `lpn` and `lpn - 1`, found with one search
+    /// unless an entry starts at `lpn`.
+    #[inline]
+    pub fn find_with_left(&self, lpn: Lpn) -> (Option<u32>, Option<u32>) {
+        let Some(left) = lpn.checked_sub(1) else { return (self.find(lpn), None) };
+        let Some(head) = self.head_at_or_before(lpn, left.saturating_sub(self.max_len() - 1)) else { return (None, None) };
+        let slot = self.slot_of[head as usize];
+        if head == lpn {
+            return (Some(slot), self.find(left));
+        }
+        let end = self.end(slot);
+        ((lpn < end).then_some(slot), (left < end).then_some(slot))
+    }
+
     /// The lowest LPN a new run ending at the uncached `lpn` may start at: the end of the
     /// nearest entry below it, or `lpn + 1 - max_len`, whichever is higher.
     #[inline]
@@ -366,13 +380,6 @@ impl Cmt {
         self.policy.set_modified(slot, self.entries[slot as usize].len);
     }
 
-    /// Marks an entry clean (its mappings are in flash now).
-    #[inline]
-    fn mark_clean(&mut self, slot: u32) {
-        self.entries[slot as usize].dirty = false;
-        self.dirty_lists.remove(slot);
-        self.policy.set_modified(slot, 0);
-    }
 
     /// Modified entries of a TP.
     #[inline]
@@ -386,7 +393,14 @@ impl Cmt {
             for (lpn, ppn) in self.mappings(slot) {
                 f(lpn, ppn);
             }
-            self.mark_clean(slot);
+            self.entries[slot as usize].dirty = false;
+            self.dirty_lists.remove(slot);
+            if let Replacement::DNru(p) = &mut self.policy {
+                p.clean_one(slot);
+            }
+        }
+        if let Replacement::DNru(p) = &mut self.policy {
+            p.finish_cleaning(tp);
         }
     }
 

@@ -47,7 +47,7 @@ use super::common::{BlockManager, Relocate};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, Ppn, Spare};
+use crate::flash::{FlashArray, Lpn, Ppn, Spare, Stream};
 use crate::metrics::CacheAccess;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -267,14 +267,15 @@ impl Scftl {
         Ok(wrote)
     }
 
-    /// The entry ending at `lpn - 1` that can take `lpn -> ppn` by the sequential merge: it maps
-    /// `lpn - 1` to the page programmed just before `ppn` in the same block, in the same TP.
+    /// The entry ending at `lpn - 1` (`left` covers `lpn - 1`) that can take `lpn -> ppn` by the
+    /// sequential merge: it maps `lpn - 1` to the page programmed just before `ppn` in the same
+    /// block, in the same TP.
     #[inline]
-    fn merge_target(&self, lpn: Lpn, ppn: Ppn) -> Option<u32> {
+    fn merge_target(&self, lpn: Lpn, ppn: Ppn, left: Option<u32>) -> Option<u32> {
         if ppn == UNMAPPED || lpn.is_multiple_of(self.store.entries_per_tp()) || ppn.is_multiple_of(self.pages_per_block) {
             return None;
         }
-        let slot = self.cmt.find(lpn - 1)?;
+        let slot = left?;
         let fits = self.cmt.end(slot) == lpn && self.cmt.entry_len(slot) < self.cmt.max_len();
         (fits && self.cmt.ppn(slot, lpn - 1) == ppn - 1).then_some(slot)
     }
@@ -282,11 +283,12 @@ impl Scftl {
     /// How an update of `lpn` to `ppn` goes in the current CMT.
     #[inline]
     fn plan(&self, lpn: Lpn, ppn: Ppn) -> Plan {
-        let cached = self.cmt.find(lpn);
         if let Layout::Large { .. } = self.cmt.layout() {
+            let cached = self.cmt.find(lpn);
             return Plan { cached, merge: None, slots: cached.is_none() as u32 };
         }
-        let merge = self.merge_target(lpn, ppn);
+        let (cached, left) = self.cmt.find_with_left(lpn);
+        let merge = self.merge_target(lpn, ppn, left);
         let own = merge.is_none() as u32;
         // Fig 5.2: 0 free slots for case a, 1 for b and c, 2 for d; one fewer with a merge.
         let slots = match cached {
@@ -434,6 +436,13 @@ fn consecutive(ppn: Ppn, next: Ppn) -> bool {
 }
 
 impl Relocate for Scftl {
+    #[inline]
+    fn prefetch_relocation(&self, spare: Spare) {
+        if spare.stream == Stream::Data {
+            DemandScheme::prefetch(self, spare.logical);
+        }
+    }
+
     fn relocated(&mut self, blocks: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {
         let Some(lpn) = self.store.relocated(spare, old, new)? else { return Ok(()) };
         if let Some(waiting) = self.pending.iter_mut().find(|(l, _)| *l == lpn) {

@@ -155,6 +155,26 @@ impl Nru {
         }
     }
 
+    /// Marks a modified slot of `tp` unmodified, as part of cleaning all of them (a write-back of
+    /// the TP): the TP's counter and lists are settled once, by [`Nru::finish_cleaning`].
+    #[inline]
+    pub fn clean_one(&mut self, slot: u32) {
+        let Slot { weight, referenced, .. } = self.slots[slot as usize];
+        debug_assert_ne!(weight, 0, "slot {slot} is not modified");
+        self.modified.remove(slot);
+        self.slots[slot as usize].weight = 0;
+        self.clean.push_front(referenced as u32, slot);
+    }
+
+    /// Every modified slot of `tp` was cleaned with [`Nru::clean_one`].
+    #[inline]
+    pub fn finish_cleaning(&mut self, tp: u32) {
+        self.count[tp as usize] = 0;
+        for list in &mut self.tps {
+            list.remove(tp);
+        }
+    }
+
     /// The victim for a fetch of this kind (Table 5.1); `None` if no slot may be replaced.
     #[inline]
     pub fn select(&self, fetch: Fetch) -> Option<u32> {
