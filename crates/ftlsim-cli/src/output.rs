@@ -60,6 +60,12 @@ pub fn run_table(r: &RunResult) -> String {
     if let Some(w) = &m.wa_model {
         rows.push(vec!["WA measured (Eq. 12) / model (Eq. 13)".into(), format!("{:.3} / {:.3} ({:+.1}%)", w.measured, w.model, w.gap * 100.0)]);
     }
+    if let Some(t) = &m.time_model {
+        rows.push(vec![
+            "flash us/access measured / model (Eqs. 1, 10, 11)".into(),
+            format!("{:.1} / {:.1} ({:+.1}%)", t.measured_us, t.model_us, t.gap * 100.0),
+        ]);
+    }
     if m.recovery.events > 0 {
         rows.push(vec!["recovery pages read (RP)".into(), format!("{} ({})", m.recovery.pages_read, opt(m.recovery.rp, 4))]);
     }

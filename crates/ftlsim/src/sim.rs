@@ -15,7 +15,7 @@ use crate::ftl::{build_ftl, Ftl, FtlCtx, Prefetch, SramBreakdown};
 use crate::host::{Host, PageRequest};
 use crate::metrics::{CacheStats, Collector, GcStats, RecoveryReport, Report, RequestKind};
 use crate::metrics::report::ReportInputs;
-use crate::timing::TimingEngine;
+use crate::timing::{OpCosts, TimingEngine};
 use crate::workload::{IoKind, Workload};
 
 /// Everything a result file needs to be reproduced and read.
@@ -355,6 +355,7 @@ impl Simulation {
             recovery: self.recovery.clone(),
             wall_seconds,
             state_bytes,
+            flash_times: OpCosts::new(&self.config.device).page_times(),
         });
         RunResult {
             tool: "ftlsim",

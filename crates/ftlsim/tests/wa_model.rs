@@ -8,7 +8,8 @@
 //! docs/validation.md has the derivation and the table.
 
 use ftlsim::host::PageRequest;
-use ftlsim::metrics::{WaCounts, WaModel};
+use ftlsim::metrics::{Report, TimeModel, WaCounts, WaModel};
+use ftlsim::timing::OpCosts;
 use ftlsim::workload::IoKind;
 use ftlsim::{ConfigBuilder, Simulation};
 use rand::{Rng, SeedableRng};
@@ -19,9 +20,9 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 const LOGICAL: u32 = 32768;
 
 /// Runs `passes` x LOGICAL single-page requests (a fraction `write_fraction` writes, 80% of them
-/// on the first fifth of the space if `skewed`) and evaluates the model on the last
+/// on the first fifth of the space if `skewed`) and evaluates the models on the last
 /// `measured` x LOGICAL of them.
-fn window(write_fraction: f64, skewed: bool, warmup: u32, measured: u32) -> WaModel {
+fn window(write_fraction: f64, skewed: bool, warmup: u32, measured: u32) -> (WaModel, TimeModel) {
     let config = ConfigBuilder::new()
         .preset("tpftl")
         .unwrap()
@@ -38,7 +39,7 @@ fn window(write_fraction: f64, skewed: bool, warmup: u32, measured: u32) -> WaMo
     let mut sim = Simulation::new(&config, "dftl").unwrap();
     sim.precondition().unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(2015);
-    let counts = |sim: &Simulation| sim.result("w", serde_json::Value::Null, 0.0).report.wa_model.unwrap().counts;
+    let report = |sim: &Simulation| sim.result("w", serde_json::Value::Null, 0.0).report;
     let mut serve = |sim: &mut Simulation, requests: u32| {
         for i in 0..requests {
             let kind = if rng.gen_bool(write_fraction) { IoKind::Write } else { IoKind::Read };
@@ -47,23 +48,40 @@ fn window(write_fraction: f64, skewed: bool, warmup: u32, measured: u32) -> WaMo
         }
     };
     serve(&mut sim, warmup * LOGICAL);
-    let before: WaCounts = counts(&sim);
+    let before = report(&sim);
     serve(&mut sim, measured * LOGICAL);
-    counts(&sim).since(&before).model().unwrap()
+    let after = report(&sim);
+    let counts = |r: &Report| -> WaCounts { r.wa_model.as_ref().unwrap().counts };
+    let m = counts(&after).since(&counts(&before)).model().unwrap();
+    // The window's flash time: its reads, programs and erases (all host, GC or translation).
+    let times = OpCosts::new(&config.device).page_times();
+    let ops = |r: &Report| (r.reads.total as f64, r.programs.total as f64, r.erases.total as f64);
+    let ((r0, p0, e0), (r1, p1, e1)) = (ops(&before), ops(&after));
+    let flash_us = (r1 - r0) * times.read_us + (p1 - p0) * times.program_us + (e1 - e0) * times.erase_us;
+    let t = m.time_model(times, flash_us);
+    (m, t)
 }
 
 #[test]
 fn dftl_without_batching_matches_equation_13_within_2_percent() {
     for skewed in [false, true] {
-        let m = window(1.0, skewed, 3, 5);
+        let (m, _) = window(1.0, skewed, 3, 5);
         assert!(m.n_gcd > 1000 && m.n_gct > 100 && m.p_rd == 1.0, "{m:?}");
         assert!(m.gap.abs() < 0.02, "skewed {skewed}: Eq. 12 measured {:.4}, Eq. 13 model {:.4}", m.measured, m.model);
     }
 }
 
 #[test]
+fn dftl_without_batching_matches_equations_1_10_11_within_2_percent() {
+    for skewed in [false, true] {
+        let (_, t) = window(1.0, skewed, 3, 5);
+        assert!(t.gap.abs() < 0.02, "skewed {skewed}: {t:?}");
+    }
+}
+
+#[test]
 fn with_reads_dftl_s_gc_misses_cost_p_rd_writes_each() {
-    let m = window(0.6, false, 3, 5);
+    let (m, _) = window(0.6, false, 3, 5);
     assert!(m.p_rd < 0.95 && m.gap > 0.03, "{m:?}");
     // Eq. 13 with each GC miss costing P_rd translation-page writes instead of one.
     let share = m.n_p as f64 / (m.n_p as f64 - m.v_t) * m.v_d / (m.n_p as f64 - m.v_d);

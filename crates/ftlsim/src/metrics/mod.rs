@@ -8,7 +8,7 @@ pub(crate) mod report;
 
 pub use cache::{CacheAccess, CacheStats};
 pub use collector::{Collector, RequestKind};
-pub use model::{GcStats, WaCounts, WaModel};
+pub use model::{FlashTimes, GcStats, TimeModel, WaCounts, WaModel};
 pub use report::{
     CacheReport, EraseCountStats, FlashCounts, HostReport, LatencySummary, RecoveryReport, Report, ResponseTimes,
     SimulationReport,

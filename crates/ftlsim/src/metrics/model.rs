@@ -1,6 +1,8 @@
-//! Paper 002's write-amplification model of a demand-based page-level FTL (§3.1, Eqs. 2-13),
-//! evaluated on a run's measured inputs and set next to the write amplification the same run
-//! measured (Eq. 12 on its counts). See docs/validation.md for the derivation and the agreement.
+//! Paper 002's models of a demand-based page-level FTL (§3.1), evaluated on a run's measured
+//! inputs and set next to what the same run measured: write amplification (Eq. 13 against Eq. 12
+//! on its counts) and the flash time per host page access (Eqs. 1, 10 and 11, against the time
+//! of the flash operations the run issued). See docs/validation.md for the derivation and the
+//! agreement.
 //!
 //! Measured inputs, over the run (or a window: [`WaCounts::since`]):
 //! - `N_pa`: host page accesses, i.e. mapping-cache accesses made for host pages (reads, writes
@@ -148,6 +150,67 @@ impl WaCounts {
     }
 }
 
+impl WaModel {
+    /// Paper 002's performance model on the same measured inputs, with flash operation times
+    /// `times`; `measured_flash_us` is the time of the host, GC and translation operations the
+    /// run issued (the flash work the model accounts for).
+    pub fn time_model(&self, times: FlashTimes, measured_flash_us: f64) -> TimeModel {
+        let FlashTimes { read_us: t_fr, program_us: t_fw, erase_us: t_fe } = times;
+        let (n_p, v_d, v_t) = (self.n_p as f64, self.v_d, self.v_t);
+        let miss = 1.0 - self.h_r;
+        // Eq. 1: a miss reads a TP, a dirty replacement also writes one back (read and write).
+        let t_at = miss * (t_fr + self.p_rd * (t_fr + t_fw));
+        // Eq. 10: data-block GC per access (moves, the TP updates of GC misses, erases).
+        let t_gcd = self.r_w * (v_d * (2.0 - self.h_gcr) * (t_fr + t_fw) + t_fe) / (n_p - v_d);
+        // Eq. 11: translation-block GC per access, driven by every TP write.
+        let tp_writes = miss * self.p_rd + self.r_w * v_d * (1.0 - self.h_gcr) / (n_p - v_d);
+        let t_gct = tp_writes * (v_t * (t_fr + t_fw) + t_fe) / (n_p - v_t);
+        // The user page access itself (spec [DERIVED]: the paper lists the three parts).
+        let t_page = t_at + self.r_w * t_fw + (1.0 - self.r_w) * t_fr + t_gcd + t_gct;
+        let measured = measured_flash_us / self.n_pa as f64;
+        TimeModel {
+            t_fr_us: t_fr,
+            t_fw_us: t_fw,
+            t_fe_us: t_fe,
+            t_at_us: t_at,
+            t_gcd_us: t_gcd,
+            t_gct_us: t_gct,
+            model_us: t_page,
+            measured_us: measured,
+            gap: t_page / measured - 1.0,
+        }
+    }
+}
+
+/// The time of one flash page read, page program and block erase (array time plus transfer).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FlashTimes {
+    pub read_us: f64,
+    pub program_us: f64,
+    pub erase_us: f64,
+}
+
+/// Paper 002's performance model (Eqs. 1, 10, 11): flash time per host page access, next to the
+/// flash time the run spent per host page access.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TimeModel {
+    pub t_fr_us: f64,
+    pub t_fw_us: f64,
+    pub t_fe_us: f64,
+    /// Eq. 1: address translation, (1 - H_r) [T_fr + P_rd (T_fr + T_fw)].
+    pub t_at_us: f64,
+    /// Eq. 10: collecting data blocks.
+    pub t_gcd_us: f64,
+    /// Eq. 11: collecting translation blocks.
+    pub t_gct_us: f64,
+    /// T_at + R_w T_fw + (1 - R_w) T_fr + T_gcd + T_gct.
+    pub model_us: f64,
+    /// The run's host, GC and translation reads, programs and erases at those times, per access.
+    pub measured_us: f64,
+    /// model / measured - 1.
+    pub gap: f64,
+}
+
 /// Paper 002's write-amplification model (Eq. 13) next to the measured one (Eq. 12).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WaModel {
@@ -215,5 +278,19 @@ mod tests {
         // A window of a run is its own run.
         assert_eq!(counts.since(&WaCounts { pages_per_block: 64, ..WaCounts::default() }), counts);
         assert_eq!(WaCounts { host_pages_written: 0, ..counts }.model(), None);
+
+        // Eqs. 1, 10, 11 with T_fr = 25, T_fw = 200, T_fe = 1500 (paper 002's Table 3), on the
+        // counts above: each part is the flash time of its counts per access.
+        let times = FlashTimes { read_us: 25.0, program_us: 200.0, erase_us: 1500.0 };
+        let rw = 225.0;
+        let t_at = (300.0 * 25.0 + 150.0 * rw) / 1000.0; // (1-H_r) N_pa TP reads, N_tw read-writes
+        let t_gcd = ((2400.0 + 1800.0) * rw + 50.0 * 1500.0) / 1000.0;
+        let t_gct = (n_gct * 32.0 * rw + n_gct * 1500.0) / 1000.0;
+        let user = 800.0 * 200.0 / 1000.0 + 200.0 * 25.0 / 1000.0;
+        let t = m.time_model(times, 1000.0 * (t_at + t_gcd + t_gct + user));
+        assert!((t.t_at_us - t_at).abs() < 1e-9, "{} vs {t_at}", t.t_at_us);
+        assert!((t.t_gcd_us - t_gcd).abs() < 1e-9, "{} vs {t_gcd}", t.t_gcd_us);
+        assert!((t.t_gct_us - t_gct).abs() < 1e-9, "{} vs {t_gct}", t.t_gct_us);
+        assert!(t.gap.abs() < 1e-12, "{t:?}");
     }
 }

@@ -3,7 +3,7 @@
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use super::{CacheStats, Collector, GcStats, WaCounts, WaModel};
+use super::{CacheStats, Collector, FlashTimes, GcStats, TimeModel, WaCounts, WaModel};
 use crate::flash::{FlashArray, OpKind, OpLog};
 use crate::ftl::SramItem;
 
@@ -146,6 +146,9 @@ pub struct Report {
     /// Paper 002's write-amplification model (Eq. 13) on this run's measured inputs, next to
     /// Eq. 12 on its counts; for FTLs with a mapping cache, when host pages were written.
     pub wa_model: Option<WaModel>,
+    /// Paper 002's performance model (Eqs. 1, 10, 11) on the same inputs, next to the flash time
+    /// the run spent per host page access; present with `wa_model`.
+    pub time_model: Option<TimeModel>,
     pub recovery: RecoveryReport,
     pub sram: Vec<SramItem>,
     pub sram_total_bytes: u64,
@@ -169,6 +172,8 @@ pub struct ReportInputs<'a> {
     pub recovery: RecoveryReport,
     pub wall_seconds: f64,
     pub state_bytes: u64,
+    /// Page read, page program and block erase times, for the performance model.
+    pub flash_times: FlashTimes,
 }
 
 impl Report {
@@ -194,6 +199,7 @@ impl Report {
             counts.iter().flat_map(|row| row.iter()).sum::<u64>() - reads.recovery - spare_reads.recovery;
         let wall = i.wall_seconds.max(1e-9);
         let sram_total_bytes = i.sram.iter().map(|s| s.bytes).sum();
+        let wa_model = WaCounts::new(i.cache, &i.gc_stats, c.pages_written, programs.translation, ppb).model();
         Report {
             host: HostReport {
                 requests,
@@ -239,7 +245,15 @@ impl Report {
                 translation_reads_per_access: ratio(translation_reads, accesses),
                 translation_writes_per_access: ratio(programs.translation, accesses),
             },
-            wa_model: WaCounts::new(i.cache, &i.gc_stats, c.pages_written, programs.translation, ppb).model(),
+            wa_model: wa_model.clone(),
+            time_model: wa_model.map(|m| {
+                let t = i.flash_times;
+                let modelled = |f: &FlashCounts| f.total - f.metadata - f.recovery;
+                let flash_us = modelled(&reads) as f64 * t.read_us
+                    + modelled(&programs) as f64 * t.program_us
+                    + modelled(&erases) as f64 * t.erase_us;
+                m.time_model(t, flash_us)
+            }),
             recovery: i.recovery,
             sram: i.sram,
             sram_total_bytes,

@@ -3,6 +3,7 @@
 use super::Nanos;
 use crate::config::DeviceConfig;
 use crate::flash::Geometry;
+use crate::metrics::FlashTimes;
 
 #[derive(Debug, Clone)]
 pub struct OpCosts {
@@ -32,6 +33,16 @@ impl OpCosts {
             page_transfer: (page_bytes as f64 * l.bus_ns_per_byte).round() as Nanos,
             spare_transfer: (g.spare_size as f64 * l.bus_ns_per_byte).round() as Nanos,
             geometry: g.clone(),
+        }
+    }
+
+    /// A full page read and program (array plus transfer) and a block erase, in microseconds.
+    pub fn page_times(&self) -> FlashTimes {
+        let us = |ns: Nanos| ns as f64 / 1000.0;
+        FlashTimes {
+            read_us: us(self.read_array + self.page_transfer),
+            program_us: us(self.program_array + self.page_transfer),
+            erase_us: us(self.erase),
         }
     }
 }
