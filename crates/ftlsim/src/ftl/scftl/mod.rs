@@ -175,12 +175,18 @@ impl Scftl {
     }
 
     /// Evicts an entry; a modified one takes its TP's write-back with it. Returns whether it wrote.
+    #[inline]
     fn evict(&mut self, slot: u32, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
         ctx.cache.evictions += 1;
         if !self.cmt.is_dirty(slot) {
             self.cmt.remove(slot);
             return Ok(false);
         }
+        self.evict_modified(slot, blocks, ctx)
+    }
+
+    #[cold]
+    fn evict_modified(&mut self, slot: u32, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
         ctx.cache.dirty_evictions += 1;
         let tp = self.cmt.tp(slot);
         for (lpn, ppn) in self.cmt.mappings(slot) {
