@@ -14,7 +14,7 @@ use crate::Simulation;
 /// mapping caches hold about a quarter of the map, so evictions, write-backs, fetches and their
 /// interplay with GC and power loss are exercised (the papers' default sizes would hold the whole
 /// map of a test device). An FTL that works with its defaults needs no line.
-pub const TEST_DEVICE_OVERRIDES: &[(&str, fn(&Config) -> Vec<(&'static str, u64)>)] = &[
+pub const TEST_DEVICE_OVERRIDES: &[(&str, ParametersFor)] = &[
     ("dftl", |c| vec![("cache_bytes", bytes_of(quarter_map(c), 66))]),
     ("cdftl", |c| {
         let mut sets = vec![("cmt_bytes", bytes_of(quarter_map(c) / 2, 66))];
@@ -36,6 +36,9 @@ pub const TEST_DEVICE_OVERRIDES: &[(&str, fn(&Config) -> Vec<(&'static str, u64)
     ("tpftl", |c| vec![("cache_bytes", quarter_map(c) * 6 + 12)]),
     ("scftl", |c| vec![("cache_bytes", bytes_of(quarter_map(c), 72))]),
 ];
+
+/// Computes an FTL's test parameters from a test device.
+pub type ParametersFor = fn(&Config) -> Vec<(&'static str, u64)>;
 
 /// A quarter of the device's mapping entries (at least 2).
 fn quarter_map(config: &Config) -> u64 {
