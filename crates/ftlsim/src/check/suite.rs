@@ -132,7 +132,6 @@ pub fn least_spare_device(
     }
 }
 
-
 /// Reads fuzz bytes one at a time; past the end every read is 0.
 struct Bytes<'a>(&'a [u8]);
 

@@ -306,7 +306,7 @@ impl Config {
             ));
         }
         let needed = self.spare_blocks_needed(streams, metadata_pages);
-        let spare = (d.geometry.total_pages() - d.logical_pages()) / d.geometry.pages_per_block;
+        let spare = d.geometry.total_pages().saturating_sub(d.logical_pages()) / d.geometry.pages_per_block;
         if (spare as u64) < needed {
             let metadata = match metadata_pages.div_ceil(d.geometry.pages_per_block) {
                 0 => String::new(),

@@ -5,9 +5,10 @@
 //! GC runs when a unit needs a new block and has at most `gc.free_blocks_low` free blocks, or
 //! at most one per stream the FTL writes if that is more (reclaiming one victim may have to open
 //! a block in every stream, for example a data block for the moves and a translation block for
-//! the mapping write-backs they cause); it reclaims victims until the unit has more. Moves go to the open block of the victim page's own
-//! stream in the same unit. GC never nests: allocations made while collecting (moves, and any
-//! mapping write-backs the FTL does from [`Relocate::relocated`]) draw on the reserve.
+//! the mapping write-backs they cause); it reclaims victims until the unit has more. Moves go to
+//! the open block of the victim page's own stream in the same unit. GC never nests: allocations
+//! made while collecting (moves, and any mapping write-backs the FTL does from
+//! [`Relocate::relocated`]) draw on the unit's reserve, in that unit.
 
 use std::collections::VecDeque;
 

@@ -472,6 +472,32 @@ mod tests {
     }
 
     #[test]
+    fn refill_is_a_removal_and_an_insert() {
+        let (mut a, mut b) = (table_5_1(), table_5_1());
+        // The ¬A¬M slot 0 and the A¬M slot 3 refilled for TP 1, with and without A.
+        for (slot, referenced) in [(0, false), (3, true)] {
+            Policy::remove(&mut a, slot);
+            a.insert_entry(slot, 1, referenced);
+            b.refill(slot, 1, referenced);
+        }
+        b.check(0..6).unwrap();
+        assert_eq!(drain(&mut a, Fetch::Normal), drain(&mut b, Fetch::Normal));
+    }
+
+    #[test]
+    fn cleaning_a_tp_one_slot_at_a_time_settles_it_once() {
+        let (mut a, mut b) = (table_5_1(), table_5_1());
+        for slot in [1, 4] {
+            a.set_modified(slot, 0);
+            b.clean_one(slot);
+        }
+        b.finish_cleaning(0);
+        b.check(0..6).unwrap();
+        assert_eq!(b.modified_counter(0), 0);
+        assert_eq!(drain(&mut a, Fetch::Normal), drain(&mut b, Fetch::Normal));
+    }
+
+    #[test]
     fn plain_nru_through_the_policy_interface() {
         let mut p = Nru::new(4, 1, 7);
         for s in 0..4 {
