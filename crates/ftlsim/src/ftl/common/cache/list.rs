@@ -7,13 +7,15 @@
 
 pub const NIL: u32 = u32::MAX;
 
-/// A slot's links, kept together so one access brings all three into the CPU cache.
+/// A slot's links, kept together so one access brings all three into the CPU cache, with the
+/// owner's per-slot state `P` (none by default) alongside for the same reason.
 #[derive(Clone, Copy)]
-struct Node {
+struct Node<P> {
     prev: u32,
     next: u32,
     /// The list the slot is in, or NIL.
     owner: u32,
+    payload: P,
 }
 
 #[derive(Clone, Copy)]
@@ -23,17 +25,37 @@ struct Ends {
     len: u32,
 }
 
-const UNLINKED: Node = Node { prev: NIL, next: NIL, owner: NIL };
 const EMPTY: Ends = Ends { head: NIL, tail: NIL, len: 0 };
 
-pub struct ListSet {
-    nodes: Vec<Node>,
+pub struct ListSet<P: Copy + Default = ()> {
+    nodes: Vec<Node<P>>,
     lists: Vec<Ends>,
 }
 
-impl ListSet {
+impl<P: Copy + Default> ListSet<P> {
     pub fn new(slots: usize, lists: usize) -> Self {
-        ListSet { nodes: vec![UNLINKED; slots], lists: vec![EMPTY; lists] }
+        ListSet { nodes: vec![Self::unlinked(); slots], lists: vec![EMPTY; lists] }
+    }
+
+    fn unlinked() -> Node<P> {
+        Node { prev: NIL, next: NIL, owner: NIL, payload: P::default() }
+    }
+
+    /// The state the owner keeps with a slot (listed or not).
+    #[inline]
+    pub fn payload(&self, slot: u32) -> &P {
+        &self.nodes[slot as usize].payload
+    }
+    #[inline]
+    pub fn payload_mut(&mut self, slot: u32) -> &mut P {
+        &mut self.nodes[slot as usize].payload
+    }
+    /// Brings a slot's links and state toward the CPU cache (a hint).
+    #[inline]
+    pub fn prefetch(&self, slot: u32) {
+        if let Some(node) = self.nodes.get(slot as usize) {
+            crate::mem::prefetch(node);
+        }
     }
 
     #[inline]
@@ -73,7 +95,8 @@ impl ListSet {
             ends.tail = slot;
         }
         ends.len += 1;
-        self.nodes[slot as usize] = Node { prev: NIL, next: old, owner: list };
+        let node = &mut self.nodes[slot as usize];
+        (node.prev, node.next, node.owner) = (NIL, old, list);
         if old != NIL {
             self.nodes[old as usize].prev = slot;
         }
@@ -89,7 +112,8 @@ impl ListSet {
             ends.head = slot;
         }
         ends.len += 1;
-        self.nodes[slot as usize] = Node { prev: old, next: NIL, owner: list };
+        let node = &mut self.nodes[slot as usize];
+        (node.prev, node.next, node.owner) = (old, NIL, list);
         if old != NIL {
             self.nodes[old as usize].next = slot;
         }
@@ -99,7 +123,7 @@ impl ListSet {
     #[inline]
     pub fn remove(&mut self, slot: u32) {
         let node = &mut self.nodes[slot as usize];
-        let Node { prev, next, owner } = *node;
+        let Node { prev, next, owner, .. } = *node;
         if owner == NIL {
             return;
         }
@@ -131,14 +155,14 @@ impl ListSet {
         })
     }
 
-    /// Empties every list.
+    /// Empties every list (and resets every slot's state).
     pub fn clear(&mut self) {
-        self.nodes.fill(UNLINKED);
+        self.nodes.fill(Self::unlinked());
         self.lists.fill(EMPTY);
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.nodes.len() * size_of::<Node>() + self.lists.len() * size_of::<Ends>()
+        self.nodes.len() * size_of::<Node<P>>() + self.lists.len() * size_of::<Ends>()
     }
 }
 

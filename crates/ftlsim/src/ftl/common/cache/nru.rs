@@ -43,6 +43,8 @@ const REFERENCED: u32 = 1;
 /// TP lists: MC at or over the threshold, and under it.
 const HIGH: u32 = 0;
 const LOW: u32 = 1;
+/// The first list of modified slots (after the two of unmodified ones).
+const MODIFIED: u32 = 2;
 
 /// The state of a slot, kept together so one access brings it all into the CPU cache.
 #[derive(Clone, Copy, Default)]
@@ -54,11 +56,10 @@ struct Slot {
 }
 
 pub struct Nru {
-    slots: Vec<Slot>,
-    /// Unmodified slots, lists UNREFERENCED and REFERENCED.
-    clean: ListSet,
-    /// Modified slots, list 2 * tp + A.
-    modified: ListSet,
+    /// Every slot's state and links, together (a victim's state and links come in one cache
+    /// line): unmodified slots in lists UNREFERENCED and REFERENCED, modified ones in list
+    /// `MODIFIED + 2 * tp + A`.
+    lists: ListSet<Slot>,
     /// Per A value: the TPs with modified slots of that A value, lists HIGH and LOW.
     tps: [ListSet; 2],
     /// Per TP: the exact sum of its modified slots' weights (MC shows it saturated at 7).
@@ -73,9 +74,7 @@ impl Nru {
     pub fn new(slots: u32, tps: u32, threshold: u32) -> Self {
         let (slots, tps) = (slots as usize, tps.max(1) as usize);
         Nru {
-            slots: vec![Slot::default(); slots],
-            clean: ListSet::new(slots, 2),
-            modified: ListSet::new(slots, 2 * tps),
+            lists: ListSet::new(slots, MODIFIED as usize + 2 * tps),
             tps: [ListSet::new(tps, 2), ListSet::new(tps, 2)],
             count: vec![0; tps],
             threshold,
@@ -94,7 +93,7 @@ impl Nru {
     /// A slot was filled for `tp`, modified with `weight` mapping entries (0: unmodified).
     #[inline]
     pub fn insert_weighted(&mut self, slot: u32, tp: u32, referenced: bool, weight: u32) {
-        self.slots[slot as usize] = Slot { weight, tp, referenced };
+        *self.lists.payload_mut(slot) = Slot { weight, tp, referenced };
         if weight != 0 {
             self.recount(tp, 0, weight);
         }
@@ -110,12 +109,12 @@ impl Nru {
     /// one, for a cache that reuses its victim's slot).
     #[inline]
     pub fn refill(&mut self, slot: u32, tp: u32, referenced: bool) {
-        let old = self.slots[slot as usize];
+        let old = *self.lists.payload(slot);
         debug_assert_eq!(old.weight, 0, "refill of modified slot {slot}");
-        self.clean.remove(slot);
+        self.lists.remove(slot);
         self.unreferenced = self.unreferenced + !referenced as u32 - !old.referenced as u32;
-        self.slots[slot as usize] = Slot { weight: 0, tp, referenced };
-        self.clean.push_front(referenced as u32, slot);
+        *self.lists.payload_mut(slot) = Slot { weight: 0, tp, referenced };
+        self.lists.push_front(referenced as u32, slot);
         if referenced && self.unreferenced == 0 {
             self.reset_except(slot);
         }
@@ -124,12 +123,12 @@ impl Nru {
     /// Whether a slot's A bit is set.
     #[inline]
     pub fn is_referenced(&self, slot: u32) -> bool {
-        self.slots[slot as usize].referenced
+        self.lists.payload(slot).referenced
     }
 
     /// A slot's weight (0: unmodified).
     pub fn weight(&self, slot: u32) -> u32 {
-        self.slots[slot as usize].weight
+        self.lists.payload(slot).weight
     }
 
     /// The modified counter of a TP as its 3 bits show it.
@@ -140,7 +139,7 @@ impl Nru {
     /// Marks a slot modified with `weight` mapping entries, or unmodified with 0.
     #[inline]
     pub fn set_modified(&mut self, slot: u32, weight: u32) {
-        let Slot { weight: old, tp, .. } = self.slots[slot as usize];
+        let Slot { weight: old, tp, .. } = *self.lists.payload(slot);
         if old == weight {
             return;
         }
@@ -148,7 +147,7 @@ impl Nru {
         if moves {
             self.unlink(slot);
         }
-        self.slots[slot as usize].weight = weight;
+        self.lists.payload_mut(slot).weight = weight;
         self.recount(tp, old, weight);
         if moves {
             self.link(slot);
@@ -159,11 +158,11 @@ impl Nru {
     /// the TP): the TP's counter and lists are settled once, by [`Nru::finish_cleaning`].
     #[inline]
     pub fn clean_one(&mut self, slot: u32) {
-        let Slot { weight, referenced, .. } = self.slots[slot as usize];
+        let Slot { weight, referenced, .. } = *self.lists.payload(slot);
         debug_assert_ne!(weight, 0, "slot {slot} is not modified");
-        self.modified.remove(slot);
-        self.slots[slot as usize].weight = 0;
-        self.clean.push_front(referenced as u32, slot);
+        self.lists.remove(slot);
+        self.lists.payload_mut(slot).weight = 0;
+        self.lists.push_front(referenced as u32, slot);
     }
 
     /// Every modified slot of `tp` was cleaned with [`Nru::clean_one`].
@@ -179,11 +178,11 @@ impl Nru {
     #[inline]
     pub fn select(&self, fetch: Fetch) -> Option<u32> {
         let normal = fetch == Fetch::Normal;
-        self.clean
+        self.lists
             .back(UNREFERENCED)
             .or_else(|| self.modified_victim(UNREFERENCED, HIGH))
             .or_else(|| if normal { self.modified_victim(UNREFERENCED, LOW) } else { None })
-            .or_else(|| self.clean.back(REFERENCED))
+            .or_else(|| self.lists.back(REFERENCED))
             .or_else(|| self.modified_victim(REFERENCED, HIGH))
             .or_else(|| if normal { self.modified_victim(REFERENCED, LOW) } else { None })
     }
@@ -191,7 +190,7 @@ impl Nru {
     #[inline]
     fn modified_victim(&self, a: u32, class: u32) -> Option<u32> {
         let tp = self.tps[a as usize].back(class)?;
-        self.modified.back(2 * tp + a)
+        self.lists.back(MODIFIED + 2 * tp + a)
     }
 
     #[inline]
@@ -202,13 +201,13 @@ impl Nru {
     /// Adds a slot to the list of its state.
     #[inline]
     fn link(&mut self, slot: u32) {
-        let Slot { weight, tp, referenced } = self.slots[slot as usize];
+        let Slot { weight, tp, referenced } = *self.lists.payload(slot);
         let a = referenced as u32;
         if weight == 0 {
-            self.clean.push_front(a, slot);
+            self.lists.push_front(a, slot);
         } else {
-            self.modified.push_front(2 * tp + a, slot);
-            if self.modified.len(2 * tp + a) == 1 {
+            self.lists.push_front(MODIFIED + 2 * tp + a, slot);
+            if self.lists.len(MODIFIED + 2 * tp + a) == 1 {
                 let class = self.class(tp);
                 self.tps[a as usize].push_front(class, tp);
             }
@@ -217,13 +216,13 @@ impl Nru {
 
     #[inline]
     fn unlink(&mut self, slot: u32) {
-        let Slot { weight, tp, referenced } = self.slots[slot as usize];
+        let Slot { weight, tp, referenced } = *self.lists.payload(slot);
         if weight == 0 {
-            self.clean.remove(slot);
+            self.lists.remove(slot);
         } else {
             let a = referenced as u32;
-            self.modified.remove(slot);
-            if self.modified.is_empty(2 * tp + a) {
+            self.lists.remove(slot);
+            if self.lists.is_empty(MODIFIED + 2 * tp + a) {
                 self.tps[a as usize].remove(tp);
             }
         }
@@ -248,27 +247,27 @@ impl Nru {
 
     /// Clears A on every occupied slot but `keep`.
     fn reset_except(&mut self, keep: u32) {
-        while let Some(s) = self.clean.back(REFERENCED) {
-            self.clean.remove(s);
-            self.slots[s as usize].referenced = false;
-            self.clean.push_front(UNREFERENCED, s);
+        while let Some(s) = self.lists.back(REFERENCED) {
+            self.lists.remove(s);
+            self.lists.payload_mut(s).referenced = false;
+            self.lists.push_front(UNREFERENCED, s);
         }
         for class in [HIGH, LOW] {
             while let Some(tp) = self.tps[REFERENCED as usize].back(class) {
                 self.tps[REFERENCED as usize].remove(tp);
-                let (from, to) = (2 * tp + REFERENCED, 2 * tp + UNREFERENCED);
-                if self.modified.is_empty(to) {
+                let (from, to) = (MODIFIED + 2 * tp + REFERENCED, MODIFIED + 2 * tp + UNREFERENCED);
+                if self.lists.is_empty(to) {
                     self.tps[UNREFERENCED as usize].push_front(class, tp);
                 }
-                while let Some(s) = self.modified.back(from) {
-                    self.modified.remove(s);
-                    self.slots[s as usize].referenced = false;
-                    self.modified.push_front(to, s);
+                while let Some(s) = self.lists.back(from) {
+                    self.lists.remove(s);
+                    self.lists.payload_mut(s).referenced = false;
+                    self.lists.push_front(to, s);
                 }
             }
         }
         self.unlink(keep);
-        self.slots[keep as usize].referenced = true;
+        self.lists.payload_mut(keep).referenced = true;
         self.link(keep);
         self.unreferenced = self.occupied - 1;
     }
@@ -278,15 +277,15 @@ impl Nru {
         let mut count = vec![0u32; self.count.len()];
         let (mut occupied, mut unreferenced) = (0, 0);
         for slot in slots {
-            let Slot { weight, tp, referenced } = self.slots[slot as usize];
+            let Slot { weight, tp, referenced } = *self.lists.payload(slot);
             occupied += 1;
             unreferenced += !referenced as u32;
             let a = referenced as u32;
             let listed = if weight == 0 {
-                self.clean.list_of(slot) == Some(a) && self.modified.list_of(slot).is_none()
+                self.lists.list_of(slot) == Some(a)
             } else {
                 count[tp as usize] += weight;
-                self.modified.list_of(slot) == Some(2 * tp + a) && self.clean.list_of(slot).is_none()
+                self.lists.list_of(slot) == Some(MODIFIED + 2 * tp + a)
             };
             if !listed {
                 return Err(format!("NRU slot {slot} (A {a}, weight {weight}) is not in its class list"));
@@ -303,7 +302,7 @@ impl Nru {
         }
         for tp in 0..self.count.len() as u32 {
             for a in [UNREFERENCED, REFERENCED] {
-                let expected = (!self.modified.is_empty(2 * tp + a)).then(|| self.class(tp));
+                let expected = (!self.lists.is_empty(MODIFIED + 2 * tp + a)).then(|| self.class(tp));
                 if self.tps[a as usize].list_of(tp) != expected {
                     return Err(format!("NRU lists TP {tp} (A {a}) in {:?}, expected {expected:?}", self.tps[a as usize].list_of(tp)));
                 }
@@ -313,10 +312,7 @@ impl Nru {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.slots.len() * size_of::<Slot>()
-            + self.count.len() * 4
-            + self.clean.memory_bytes()
-            + self.modified.memory_bytes()
+        self.count.len() * 4 + self.lists.memory_bytes()
             + self.tps.iter().map(ListSet::memory_bytes).sum::<usize>()
     }
 }
@@ -331,11 +327,11 @@ impl Policy for Nru {
     /// Sets A.
     #[inline]
     fn touch(&mut self, slot: u32) {
-        if self.slots[slot as usize].referenced {
+        if self.lists.payload(slot).referenced {
             return;
         }
         self.unlink(slot);
-        self.slots[slot as usize].referenced = true;
+        self.lists.payload_mut(slot).referenced = true;
         self.unreferenced -= 1;
         self.link(slot);
         if self.unreferenced == 0 {
@@ -346,10 +342,10 @@ impl Policy for Nru {
     #[inline]
     fn remove(&mut self, slot: u32) {
         self.unlink(slot);
-        let Slot { weight, tp, referenced } = self.slots[slot as usize];
+        let Slot { weight, tp, referenced } = *self.lists.payload(slot);
         if weight != 0 {
             self.recount(tp, weight, 0);
-            self.slots[slot as usize].weight = 0;
+            self.lists.payload_mut(slot).weight = 0;
         }
         self.occupied -= 1;
         self.unreferenced -= !referenced as u32;
@@ -362,12 +358,10 @@ impl Policy for Nru {
     }
 
     fn clear(&mut self) {
-        self.clean.clear();
-        self.modified.clear();
+        self.lists.clear();
         for list in &mut self.tps {
             list.clear();
         }
-        self.slots.fill(Slot::default());
         self.count.fill(0);
         self.occupied = 0;
         self.unreferenced = 0;
