@@ -163,6 +163,31 @@ fn figure_5_1_miss_consecutive_fetch_spatial_fetch_and_the_d_nru_choice() {
 }
 
 #[test]
+fn one_search_finds_an_lpn_and_its_left_neighbour() {
+    // Fig 5.1's CMT after the miss on 11: [10..12], [13], [16].
+    let mut r = Rig::figure_5_1(&["ftl.scftl.cache_bytes=27", "ftl.scftl.max_spatial_entries=4"]);
+    r.write(16);
+    r.read(0);
+    r.read(17);
+    r.read(11);
+    let cmt = r.cmt();
+    let (run, single, sixteen) = (cmt.find(10), cmt.find(13), cmt.find(16));
+    assert!(run.is_some() && single.is_some() && sixteen.is_some());
+    for (lpn, expected) in [
+        (10, (run, None)),
+        (12, (run, run)),
+        (13, (single, run)),
+        (14, (None, single)),
+        (15, (None, None)),
+        (17, (None, sixteen)),
+        (0, (None, None)),
+    ] {
+        assert_eq!(cmt.find_with_left(lpn), expected, "LPN {lpn}");
+        assert_eq!(expected, (cmt.find(lpn), lpn.checked_sub(1).and_then(|l| cmt.find(l))), "LPN {lpn}");
+    }
+}
+
+#[test]
 fn figure_5_2_the_four_update_cases() {
     let mut r = Rig::figure_5_1(&["ftl.scftl.cache_bytes=144"]);
     r.read(16); // [16..23], one run
