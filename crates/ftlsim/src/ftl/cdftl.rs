@@ -23,13 +23,13 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::cache::{DirtyEntries, EntryCache, ListSet, Policy};
-use super::common::demand::{entries_in, miss_class, params_json, sram_of, DemandFtl, DemandScheme};
+use super::common::demand::{entries_in, miss_class, params_json, prefetch_relocation, sram_of, DemandFtl, DemandScheme};
 use super::common::translation::{write_back, TranslationOwner, TranslationStore};
 use super::common::{BlockManager, Relocate};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, Ppn, Spare, Stream};
+use crate::flash::{FlashArray, Lpn, Ppn, Spare};
 use crate::metrics::CacheAccess;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -263,9 +263,7 @@ impl Cdftl {
 impl Relocate for Cdftl {
     #[inline]
     fn prefetch_relocation(&self, spare: Spare) {
-        if spare.stream == Stream::Data {
-            DemandScheme::prefetch(self, spare.logical);
-        }
+        prefetch_relocation(self, spare);
     }
 
     fn relocated(&mut self, blocks: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {

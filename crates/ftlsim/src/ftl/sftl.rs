@@ -22,13 +22,13 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::cache::{DirtyEntries, ListSet};
-use super::common::demand::{at_most_the_map, miss_class, params_json, DemandFtl, DemandScheme};
+use super::common::demand::{at_most_the_map, miss_class, params_json, prefetch_relocation, DemandFtl, DemandScheme};
 use super::common::translation::{write_back, TranslationOwner, TranslationStore, TP_ENTRY_BYTES, UNMAPPED};
 use super::common::{BlockManager, Relocate};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, Ppn, Spare, Stream};
+use crate::flash::{FlashArray, Lpn, Ppn, Spare};
 use crate::metrics::CacheAccess;
 
 /// Bytes of a cached TP's header, of one run, and of one dirty-buffer entry (LPN + PPN).
@@ -261,9 +261,7 @@ fn continues(a: Ppn, b: Ppn) -> bool {
 impl Relocate for Sftl {
     #[inline]
     fn prefetch_relocation(&self, spare: Spare) {
-        if spare.stream == Stream::Data {
-            DemandScheme::prefetch(self, spare.logical);
-        }
+        prefetch_relocation(self, spare);
     }
 
     fn relocated(&mut self, _: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {

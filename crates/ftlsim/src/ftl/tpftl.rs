@@ -38,13 +38,13 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::cache::{PageOrder, TwoLevelCache};
-use super::common::demand::{at_most_the_map, miss_class, params_json, DemandFtl, DemandScheme};
+use super::common::demand::{at_most_the_map, miss_class, params_json, prefetch_relocation, DemandFtl, DemandScheme};
 use super::common::translation::{write_back, TranslationOwner, TranslationStore, TP_ENTRY_BYTES};
 use super::common::{BlockManager, Relocate};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, Ppn, Spare, Stream};
+use crate::flash::{FlashArray, Lpn, Ppn, Spare};
 use crate::metrics::CacheAccess;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -373,9 +373,7 @@ impl Relocate for Tpftl {
     }
 
     fn prefetch_relocation(&self, spare: Spare) {
-        if spare.stream == Stream::Data {
-            DemandScheme::prefetch(self, spare.logical);
-        }
+        prefetch_relocation(self, spare);
     }
 }
 

@@ -9,7 +9,7 @@ use super::translation::{write_back, TranslationOwner, TranslationStore, DEMAND_
 use super::BlockManager;
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, Ppn, Purpose, Stream};
+use crate::flash::{FlashArray, Lpn, Ppn, Purpose, Spare, Stream};
 use crate::ftl::{Ftl, FtlCtx, PageRef, Prefetch, SramBreakdown, SramItem};
 use crate::metrics::CacheAccess;
 
@@ -236,6 +236,15 @@ pub fn at_most_the_map(entries: u64, config: &Config, field: &str) -> Result<u64
         ));
     }
     Ok(pages)
+}
+
+/// `Relocate::prefetch_relocation` of a demand-based scheme: the mapping state of a data page GC
+/// will move soon.
+#[inline]
+pub fn prefetch_relocation<S: DemandScheme>(scheme: &S, spare: Spare) {
+    if spare.stream == Stream::Data {
+        scheme.prefetch(spare.logical);
+    }
 }
 
 /// SRAM of `entries` entries of `bits` bits.

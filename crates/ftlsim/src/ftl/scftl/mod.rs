@@ -41,13 +41,13 @@ use serde::{Deserialize, Serialize};
 use self::cmt::{Cmt, Layout, Replacement};
 use super::common::cache::nru::{Fetch, Nru, MC_MAX};
 use super::common::cache::Lru;
-use super::common::demand::{entries_in, miss_class, params_json, sram_of, DemandFtl, DemandScheme};
+use super::common::demand::{entries_in, miss_class, params_json, prefetch_relocation, sram_of, DemandFtl, DemandScheme};
 use super::common::translation::{write_back, TranslationOwner, TranslationStore, UNMAPPED};
 use super::common::{BlockManager, Relocate};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, Ppn, Spare, Stream};
+use crate::flash::{FlashArray, Lpn, Ppn, Spare};
 use crate::metrics::CacheAccess;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -444,9 +444,7 @@ fn consecutive(ppn: Ppn, next: Ppn) -> bool {
 impl Relocate for Scftl {
     #[inline]
     fn prefetch_relocation(&self, spare: Spare) {
-        if spare.stream == Stream::Data {
-            DemandScheme::prefetch(self, spare.logical);
-        }
+        prefetch_relocation(self, spare);
     }
 
     fn relocated(&mut self, blocks: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {
