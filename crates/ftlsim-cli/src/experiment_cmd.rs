@@ -17,11 +17,12 @@ pub fn experiment(path: &Path, requests: Option<u64>, json: bool, csv: bool) -> 
             w.requests = Some(n);
         }
     }
+    spec.check()?;
     let plan = spec.plan();
     let mut runs: Vec<ExperimentRun> = plan
         .par_iter()
         .map(|run| {
-            let label = format!("workload {}, FTL {}, {:?}", spec.workloads[run.workload].name, run.ftl, point_strings(&run.point));
+            let label = spec.label(run);
             (|| -> Result<ExperimentRun> {
                 let config = spec.config(run)?;
                 let (workload, source) = spec.open_workload(&base, run.workload, &config)?;

@@ -180,6 +180,25 @@ impl ExperimentSpec {
         b.build()
     }
 
+    /// How errors and progress name a run.
+    pub fn label(&self, run: &PlannedRun) -> String {
+        format!("workload {}, FTL {}, {:?}", self.workloads[run.workload].name, run.ftl, point_strings(&run.point))
+    }
+
+    /// Builds the configuration and the FTL of every run without running any, so that a bad
+    /// point fails before hours of runs start (runs sharing a configuration and FTL are built once).
+    pub fn check(&self) -> Result<()> {
+        let mut built = std::collections::BTreeSet::new();
+        for run in self.plan() {
+            let tagged = |e: SimError| SimError::Other(format!("{}: {e}", self.label(&run)));
+            let config = self.config(&run).map_err(tagged)?;
+            if built.insert((run.ftl.clone(), config.to_json().to_string())) {
+                build_ftl(&run.ftl, &config).map_err(tagged)?;
+            }
+        }
+        Ok(())
+    }
+
     /// The workload of a run: the trace when it exists, else the synthetic stand-in.
     pub fn open_workload(&self, base: &Path, index: usize, config: &Config) -> Result<(Workload, &'static str)> {
         let entry = &self.workloads[index];
@@ -325,6 +344,30 @@ mod tests {
         let cdftl = spec.config(&plan[1]).unwrap();
         assert_eq!(cdftl.ftl["cdftl"]["ctp_bytes"].as_integer(), Some(8192));
         assert_eq!(point_strings(&plan[0].point)["cache"], "8KB");
+    }
+
+    #[test]
+    fn check_builds_every_run_and_names_the_bad_one() {
+        ExperimentSpec::parse("t.toml", SPEC).unwrap().check().unwrap();
+        // 2^30 bytes of DFTL entries: more than the map of a 262,144-page device.
+        let bad = ExperimentSpec::parse("t.toml", &SPEC.replace("[4096, 8192]", "[4096, 1073741824]")).unwrap();
+        let e = bad.check().unwrap_err().to_string();
+        assert!(e.contains("workload a, FTL dftl") && e.contains("ftl.dftl.cache_bytes"), "{e}");
+    }
+
+    #[test]
+    fn every_shipped_spec_builds_every_run() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+        let mut specs = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let (spec, _) = ExperimentSpec::from_file(&path).unwrap();
+                spec.check().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                specs += 1;
+            }
+        }
+        assert!(specs >= 5, "found {specs} specs in {}", dir.display());
     }
 
     #[test]
