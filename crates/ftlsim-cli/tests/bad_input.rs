@@ -52,6 +52,13 @@ const CASES: &[Case] = &[
     Case { name: "--check not a number", args: &["run", "--check", "often"], files: &[], expect: &["--check", "often"] },
     Case { name: "--seed negative", args: &["run", "--seed", "-1"], files: &[], expect: &["-1"] },
     Case { name: "--requests not a number", args: &["run", "--requests", "lots"], files: &[], expect: &["--requests", "lots"] },
+    Case { name: "--set bad GTD span", args: &["run", "--set", "device.gtd_span=\"both\""], files: &[], expect: &["device.gtd_span", "both"] },
+    Case {
+        name: "spare enough for PFTL, not for a demand FTL's translation pages",
+        args: &["run", "--ftl", "dftl", "--set", "device.logical_pages=1952"],
+        files: &[],
+        expect: &["device.logical_pages", "6 spare blocks", "translation pages"],
+    },
     Case { name: "absurd latency", args: &["run", "--set", "device.latency.read_us=1e300"], files: &[], expect: &["device.latency.read_us", "1e300"] },
     Case { name: "absurd time scale", args: &["run", "--set", "host.time_scale=1e-300"], files: &[], expect: &["host.time_scale"] },
     Case { name: "scale policy without span", args: &["run", "--set", "host.address_policy=\"scale\""], files: &[], expect: &["host.scale_span_bytes"] },

@@ -102,7 +102,7 @@ impl TranslationStore {
     /// collection needs with a translation stream and the translation pages.
     pub fn new(config: &Config) -> Result<Self> {
         let g = &config.device.geometry;
-        let entries_per_tp = (g.page_size / TP_ENTRY_BYTES).max(1);
+        let entries_per_tp = Self::entries_per_tp_of(config);
         let logical_pages = config.device.logical_pages();
         let tps = Self::pages_needed(config);
         config.check_spare_blocks(DEMAND_STREAMS, tps)?;
@@ -123,10 +123,14 @@ impl TranslationStore {
         })
     }
 
+    /// Mapping entries a translation page of `config`'s device holds.
+    fn entries_per_tp_of(config: &Config) -> u32 {
+        (config.device.geometry.page_size / TP_ENTRY_BYTES).max(1)
+    }
+
     /// Translation pages the map of `config`'s device fills.
     pub fn pages_needed(config: &Config) -> u32 {
-        let entries_per_tp = (config.device.geometry.page_size / TP_ENTRY_BYTES).max(1);
-        config.device.logical_pages().div_ceil(entries_per_tp)
+        config.device.logical_pages().div_ceil(Self::entries_per_tp_of(config))
     }
 
     /// Spare blocks a demand-based FTL needs on `config`'s device.
