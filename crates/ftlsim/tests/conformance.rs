@@ -12,7 +12,9 @@
 //! so), or in [`KNOWN_FAILURES`] (an open, reported bug; the trial is ignored with the reason).
 
 use ftlsim::check::suite::{least_spare_device, test_device};
-use ftlsim::check::PowerLossPlan;
+use std::path::Path;
+
+use ftlsim::check::{golden, PowerLossPlan};
 use ftlsim::ftl::common::translation::TranslationStore;
 use ftlsim::ftl::{build_ftl, FtlInfo, REGISTRY};
 use ftlsim::host::PageRequest;
@@ -210,6 +212,7 @@ fn run_workload(info: &FtlInfo, w: &Workload) -> Result<(), String> {
     sim.power_loss().map_err(|e| format!("power loss at the end: {}", hint(e)))?;
     read_back(&mut sim, logical).map_err(|e| format!("read-back after the last recovery: {e}"))?;
     let report = sim.result(w.name, serde_json::Value::Null, 0.0).report;
+    check_golden(ftl, w.name, &report)?;
     if report.gc_victims == 0 {
         return Err("every workload is meant to make GC run (where FTLs break), but no block was reclaimed".into());
     }
@@ -222,6 +225,15 @@ fn run_workload(info: &FtlInfo, w: &Workload) -> Result<(), String> {
         return Err(format!("recovery report {recovery:?}: expected {} events that read pages", POWER_LOSSES + 1));
     }
     Ok(())
+}
+
+/// The run's report must equal the one recorded in `tests/golden/conformance/` (see
+/// `ftlsim::check::golden`): a refactor changes no result.
+fn check_golden(ftl: &str, workload: &str, report: &impl serde::Serialize) -> Result<(), String> {
+    let mut run = serde_json::json!({ "report": report });
+    golden::strip_machine_fields(&mut run);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/conformance/{ftl}__{workload}.json"));
+    golden::check(&path, &format!("{:#}\n", run["report"]))
 }
 
 /// SRAM and parameters: the reported SRAM is non-empty and follows from the configuration alone;
