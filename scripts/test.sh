@@ -4,6 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+echo "== Formatting and lints"
+cargo fmt --all --check
+cargo clippy --locked --workspace --all-targets -- -D warnings
+
 echo "== Rust tests"
 cargo test --locked
 

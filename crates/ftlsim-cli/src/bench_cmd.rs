@@ -42,7 +42,9 @@ fn random_writes(requests: u64, logical_pages: u32, page_size: u32) -> Workload 
 fn sequential_reads(requests: u64, logical_pages: u32, page_size: u32) -> Workload {
     workload(
         "sequential page reads",
-        (0..requests).map(move |i| Request::new(0, IoKind::Read, (i % logical_pages as u64) * page_size as u64, page_size as u64, i + 1)),
+        (0..requests).map(move |i| {
+            Request::new(0, IoKind::Read, (i % logical_pages as u64) * page_size as u64, page_size as u64, i + 1)
+        }),
     )
 }
 
@@ -83,7 +85,11 @@ fn thread_cpu_seconds() -> f64 {
 fn peak_rss_bytes() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.split_whitespace().nth(1).unwrap_or("0").parse::<u64>().unwrap_or(0) * 1024))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .map(|l| l.split_whitespace().nth(1).unwrap_or("0").parse::<u64>().unwrap_or(0) * 1024)
+        })
         .unwrap_or(0)
 }
 
@@ -103,7 +109,8 @@ fn state_per_page_1tb() -> Result<(f64, u64)> {
 pub fn bench(requests: u64, only: Option<&str>, json: bool) -> Result<()> {
     let mut rows = Vec::new();
     let mut records = Vec::new();
-    for s in SCENARIOS.iter().filter(|s| only.is_none_or(|o| format!("{} {} {}", s.ftl, s.preset, s.name).contains(o))) {
+    for s in SCENARIOS.iter().filter(|s| only.is_none_or(|o| format!("{} {} {}", s.ftl, s.preset, s.name).contains(o)))
+    {
         let config = s.sets.iter().try_fold(ConfigBuilder::new().preset(s.preset)?, |b, set| b.set(set))?.build()?;
         let mut sim = Simulation::new(&config, s.ftl)?;
         sim.precondition()?;
@@ -146,9 +153,27 @@ pub fn bench(requests: u64, only: Option<&str>, json: bool) -> Result<()> {
     } else {
         print!(
             "{}",
-            table(&["ftl", "scenario", "preset", "requests", "wall_s", "cpu_s", "Mflash_ops/s", "Mhost_pages/s", "WA", "state_B/page"], &rows)
+            table(
+                &[
+                    "ftl",
+                    "scenario",
+                    "preset",
+                    "requests",
+                    "wall_s",
+                    "cpu_s",
+                    "Mflash_ops/s",
+                    "Mhost_pages/s",
+                    "WA",
+                    "state_B/page"
+                ],
+                &rows
+            )
         );
-        println!("PFTL state on a {:.2} TB device (4 KB pages): {:.2} bytes per physical page", capacity as f64 / 1e12, per_page_1tb);
+        println!(
+            "PFTL state on a {:.2} TB device (4 KB pages): {:.2} bytes per physical page",
+            capacity as f64 / 1e12,
+            per_page_1tb
+        );
         println!("peak resident memory: {:.1} MiB", peak_rss_bytes() as f64 / (1 << 20) as f64);
     }
     Ok(())

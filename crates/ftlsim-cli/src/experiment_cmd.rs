@@ -87,14 +87,27 @@ pub fn experiment(path: &Path, requests: Option<u64>, json: bool, csv: bool) -> 
                 ]
             })
             .collect();
-        write!(out, "{}", table(&["ftl", "point", "mean_rt_us", "NT", "WA", "hit_ratio", "trans_reads", "trans_writes", "erases"], &rows))?;
+        write!(
+            out,
+            "{}",
+            table(
+                &["ftl", "point", "mean_rt_us", "NT", "WA", "hit_ratio", "trans_reads", "trans_writes", "erases"],
+                &rows
+            )
+        )?;
     }
     let means = geometric_means(&runs);
     if !means.is_empty() {
         writeln!(out, "\ngeometric mean of NT across workloads (baseline {})", spec.baseline)?;
         let rows: Vec<Vec<String>> = means
             .into_iter()
-            .map(|(point, ftl, nt)| vec![ftl, point.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "), format!("{nt:.3}")])
+            .map(|(point, ftl, nt)| {
+                vec![
+                    ftl,
+                    point.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "),
+                    format!("{nt:.3}"),
+                ]
+            })
             .collect();
         write!(out, "{}", table(&["ftl", "point", "NT"], &rows))?;
     }

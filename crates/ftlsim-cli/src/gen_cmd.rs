@@ -46,7 +46,9 @@ pub fn run(args: GenArgs) -> Result<()> {
         spec.seed = seed;
     }
     let capacity = match &args.capacity {
-        Some(text) => parse_bytes(text).with_context(|| format!("--capacity: expected bytes such as 16GiB, found \"{text}\""))? as u64,
+        Some(text) => parse_bytes(text)
+            .with_context(|| format!("--capacity: expected bytes such as 16GiB, found \"{text}\""))?
+            as u64,
         None => {
             let mut b = ConfigBuilder::new();
             if let Some(p) = &args.preset {

@@ -161,7 +161,9 @@ fn progress_bar(quiet: bool, label: &str) -> Option<ProgressBar> {
         return None;
     }
     let bar = ProgressBar::new_spinner();
-    bar.set_style(ProgressStyle::with_template("{spinner} {prefix}: {pos} requests ({per_sec}) {elapsed}").expect("template"));
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {prefix}: {pos} requests ({per_sec}) {elapsed}").expect("template"),
+    );
     bar.set_prefix(label.to_string());
     Some(bar)
 }
@@ -198,7 +200,13 @@ fn print_results(results: &[RunResult], common: &CommonArgs, single: bool) -> Re
         write!(out, "{}", output::run_table(&results[0]))?;
     } else {
         let r = &results[0];
-        writeln!(out, "workload: {}   device: {}   requests: {}", r.workload, r.config["preset"].as_str().unwrap_or(""), r.report.host.requests)?;
+        writeln!(
+            out,
+            "workload: {}   device: {}   requests: {}",
+            r.workload,
+            r.config["preset"].as_str().unwrap_or(""),
+            r.report.host.requests
+        )?;
         write!(out, "{}", output::compare_table(results))?;
     }
     Ok(())
@@ -239,7 +247,8 @@ fn main_inner(cli: Cli) -> Result<()> {
         }
         Command::Compare { ftl, common } => {
             let config = common.config()?;
-            let ftls: Vec<String> = if ftl.is_empty() { REGISTRY.iter().map(|f| f.name.to_string()).collect() } else { ftl };
+            let ftls: Vec<String> =
+                if ftl.is_empty() { REGISTRY.iter().map(|f| f.name.to_string()).collect() } else { ftl };
             for name in &ftls {
                 if !REGISTRY.iter().any(|f| f.name == name) {
                     ftlsim::ftl::build_ftl(name, &config)?;

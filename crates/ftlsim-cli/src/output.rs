@@ -37,28 +37,58 @@ pub fn run_table(r: &RunResult) -> String {
         vec!["ftl".into(), r.ftl.clone()],
         vec!["workload".into(), r.workload.clone()],
         vec!["device preset".into(), r.config["preset"].as_str().unwrap_or("").to_string()],
-        vec!["requests (read / write / trim)".into(), format!("{} ({} / {} / {})", m.host.requests, m.host.read_requests, m.host.write_requests, m.host.trim_requests)],
+        vec![
+            "requests (read / write / trim)".into(),
+            format!(
+                "{} ({} / {} / {})",
+                m.host.requests, m.host.read_requests, m.host.write_requests, m.host.trim_requests
+            ),
+        ],
         vec!["host pages read / written".into(), format!("{} / {}", m.host.pages_read, m.host.pages_written)],
         vec!["mean response time (us)".into(), format!("{:.1}", rt.mean_us)],
         vec!["  read / write (us)".into(), format!("{:.1} / {:.1}", rt.read.mean_us, rt.write.mean_us)],
-        vec!["  p50 / p99 / p99.9 / max (us)".into(), format!("{:.1} / {:.1} / {:.1} / {:.1}", rt.all.p50_us, rt.all.p99_us, rt.all.p999_us, rt.all.max_us)],
+        vec![
+            "  p50 / p99 / p99.9 / max (us)".into(),
+            format!("{:.1} / {:.1} / {:.1} / {:.1}", rt.all.p50_us, rt.all.p99_us, rt.all.p999_us, rt.all.max_us),
+        ],
         vec!["mean queueing / access (us)".into(), format!("{:.1} / {:.1}", rt.mean_queueing_us, rt.mean_access_us)],
-        vec!["flash reads (host/gc/trans/meta)".into(), format!("{} / {} / {} / {}", m.reads.host, m.reads.gc, m.reads.translation, m.reads.metadata)],
-        vec!["flash programs (host/gc/trans/meta)".into(), format!("{} / {} / {} / {}", m.programs.host, m.programs.gc, m.programs.translation, m.programs.metadata)],
+        vec![
+            "flash reads (host/gc/trans/meta)".into(),
+            format!("{} / {} / {} / {}", m.reads.host, m.reads.gc, m.reads.translation, m.reads.metadata),
+        ],
+        vec![
+            "flash programs (host/gc/trans/meta)".into(),
+            format!("{} / {} / {} / {}", m.programs.host, m.programs.gc, m.programs.translation, m.programs.metadata),
+        ],
         vec!["erases".into(), m.erases.total.to_string()],
         vec!["write amplification".into(), opt(m.write_amplification, 3)],
         vec!["block utilization (BU)".into(), opt(m.block_utilization, 3)],
         vec!["valid page move rate (MR)".into(), opt(m.valid_page_move_rate, 3)],
-        vec!["erase count min / mean / max".into(), format!("{} / {:.2} / {}", m.erase_count.min, m.erase_count.mean, m.erase_count.max)],
+        vec![
+            "erase count min / mean / max".into(),
+            format!("{} / {:.2} / {}", m.erase_count.min, m.erase_count.mean, m.erase_count.max),
+        ],
     ];
     if m.cache.accesses > 0 {
         let c = &m.cache;
         rows.push(vec!["cache hit ratio".into(), opt(c.hit_ratio, 4)]);
-        rows.push(vec!["  hit / miss 0R / 1R / 2R / RW".into(), format!("{} / {} / {} / {} / {}", c.hit, c.miss_no_penalty, c.miss_fetch, c.miss_fetch_two, c.miss_writeback)]);
-        rows.push(vec!["P_rd / H_gcr (paper 002)".into(), format!("{} / {}", opt(c.dirty_eviction_probability, 4), opt(c.gc_hit_ratio, 4))]);
+        rows.push(vec![
+            "  hit / miss 0R / 1R / 2R / RW".into(),
+            format!(
+                "{} / {} / {} / {} / {}",
+                c.hit, c.miss_no_penalty, c.miss_fetch, c.miss_fetch_two, c.miss_writeback
+            ),
+        ]);
+        rows.push(vec![
+            "P_rd / H_gcr (paper 002)".into(),
+            format!("{} / {}", opt(c.dirty_eviction_probability, 4), opt(c.gc_hit_ratio, 4)),
+        ]);
     }
     if let Some(w) = &m.wa_model {
-        rows.push(vec!["WA measured (Eq. 12) / model (Eq. 13)".into(), format!("{:.3} / {:.3} ({:+.1}%)", w.measured, w.model, w.gap * 100.0)]);
+        rows.push(vec![
+            "WA measured (Eq. 12) / model (Eq. 13)".into(),
+            format!("{:.3} / {:.3} ({:+.1}%)", w.measured, w.model, w.gap * 100.0),
+        ]);
     }
     if let Some(t) = &m.time_model {
         rows.push(vec![
@@ -67,7 +97,10 @@ pub fn run_table(r: &RunResult) -> String {
         ]);
     }
     if m.recovery.events > 0 {
-        rows.push(vec!["recovery pages read (RP)".into(), format!("{} ({})", m.recovery.pages_read, opt(m.recovery.rp, 4))]);
+        rows.push(vec![
+            "recovery pages read (RP)".into(),
+            format!("{} ({})", m.recovery.pages_read, opt(m.recovery.rp, 4)),
+        ]);
     }
     for s in &m.sram {
         rows.push(vec![format!("SRAM: {}", s.structure), format!("{:.1} KB", s.bytes as f64 / 1024.0)]);
@@ -103,7 +136,20 @@ pub fn compare_table(results: &[RunResult]) -> String {
         })
         .collect();
     table(
-        &["ftl", "mean_rt_us", "NT", "p99_us", "WA", "BU", "MR", "erases", "trans_reads", "trans_writes", "hit_ratio", "sram_KB"],
+        &[
+            "ftl",
+            "mean_rt_us",
+            "NT",
+            "p99_us",
+            "WA",
+            "BU",
+            "MR",
+            "erases",
+            "trans_reads",
+            "trans_writes",
+            "hit_ratio",
+            "sram_KB",
+        ],
         &rows,
     )
 }
@@ -126,7 +172,11 @@ fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
 }
 
 fn csv_cell(s: &str) -> String {
-    if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
 }
 
 /// One CSV header line and one row per run: identity columns, then every report field.

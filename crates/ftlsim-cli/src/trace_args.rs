@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use ftlsim::workload::{self, AsuLayout, BadLinePolicy, Format, GenericSpec, OutOfOrder, TraceOptions, Workload, WorkloadChoice};
+use ftlsim::workload::{
+    self, AsuLayout, BadLinePolicy, Format, GenericSpec, OutOfOrder, TraceOptions, Workload, WorkloadChoice,
+};
 use ftlsim::Config;
 
 /// How a trace file is read (shared by `run`, `compare` and the `trace` tools).

@@ -87,11 +87,23 @@ pub fn stats_table(s: &TraceStats) -> String {
         vec!["average size (KB)".into(), format!("{:.2}", s.mean_size_kb)],
         vec!["average read size (KB)".into(), format!("{:.2}", s.mean_read_size_kb)],
         vec!["average write size (KB)".into(), format!("{:.2}", s.mean_write_size_kb)],
-        vec!["footprint / written (MiB)".into(), format!("{} / {}", mib(s.footprint_bytes), mib(s.write_footprint_bytes))],
-        vec!["sequential all / reads / writes (%)".into(), format!("{:.2} / {:.2} / {:.2}", s.sequential_percent, s.sequential_read_percent, s.sequential_write_percent)],
+        vec![
+            "footprint / written (MiB)".into(),
+            format!("{} / {}", mib(s.footprint_bytes), mib(s.write_footprint_bytes)),
+        ],
+        vec![
+            "sequential all / reads / writes (%)".into(),
+            format!(
+                "{:.2} / {:.2} / {:.2}",
+                s.sequential_percent, s.sequential_read_percent, s.sequential_write_percent
+            ),
+        ],
         vec!["address range (bytes)".into(), format!("{} .. {}", s.min_offset_bytes, s.max_end_bytes)],
         vec!["duration (s)".into(), format!("{:.3}", s.duration_s)],
-        vec!["inter-arrival mean / p50 / p90 / p99 / max (us)".into(), format!("{:.1} / {:.1} / {:.1} / {:.1} / {:.1}", ia.mean_us, ia.p50_us, ia.p90_us, ia.p99_us, ia.max_us)],
+        vec![
+            "inter-arrival mean / p50 / p90 / p99 / max (us)".into(),
+            format!("{:.1} / {:.1} / {:.1} / {:.1} / {:.1}", ia.mean_us, ia.p50_us, ia.p90_us, ia.p99_us, ia.max_us),
+        ],
         vec!["skipped lines".into(), s.skipped_lines.to_string()],
     ];
     table(&["statistic", "value"], &rows)
@@ -153,8 +165,14 @@ fn bench(file: &PathBuf, read: &ReadArgs, json: bool) -> Result<()> {
     } else {
         let rows = vec![
             vec!["requests".into(), requests.to_string()],
-            vec!["seconds (wall / cpu)".into(), format!("{seconds:.3} / {}", cpu.map_or("-".into(), |c| format!("{c:.3}")))],
-            vec!["requests per second (wall / cpu)".into(), format!("{rate:.0} / {}", cpu_rate.map_or("-".into(), |r| format!("{r:.0}")))],
+            vec![
+                "seconds (wall / cpu)".into(),
+                format!("{seconds:.3} / {}", cpu.map_or("-".into(), |c| format!("{c:.3}"))),
+            ],
+            vec![
+                "requests per second (wall / cpu)".into(),
+                format!("{rate:.0} / {}", cpu_rate.map_or("-".into(), |r| format!("{r:.0}"))),
+            ],
             vec!["peak resident memory (MiB)".into(), rss.map_or("-".into(), |k| format!("{:.1}", k as f64 / 1024.0))],
         ];
         print!("{}", table(&["parse", "value"], &rows));
@@ -172,7 +190,9 @@ pub fn list_formats() {
 
 /// `ftlsim list workloads`.
 pub fn list_workloads() {
-    println!("Synthetic stand-ins for the papers' traces (--synthetic NAME[,scale=F]; synthetic, not the real traces):");
+    println!(
+        "Synthetic stand-ins for the papers' traces (--synthetic NAME[,scale=F]; synthetic, not the real traces):"
+    );
     for p in PRESETS {
         println!(
             "  {:<18} {:>10} req  {:>5.2}% writes  read {:>6.2} KB  write {:>6.2} KB   {} ({})",

@@ -17,60 +17,211 @@ struct Case {
 
 /// A small device, so a case that does start a run finishes at once.
 const SMALL: &[&str] = &[
-    "--set", "device.geometry.blocks_per_plane=64", "--set", "device.geometry.pages_per_block=16", "--set", "device.overprovisioning=0.125", "--quiet",
+    "--set",
+    "device.geometry.blocks_per_plane=64",
+    "--set",
+    "device.geometry.pages_per_block=16",
+    "--set",
+    "device.overprovisioning=0.125",
+    "--quiet",
 ];
 
 const CASES: &[Case] = &[
     // Traces.
-    Case { name: "missing trace file", args: &["run", "--trace", "{dir}/missing.trace"], files: &[], expect: &["missing.trace"] },
+    Case {
+        name: "missing trace file",
+        args: &["run", "--trace", "{dir}/missing.trace"],
+        files: &[],
+        expect: &["missing.trace"],
+    },
     // Configuration files.
-    Case { name: "missing config file", args: &["run", "--config", "{dir}/nope.toml"], files: &[], expect: &["nope.toml", "cannot read"] },
+    Case {
+        name: "missing config file",
+        args: &["run", "--config", "{dir}/nope.toml"],
+        files: &[],
+        expect: &["nope.toml", "cannot read"],
+    },
     Case { name: "config is a directory", args: &["run", "--config", "{dir}"], files: &[], expect: &["cannot read"] },
-    Case { name: "malformed TOML", args: &["run", "--config", "{dir}/bad.toml"], files: &[("bad.toml", "device = [\n")], expect: &["bad.toml"] },
-    Case { name: "unknown field", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[device.geometry]\nplaens = 2\n")], expect: &["device.geometry", "plaens"] },
-    Case { name: "wrong type", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[gc]\nfree_blocks_low = \"four\"\n")], expect: &["gc.free_blocks_low"] },
-    Case { name: "value out of range", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[host]\ntime_scale = 0\n")], expect: &["host.time_scale"] },
-    Case { name: "huge threshold", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[gc]\nfree_blocks_low = 4294967295\n")], expect: &["gc.free_blocks_low"] },
-    Case { name: "huge geometry", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[device.geometry]\nchannels = 4294967295\nchips_per_channel = 4294967295\ndies_per_chip = 4294967295\n")], expect: &["device.geometry", "2^32"] },
-    Case { name: "empty table name", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "['']\n")], expect: &["config", "unknown field ``"] },
-    Case { name: "unknown preset in TOML", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "preset = \"nope\"\n")], expect: &["nope", "mlc8g"] },
-    Case { name: "unknown FTL table field", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[ftl.pftl]\ncache = 3\n")], expect: &["ftl.pftl", "cache"] },
-    Case { name: "bad power-loss spec in TOML", args: &["run", "--config", "{dir}/c.toml"], files: &[("c.toml", "[check]\npower_loss_at = \"soon\"\n")], expect: &["check.power_loss_at", "soon"] },
+    Case {
+        name: "malformed TOML",
+        args: &["run", "--config", "{dir}/bad.toml"],
+        files: &[("bad.toml", "device = [\n")],
+        expect: &["bad.toml"],
+    },
+    Case {
+        name: "unknown field",
+        args: &["run", "--config", "{dir}/c.toml"],
+        files: &[("c.toml", "[device.geometry]\nplaens = 2\n")],
+        expect: &["device.geometry", "plaens"],
+    },
+    Case {
+        name: "wrong type",
+        args: &["run", "--config", "{dir}/c.toml"],
+        files: &[("c.toml", "[gc]\nfree_blocks_low = \"four\"\n")],
+        expect: &["gc.free_blocks_low"],
+    },
+    Case {
+        name: "value out of range",
+        args: &["run", "--config", "{dir}/c.toml"],
+        files: &[("c.toml", "[host]\ntime_scale = 0\n")],
+        expect: &["host.time_scale"],
+    },
+    Case {
+        name: "huge threshold",
+        args: &["run", "--config", "{dir}/c.toml"],
+        files: &[("c.toml", "[gc]\nfree_blocks_low = 4294967295\n")],
+        expect: &["gc.free_blocks_low"],
+    },
+    Case {
+        name: "huge geometry",
+        args: &["run", "--config", "{dir}/c.toml"],
+        files: &[(
+            "c.toml",
+            "[device.geometry]\nchannels = 4294967295\nchips_per_channel = 4294967295\ndies_per_chip = 4294967295\n",
+        )],
+        expect: &["device.geometry", "2^32"],
+    },
+    Case {
+        name: "empty table name",
+        args: &["run", "--config", "{dir}/c.toml"],
+        files: &[("c.toml", "['']\n")],
+        expect: &["config", "unknown field ``"],
+    },
+    Case {
+        name: "unknown preset in TOML",
+        args: &["run", "--config", "{dir}/c.toml"],
+        files: &[("c.toml", "preset = \"nope\"\n")],
+        expect: &["nope", "mlc8g"],
+    },
+    Case {
+        name: "unknown FTL table field",
+        args: &["run", "--config", "{dir}/c.toml"],
+        files: &[("c.toml", "[ftl.pftl]\ncache = 3\n")],
+        expect: &["ftl.pftl", "cache"],
+    },
+    Case {
+        name: "bad power-loss spec in TOML",
+        args: &["run", "--config", "{dir}/c.toml"],
+        files: &[("c.toml", "[check]\npower_loss_at = \"soon\"\n")],
+        expect: &["check.power_loss_at", "soon"],
+    },
     // Names.
-    Case { name: "unknown FTL", args: &["run", "--ftl", "nope"], files: &[], expect: &["unknown FTL \"nope\"", "pftl"] },
-    Case { name: "cache larger than the map", args: &["run", "--ftl", "dftl", "--set", "ftl.dftl.cache_bytes=99999999999"], files: &[], expect: &["ftl.dftl.cache_bytes", "larger than the map"] },
-    Case { name: "cache larger than the map (whole pages)", args: &["run", "--ftl", "sftl", "--set", "ftl.sftl.cache_bytes=99999999999"], files: &[], expect: &["ftl.sftl.cache_bytes", "larger than the map"] },
+    Case {
+        name: "unknown FTL",
+        args: &["run", "--ftl", "nope"],
+        files: &[],
+        expect: &["unknown FTL \"nope\"", "pftl"],
+    },
+    Case {
+        name: "cache larger than the map",
+        args: &["run", "--ftl", "dftl", "--set", "ftl.dftl.cache_bytes=99999999999"],
+        files: &[],
+        expect: &["ftl.dftl.cache_bytes", "larger than the map"],
+    },
+    Case {
+        name: "cache larger than the map (whole pages)",
+        args: &["run", "--ftl", "sftl", "--set", "ftl.sftl.cache_bytes=99999999999"],
+        files: &[],
+        expect: &["ftl.sftl.cache_bytes", "larger than the map"],
+    },
     Case { name: "unknown FTL in compare", args: &["compare", "--ftl", "pftl,nope"], files: &[], expect: &["nope"] },
     Case { name: "unknown preset", args: &["run", "--preset", "nope"], files: &[], expect: &["nope", "mlc8g"] },
     Case { name: "unknown list", args: &["list", "bogus"], files: &[], expect: &["bogus"] },
     Case { name: "unknown command", args: &["frobnicate"], files: &[], expect: &["frobnicate"] },
     // Flags.
-    Case { name: "--set without =", args: &["run", "--set", "gc.policy"], files: &[], expect: &["gc.policy", "key=value"] },
-    Case { name: "--set bad enum", args: &["run", "--set", "gc.policy=\"fifo\""], files: &[], expect: &["gc.policy", "fifo"] },
+    Case {
+        name: "--set without =",
+        args: &["run", "--set", "gc.policy"],
+        files: &[],
+        expect: &["gc.policy", "key=value"],
+    },
+    Case {
+        name: "--set bad enum",
+        args: &["run", "--set", "gc.policy=\"fifo\""],
+        files: &[],
+        expect: &["gc.policy", "fifo"],
+    },
     Case { name: "--set empty key", args: &["run", "--set", "gc..policy=1"], files: &[], expect: &["empty key"] },
     Case { name: "--json with --csv", args: &["run", "--json", "--csv"], files: &[], expect: &["--json", "--csv"] },
-    Case { name: "--check not a number", args: &["run", "--check", "often"], files: &[], expect: &["--check", "often"] },
+    Case {
+        name: "--check not a number",
+        args: &["run", "--check", "often"],
+        files: &[],
+        expect: &["--check", "often"],
+    },
     Case { name: "--seed negative", args: &["run", "--seed", "-1"], files: &[], expect: &["-1"] },
-    Case { name: "--requests not a number", args: &["run", "--requests", "lots"], files: &[], expect: &["--requests", "lots"] },
-    Case { name: "--set bad GTD span", args: &["run", "--set", "device.gtd_span=\"both\""], files: &[], expect: &["device.gtd_span", "both"] },
+    Case {
+        name: "--requests not a number",
+        args: &["run", "--requests", "lots"],
+        files: &[],
+        expect: &["--requests", "lots"],
+    },
+    Case {
+        name: "--set bad GTD span",
+        args: &["run", "--set", "device.gtd_span=\"both\""],
+        files: &[],
+        expect: &["device.gtd_span", "both"],
+    },
     Case {
         name: "spare enough for PFTL, not for a demand FTL's translation pages",
         args: &["run", "--ftl", "dftl", "--set", "device.logical_pages=1952"],
         files: &[],
         expect: &["device.logical_pages", "6 spare blocks", "translation pages"],
     },
-    Case { name: "absurd latency", args: &["run", "--set", "device.latency.read_us=1e300"], files: &[], expect: &["device.latency.read_us", "1e300"] },
-    Case { name: "absurd time scale", args: &["run", "--set", "host.time_scale=1e-300"], files: &[], expect: &["host.time_scale"] },
-    Case { name: "scale policy without span", args: &["run", "--set", "host.address_policy=\"scale\""], files: &[], expect: &["host.scale_span_bytes"] },
-    Case { name: "power loss at 0", args: &["run", "--power-loss-at", "0"], files: &[], expect: &["check.power_loss_at", "positive"] },
-    Case { name: "power loss list typo", args: &["run", "--power-loss-at", "5,,9"], files: &[], expect: &["check.power_loss_at", "5,,9"] },
-    Case { name: "more random power losses than requests", args: &["run", "--power-loss-at", "random:5:2"], files: &[], expect: &["do not fit"] },
-    Case { name: "random power losses beyond a short stream", args: &["run", "--requests", "3", "--power-loss-at", "random:4"], files: &[], expect: &["3 requests"] },
-    Case { name: "power loss after the end", args: &["run", "--requests", "20", "--power-loss-at", "100"], files: &[], expect: &["after request 100 never happened", "20 requests"] },
+    Case {
+        name: "absurd latency",
+        args: &["run", "--set", "device.latency.read_us=1e300"],
+        files: &[],
+        expect: &["device.latency.read_us", "1e300"],
+    },
+    Case {
+        name: "absurd time scale",
+        args: &["run", "--set", "host.time_scale=1e-300"],
+        files: &[],
+        expect: &["host.time_scale"],
+    },
+    Case {
+        name: "scale policy without span",
+        args: &["run", "--set", "host.address_policy=\"scale\""],
+        files: &[],
+        expect: &["host.scale_span_bytes"],
+    },
+    Case {
+        name: "power loss at 0",
+        args: &["run", "--power-loss-at", "0"],
+        files: &[],
+        expect: &["check.power_loss_at", "positive"],
+    },
+    Case {
+        name: "power loss list typo",
+        args: &["run", "--power-loss-at", "5,,9"],
+        files: &[],
+        expect: &["check.power_loss_at", "5,,9"],
+    },
+    Case {
+        name: "more random power losses than requests",
+        args: &["run", "--power-loss-at", "random:5:2"],
+        files: &[],
+        expect: &["do not fit"],
+    },
+    Case {
+        name: "random power losses beyond a short stream",
+        args: &["run", "--requests", "3", "--power-loss-at", "random:4"],
+        files: &[],
+        expect: &["3 requests"],
+    },
+    Case {
+        name: "power loss after the end",
+        args: &["run", "--requests", "20", "--power-loss-at", "100"],
+        files: &[],
+        expect: &["after request 100 never happened", "20 requests"],
+    },
 ];
 
 fn scratch(case: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bad_input").join(case.replace(|c: char| !c.is_alphanumeric(), "_"));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("bad_input")
+        .join(case.replace(|c: char| !c.is_alphanumeric(), "_"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

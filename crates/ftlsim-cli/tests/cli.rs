@@ -7,7 +7,15 @@ fn ftlsim(args: &[&str]) -> std::process::Output {
 }
 
 /// A small device so the default-job tests finish quickly in the test profile.
-const SMALL: &[&str] = &["--set", "device.geometry.blocks_per_plane=128", "--set", "device.geometry.pages_per_block=64", "--requests", "3000", "--quiet"];
+const SMALL: &[&str] = &[
+    "--set",
+    "device.geometry.blocks_per_plane=128",
+    "--set",
+    "device.geometry.pages_per_block=64",
+    "--requests",
+    "3000",
+    "--quiet",
+];
 
 #[test]
 fn default_compare_prints_a_table_with_normalised_time() {
@@ -31,9 +39,23 @@ fn run_json_has_the_documented_schema() {
     }
     let r = &v["report"];
     for key in [
-        "host", "reads", "spare_reads", "programs", "erases", "write_amplification", "block_utilization",
-        "valid_page_move_rate", "gc_victims", "plane_register_hits", "response", "erase_count", "cache", "recovery",
-        "sram", "sram_total_bytes", "simulation",
+        "host",
+        "reads",
+        "spare_reads",
+        "programs",
+        "erases",
+        "write_amplification",
+        "block_utilization",
+        "valid_page_move_rate",
+        "gc_victims",
+        "plane_register_hits",
+        "response",
+        "erase_count",
+        "cache",
+        "recovery",
+        "sram",
+        "sram_total_bytes",
+        "simulation",
     ] {
         assert!(r.get(key).is_some(), "missing report.{key}");
     }
@@ -60,7 +82,10 @@ fn same_seed_same_output() {
     let a = ftlsim(&[&["run", "--csv", "--seed", "7"], SMALL].concat());
     let b = ftlsim(&[&["run", "--csv", "--seed", "7"], SMALL].concat());
     let strip = |o: &std::process::Output| {
-        String::from_utf8_lossy(&o.stdout).lines().map(|l| l.split(',').filter(|c| !c.contains('.')).collect::<Vec<_>>().join(",")).collect::<Vec<_>>()
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(|l| l.split(',').filter(|c| !c.contains('.')).collect::<Vec<_>>().join(","))
+            .collect::<Vec<_>>()
     };
     assert!(a.status.success());
     assert_eq!(strip(&a), strip(&b));
@@ -133,7 +158,11 @@ fn experiment_with_a_bad_spec_names_the_field() {
     let dir = std::env::temp_dir().join(format!("ftlsim-exp-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let spec = dir.join("bad.toml");
-    std::fs::write(&spec, "name = \"x\"\npreset = \"mlc8g\"\nftls = [\"pftl\"]\n[[workload]]\nname = \"w\"\nsynthetc = \"x\"\n").unwrap();
+    std::fs::write(
+        &spec,
+        "name = \"x\"\npreset = \"mlc8g\"\nftls = [\"pftl\"]\n[[workload]]\nname = \"w\"\nsynthetc = \"x\"\n",
+    )
+    .unwrap();
     assert_fails(&["experiment", spec.to_str().unwrap()], "synthetc");
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -29,7 +29,8 @@ fn stats(path: &str, extra: &[&str]) -> Value {
     serde_json::from_str::<Value>(&ok(&out)).unwrap()["stats"].clone()
 }
 
-const SMALL: &[&str] = &["--set", "device.geometry.blocks_per_plane=128", "--set", "device.geometry.pages_per_block=64", "--quiet"];
+const SMALL: &[&str] =
+    &["--set", "device.geometry.blocks_per_plane=128", "--set", "device.geometry.pages_per_block=64", "--quiet"];
 
 #[test]
 fn stats_of_a_real_sample() {
@@ -39,7 +40,9 @@ fn stats_of_a_real_sample() {
     assert_eq!(s["write_percent"], 100.0);
     assert_eq!(s["min_offset_bytes"], 765_952);
     let table = ok(&ftlsim(&["trace", "stats", &fixture("tpcc.mqsim.head40.trace")]));
-    for row in ["write requests (%)", "average read size (KB)", "footprint", "sequential", "inter-arrival", "address range"] {
+    for row in
+        ["write requests (%)", "average read size (KB)", "footprint", "sequential", "inter-arrival", "address range"]
+    {
         assert!(table.contains(row), "{row}: {table}");
     }
 }
@@ -72,7 +75,17 @@ fn convert_to_every_writable_format_keeps_the_stream() {
         ok(&ftlsim(&["trace", "convert", &source, "-o", path, "--to", to]));
         let converted = stats(path, &[]);
         // MSR keeps time in 100 ns ticks, so only the spatial statistics must match exactly.
-        for key in ["requests", "reads", "writes", "mean_read_size_kb", "mean_write_size_kb", "footprint_bytes", "sequential_percent", "min_offset_bytes", "max_end_bytes"] {
+        for key in [
+            "requests",
+            "reads",
+            "writes",
+            "mean_read_size_kb",
+            "mean_write_size_kb",
+            "footprint_bytes",
+            "sequential_percent",
+            "min_offset_bytes",
+            "max_end_bytes",
+        ] {
             assert_eq!(converted[key], original[key], "{to}: {key}");
         }
         if to != "msr" {
@@ -90,9 +103,13 @@ fn malformed_trace_given_to_run_fails_with_one_positioned_line() {
     let out = ftlsim(&[&["run", "--trace", bad.to_str().unwrap()], SMALL].concat());
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(stderr, format!("error: {}:2: field 6 (size): expected a positive integer, found \"-8\"\n", bad.display()));
+    assert_eq!(
+        stderr,
+        format!("error: {}:2: field 6 (size): expected a positive integer, found \"-8\"\n", bad.display())
+    );
     // Skipped instead, the line is counted in the result.
-    let out = ok(&ftlsim(&[&["run", "--json", "--trace", bad.to_str().unwrap(), "--on-bad-line", "skip"], SMALL].concat()));
+    let out =
+        ok(&ftlsim(&[&["run", "--json", "--trace", bad.to_str().unwrap(), "--on-bad-line", "skip"], SMALL].concat()));
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!((v["skipped_lines"].as_u64(), v["report"]["host"]["requests"].as_u64()), (Some(1), Some(1)));
     assert_eq!(v["workload_description"]["format"], "msr");
@@ -100,7 +117,13 @@ fn malformed_trace_given_to_run_fails_with_one_positioned_line() {
 
 #[test]
 fn run_replays_real_traces_and_synthetic_presets() {
-    let out = ok(&ftlsim(&[&["run", "--json", "--trace", &fixture("tpcc.mqsim.head40.trace"), "--set", "host.address_policy=\"fold\""], SMALL].concat()));
+    let out = ok(&ftlsim(
+        &[
+            &["run", "--json", "--trace", &fixture("tpcc.mqsim.head40.trace"), "--set", "host.address_policy=\"fold\""],
+            SMALL,
+        ]
+        .concat(),
+    ));
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["report"]["host"]["requests"], 40);
     let out = ok(&ftlsim(&[&["run", "--json", "--synthetic", "p000-hm0", "--requests", "2000"], SMALL].concat()));
@@ -108,7 +131,9 @@ fn run_replays_real_traces_and_synthetic_presets() {
     assert_eq!(v["workload"], "synthetic:p000-hm0");
     assert_eq!(v["workload_description"]["synthetic"], true);
     assert_eq!(v["report"]["host"]["requests"], 2000);
-    let out = ok(&ftlsim(&[&["run", "--json", "--synthetic", "requests=500,read=0.5,size=4k,arrival=closed:4"], SMALL].concat()));
+    let out = ok(&ftlsim(
+        &[&["run", "--json", "--synthetic", "requests=500,read=0.5,size=4k,arrival=closed:4"], SMALL].concat(),
+    ));
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["report"]["host"]["requests"], 500);
 }

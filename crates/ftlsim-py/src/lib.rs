@@ -2,6 +2,9 @@
 //! `python/ftlsim`. Results cross the boundary as the same JSON the CLI prints; trace chunks as
 //! little-endian byte columns that the package turns into numpy arrays without copying.
 
+// pyo3 0.22's #[pyfunction] expansion converts the returned PyErr into itself.
+#![allow(clippy::useless_conversion)]
+
 use ftlsim::config::{preset_names, ConfigBuilder};
 use ftlsim::ftl::REGISTRY;
 use ftlsim::workload::{self, Columns, TraceOptions, Workload, WorkloadChoice};
@@ -97,7 +100,15 @@ impl TraceChunks {
     fn __next__<'py>(
         mut slf: PyRefMut<'py, Self>,
         py: Python<'py>,
-    ) -> PyResult<Option<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>)>> {
+    ) -> PyResult<
+        Option<(
+            Bound<'py, PyBytes>,
+            Bound<'py, PyBytes>,
+            Bound<'py, PyBytes>,
+            Bound<'py, PyBytes>,
+            Bound<'py, PyBytes>,
+        )>,
+    > {
         let this = &mut *slf;
         let n = this.workload.next_chunk(this.chunk, &mut this.columns).map_err(err)?;
         if n == 0 {
@@ -122,7 +133,12 @@ impl TraceChunks {
 /// Opens a trace for chunked reading.
 #[pyfunction]
 #[pyo3(signature = (path, format=None, on_bad_line=None, chunk=65536))]
-fn read_trace(path: String, format: Option<String>, on_bad_line: Option<String>, chunk: usize) -> PyResult<TraceChunks> {
+fn read_trace(
+    path: String,
+    format: Option<String>,
+    on_bad_line: Option<String>,
+    chunk: usize,
+) -> PyResult<TraceChunks> {
     if chunk == 0 {
         return Err(err("chunk: must be at least 1"));
     }

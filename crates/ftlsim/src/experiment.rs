@@ -102,7 +102,10 @@ impl ExperimentSpec {
     }
 
     pub fn parse(origin: &str, text: &str) -> Result<Self> {
-        let value: toml::Value = text.parse::<toml::Table>().map(toml::Value::Table).map_err(|e| SimError::config(origin, e.message().to_string()))?;
+        let value: toml::Value = text
+            .parse::<toml::Table>()
+            .map(toml::Value::Table)
+            .map_err(|e| SimError::config(origin, e.message().to_string()))?;
         let spec: ExperimentSpec = serde_path_to_error::deserialize(value)
             .map_err(|e| SimError::config(format!("{origin}: {}", e.path()), e.into_inner().message().to_string()))?;
         if spec.ftls.is_empty() {
@@ -113,7 +116,10 @@ impl ExperimentSpec {
         }
         for (i, w) in spec.workloads.iter().enumerate() {
             if w.trace.is_none() && w.synthetic.is_none() {
-                return Err(SimError::config(format!("{origin}: workload[{i}]"), "needs a trace or a synthetic stand-in"));
+                return Err(SimError::config(
+                    format!("{origin}: workload[{i}]"),
+                    "needs a trace or a synthetic stand-in",
+                ));
             }
         }
         for (key, values) in &spec.sweep {
@@ -130,11 +136,13 @@ impl ExperimentSpec {
         for (key, values) in &self.sweep {
             points = points
                 .into_iter()
-                .flat_map(|p| values.iter().map(move |v| {
-                    let mut p = p.clone();
-                    p.insert(key.clone(), v.clone());
-                    p
-                }))
+                .flat_map(|p| {
+                    values.iter().map(move |v| {
+                        let mut p = p.clone();
+                        p.insert(key.clone(), v.clone());
+                        p
+                    })
+                })
                 .collect();
         }
         let mut runs = Vec::new();
@@ -204,7 +212,10 @@ impl ExperimentSpec {
         let entry = &self.workloads[index];
         let trace = entry.trace.as_ref().map(|t| base.join(t)).filter(|p| p.exists());
         if trace.is_none() && entry.synthetic.is_none() {
-            return Err(SimError::config(format!("workload {}", entry.name), "its trace is missing and it has no synthetic stand-in"));
+            return Err(SimError::config(
+                format!("workload {}", entry.name),
+                "its trace is missing and it has no synthetic stand-in",
+            ));
         }
         let format = entry
             .format
@@ -225,7 +236,11 @@ impl ExperimentSpec {
 
 /// Whether `ftl` runs at a sweep point (a bundle's `only` may restrict it).
 fn runs_at(point: &BTreeMap<String, toml::Value>, ftl: &str) -> bool {
-    point.values().filter_map(|v| v.get("only")).filter_map(toml::Value::as_array).all(|only| only.iter().any(|f| f.as_str() == Some(ftl)))
+    point
+        .values()
+        .filter_map(|v| v.get("only"))
+        .filter_map(toml::Value::as_array)
+        .all(|only| only.iter().any(|f| f.as_str() == Some(ftl)))
 }
 
 /// Attaches NT to every run: its mean response time over the baseline's on the same workload
@@ -336,7 +351,9 @@ mod tests {
         let spec = ExperimentSpec::parse("b.toml", text).unwrap();
         let plan = spec.plan();
         assert_eq!(plan.len(), 2);
-        let restricted = ExperimentSpec::parse("b.toml", &text.replace("label = \"8KB\"", "label = \"8KB\"\nonly = [\"dftl\"]")).unwrap();
+        let restricted =
+            ExperimentSpec::parse("b.toml", &text.replace("label = \"8KB\"", "label = \"8KB\"\nonly = [\"dftl\"]"))
+                .unwrap();
         assert_eq!(restricted.plan().len(), 1, "only = [dftl] skips CDFTL at that point");
         let dftl = spec.config(&plan[0]).unwrap();
         assert_eq!(dftl.ftl["dftl"]["cache_bytes"].as_integer(), Some(8448));
@@ -382,7 +399,11 @@ mod tests {
 
     #[test]
     fn bad_specs_name_the_field() {
-        let err = ExperimentSpec::parse("x.toml", "name = \"x\"\npreset = \"mlc8g\"\nftls = []\n[[workload]]\nname=\"a\"\nsynthetic=\"p000-hm0\"").unwrap_err();
+        let err = ExperimentSpec::parse(
+            "x.toml",
+            "name = \"x\"\npreset = \"mlc8g\"\nftls = []\n[[workload]]\nname=\"a\"\nsynthetic=\"p000-hm0\"",
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("x.toml: ftls"), "{err}");
         let err = ExperimentSpec::parse("x.toml", "name = \"x\"\npreset = \"mlc8g\"\nftls = [\"pftl\"]\nbogus = 1\n[[workload]]\nname=\"a\"\nsynthetic=\"p000-hm0\"").unwrap_err();
         assert!(err.to_string().contains("bogus"), "{err}");

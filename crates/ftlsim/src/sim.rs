@@ -13,8 +13,8 @@ use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, OpKind, OpLog, Purpose};
 use crate::ftl::{build_ftl, Ftl, FtlCtx, Prefetch, SramBreakdown};
 use crate::host::{Host, PageRequest};
-use crate::metrics::{CacheStats, Collector, GcStats, RecoveryReport, Report, RequestKind};
 use crate::metrics::report::ReportInputs;
+use crate::metrics::{CacheStats, Collector, GcStats, RecoveryReport, Report, RequestKind};
 use crate::timing::{OpCosts, TimingEngine};
 use crate::workload::{IoKind, Workload};
 
@@ -117,7 +117,8 @@ impl Simulation {
     /// Resolves `check.power_loss_at` against the workload's length once it is known (`random:K`
     /// draws from the whole workload instead of the first `RANDOM_SPAN_DEFAULT` requests).
     pub fn expect_requests(&mut self, requests: u64) -> Result<()> {
-        let points = PowerLossPlan::parse(&self.config.check.power_loss_at)?.points(self.config.seed, Some(requests))?;
+        let points =
+            PowerLossPlan::parse(&self.config.check.power_loss_at)?.points(self.config.seed, Some(requests))?;
         self.set_power_loss_points(points);
         Ok(())
     }
@@ -196,7 +197,7 @@ impl Simulation {
             if let Some(tx) = &completions {
                 let _ = tx.send((self.last_finish as f64 * self.config.host.time_scale) as u64);
             }
-            if self.requests % PROGRESS_EVERY == 0 {
+            if self.requests.is_multiple_of(PROGRESS_EVERY) {
                 progress(self.requests);
             }
         }
@@ -206,7 +207,10 @@ impl Simulation {
         if let Some(&point) = self.power_loss_at.first() {
             return Err(SimError::config(
                 "check.power_loss_at",
-                format!("a power loss after request {point} never happened: the workload ended after {} requests", self.requests),
+                format!(
+                    "a power loss after request {point} never happened: the workload ended after {} requests",
+                    self.requests
+                ),
             ));
         }
         let wall = started.elapsed().as_secs_f64();
@@ -266,7 +270,7 @@ impl Simulation {
         self.collector.unmapped_reads += unmapped;
         self.requests += 1;
         let every = self.config.check.invariants_every;
-        if every != 0 && self.requests % every == 0 {
+        if every != 0 && self.requests.is_multiple_of(every) {
             self.check_invariants()?;
         }
         if self.power_loss_at.last() == Some(&self.requests) {
@@ -315,7 +319,8 @@ impl Simulation {
             (0..purposes).filter(|&p| purpose.is_none_or(|q| q as usize == p)).map(|p| after[k][p] - before[k][p]).sum()
         };
         let reads = issued(OpKind::Read, None) + issued(OpKind::SpareRead, None);
-        let tagged_reads = issued(OpKind::Read, Some(Purpose::Recovery)) + issued(OpKind::SpareRead, Some(Purpose::Recovery));
+        let tagged_reads =
+            issued(OpKind::Read, Some(Purpose::Recovery)) + issued(OpKind::SpareRead, Some(Purpose::Recovery));
         if reads != tagged_reads {
             return Err(SimError::Invariant {
                 ftl: self.ftl.name().to_string(),

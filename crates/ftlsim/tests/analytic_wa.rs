@@ -161,7 +161,7 @@ fn greedy_gc_matches_the_analytic_write_amplification() {
         // Within 5%, and not above the FIFO model: greedy is optimal for memoryless traffic
         // (Yang, Misra and Rubenstein 2015), so it may only beat the model (by less as pages per
         // block grow); 0.5% of slack covers sampling noise.
-        if gap < -0.05 || gap > 0.005 {
+        if !(-0.05..=0.005).contains(&gap) {
             failures.push(format!("op {op}: measured WA {:.3}, model {predicted:.3} ({:+.2}%)", m.wa, gap * 100.0));
         }
     }

@@ -173,7 +173,10 @@ impl Ftl for Toy {
             }
         }
         for ppn in l2p.iter_mut() {
-            if *ppn != UNMAPPED && ctx.flash.page_state(*ppn) != PageState::Valid && self.map.bug != Bug::RecoversOlderVersion {
+            if *ppn != UNMAPPED
+                && ctx.flash.page_state(*ppn) != PageState::Valid
+                && self.map.bug != Bug::RecoversOlderVersion
+            {
                 *ppn = UNMAPPED;
             }
         }
@@ -216,7 +219,15 @@ impl Ftl for Toy {
 /// 1 die x 2 planes x 16 blocks x 8 pages, 160 logical pages; full invariants every
 /// `invariants_every` requests (0 = never).
 fn config(invariants_every: u64) -> Config {
-    test_device("toy", 1, 2, 16, 8, &["device.logical_pages=160".into(), format!("check.invariants_every={invariants_every}")]).unwrap()
+    test_device(
+        "toy",
+        1,
+        2,
+        16,
+        8,
+        &["device.logical_pages=160".into(), format!("check.invariants_every={invariants_every}")],
+    )
+    .unwrap()
 }
 
 fn sim(bug: Bug, config: &Config) -> Simulation {
@@ -279,7 +290,8 @@ fn the_oracle_catches_a_page_gc_moved_without_remapping() {
     let mut i = 0;
     // Fill, then overwrite until the first request whose GC moved pages; no moved LPN is written
     // again (its write would fail invalidating the stale copy), so the reads below find them.
-    let moved = |sim: &Simulation| sim.ops().ops().iter().any(|op| op.kind == OpKind::Program && op.purpose == Purpose::Gc);
+    let moved =
+        |sim: &Simulation| sim.ops().ops().iter().any(|op| op.kind == OpKind::Program && op.purpose == Purpose::Gc);
     for lpn in 0..160 {
         sim.serve(page(i, IoKind::Write, lpn)).unwrap();
         i += 1;
@@ -296,8 +308,12 @@ fn the_oracle_catches_a_page_gc_moved_without_remapping() {
 fn the_oracle_catches_a_trim_that_keeps_the_mapping() {
     let mut sim = sim(Bug::TrimKeepsMapping, &config(0));
     sim.serve(page(0, IoKind::Write, 5)).unwrap();
-    let err = sim.serve(page(1, IoKind::Trim, 5)).and_then(|()| sim.serve(page(2, IoKind::Read, 5))).unwrap_err().to_string();
-    assert_mentions(&err, &["FTL toy", "LPN 5", "expected unmapped", "found PPN 0 (Invalid Data page of LPN 5 version 1)"]);
+    let err =
+        sim.serve(page(1, IoKind::Trim, 5)).and_then(|()| sim.serve(page(2, IoKind::Read, 5))).unwrap_err().to_string();
+    assert_mentions(
+        &err,
+        &["FTL toy", "LPN 5", "expected unmapped", "found PPN 0 (Invalid Data page of LPN 5 version 1)"],
+    );
 }
 
 #[test]
@@ -307,7 +323,10 @@ fn the_power_loss_check_catches_recovery_of_an_older_version() {
         sim.serve(page(i as u64, IoKind::Write, lpn)).unwrap();
     }
     let err = sim.power_loss().unwrap_err().to_string();
-    assert_mentions(&err, &["FTL toy (after power-loss recovery) at request 3, LPN 3", "holding version 2", "version 1"]);
+    assert_mentions(
+        &err,
+        &["FTL toy (after power-loss recovery) at request 3, LPN 3", "holding version 2", "version 1"],
+    );
 }
 
 #[test]

@@ -8,9 +8,12 @@ use ftlsim::ConfigBuilder;
 /// (mean queueing, mean access) in microseconds.
 fn times_us(depth: u32) -> (f64, f64) {
     let config = ConfigBuilder::new()
-        .set("device.geometry.blocks_per_plane=128").unwrap()
-        .set("device.geometry.pages_per_block=64").unwrap()
-        .set("device.timing.model=\"fifo-single\"").unwrap()
+        .set("device.geometry.blocks_per_plane=128")
+        .unwrap()
+        .set("device.geometry.pages_per_block=64")
+        .unwrap()
+        .set("device.timing.model=\"fifo-single\"")
+        .unwrap()
         .build()
         .unwrap();
     let capacity = config.device.logical_pages() as u64 * config.device.geometry.page_size as u64;

@@ -50,7 +50,12 @@ fn standard(ftl: &str) -> Result<Config, SimError> {
 /// Per-plane allocation, cost-benefit GC, parallel timing, contiguous block layout, 4 spare
 /// blocks more than the FTL needs.
 fn parallel(ftl: &str) -> Result<Config, SimError> {
-    let extra = ["device.allocation_unit=\"plane\"", "gc.policy=\"cost-benefit\"", "device.timing.model=\"parallel\"", "device.geometry.block_layout=\"contiguous\""];
+    let extra = [
+        "device.allocation_unit=\"plane\"",
+        "gc.policy=\"cost-benefit\"",
+        "device.timing.model=\"parallel\"",
+        "device.geometry.block_layout=\"contiguous\"",
+    ];
     least_spare_device(ftl, 2, 2, 16, 16, 4, &extra.map(String::from))
 }
 
@@ -199,7 +204,8 @@ fn run_workload(info: &FtlInfo, w: &Workload) -> Result<(), String> {
     }
     sim.precondition().map_err(|e| format!("preconditioning: {e}"))?;
     for (i, &r) in requests.iter().enumerate() {
-        sim.serve(r).map_err(|e| format!("request {i} ({:?} of {} pages at LPN {}): {}", r.kind, r.pages, r.first, hint(e)))?;
+        sim.serve(r)
+            .map_err(|e| format!("request {i} ({:?} of {} pages at LPN {}): {}", r.kind, r.pages, r.first, hint(e)))?;
     }
     read_back(&mut sim, logical).map_err(|e| format!("read-back after the workload: {e}"))?;
     sim.check_invariants().map_err(hint)?;
@@ -218,7 +224,10 @@ fn run_workload(info: &FtlInfo, w: &Workload) -> Result<(), String> {
     }
     // (A map of one translation page fits any cache that holds a whole page.)
     if info.translation_pages && TranslationStore::pages_needed(&config) > 1 && report.cache.miss_writeback == 0 {
-        return Err("no miss wrote a dirty entry back: TEST_DEVICE_OVERRIDES must make the mapping cache smaller than the map".into());
+        return Err(
+            "no miss wrote a dirty entry back: TEST_DEVICE_OVERRIDES must make the mapping cache smaller than the map"
+                .into(),
+        );
     }
     let recovery = report.recovery;
     if recovery.events != POWER_LOSSES + 1 || recovery.pages_read == 0 || !recovery.rp.is_some_and(|rp| rp > 0.0) {
@@ -242,7 +251,8 @@ fn run_static(ftl: &str) -> Result<(), String> {
     let config = standard(ftl).map_err(|e| e.to_string())?;
     let a = build_ftl(ftl, &config).map_err(|e| e.to_string())?;
     let sram = a.sram();
-    if sram.is_empty() || sram.iter().any(|s| s.structure.is_empty()) || sram.iter().map(|s| s.bytes).sum::<u64>() == 0 {
+    if sram.is_empty() || sram.iter().any(|s| s.structure.is_empty()) || sram.iter().map(|s| s.bytes).sum::<u64>() == 0
+    {
         return Err(format!("SRAM breakdown must name its structures and be non-zero: {sram:?}"));
     }
     if a.name() != ftl {
@@ -251,7 +261,8 @@ fn run_static(ftl: &str) -> Result<(), String> {
     if !a.params().is_object() {
         return Err(format!("params() must be a JSON object, found {}", a.params()));
     }
-    let bogus = test_device(ftl, 2, 2, 16, 16, &[format!("ftl.{ftl}.no_such_parameter=1")]).map_err(|e| e.to_string())?;
+    let bogus =
+        test_device(ftl, 2, 2, 16, 16, &[format!("ftl.{ftl}.no_such_parameter=1")]).map_err(|e| e.to_string())?;
     match build_ftl(ftl, &bogus) {
         Err(SimError::Config { field, .. }) if field.contains(&format!("ftl.{ftl}")) => Ok(()),
         Err(e) => Err(format!("an unknown ftl.{ftl} parameter gave an error not naming the table: {e}")),

@@ -58,12 +58,19 @@ fn striping_over_units_survives_uneven_live_data() {
     // Both at the least spare validation accepts: (free_blocks_low + 2) blocks per unit.
     for (sets, label) in [
         (&["device.geometry.channels=2", "device.geometry.planes_per_die=1", "device.logical_pages=208"][..], "2 dies"),
-        (&["device.geometry.planes_per_die=4", "device.allocation_unit=\"plane\"", "device.overprovisioning=0.1875"][..], "4 planes"),
+        (
+            &["device.geometry.planes_per_die=4", "device.allocation_unit=\"plane\"", "device.overprovisioning=0.1875"]
+                [..],
+            "4 planes",
+        ),
     ] {
         let mut b = ConfigBuilder::new()
-            .set("device.geometry.blocks_per_plane=16").unwrap()
-            .set("device.geometry.pages_per_block=8").unwrap()
-            .set("gc.free_blocks_low=1").unwrap();
+            .set("device.geometry.blocks_per_plane=16")
+            .unwrap()
+            .set("device.geometry.pages_per_block=8")
+            .unwrap()
+            .set("gc.free_blocks_low=1")
+            .unwrap();
         for s in sets {
             b = b.set(s).unwrap();
         }
@@ -74,7 +81,8 @@ fn striping_over_units_survives_uneven_live_data() {
         let mut x = 12345u64;
         for i in 0..(logical as u64 * 30) {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let req = PageRequest { arrival: i, kind: IoKind::Write, first: ((x >> 33) % logical as u64) as u32, pages: 1 };
+            let req =
+                PageRequest { arrival: i, kind: IoKind::Write, first: ((x >> 33) % logical as u64) as u32, pages: 1 };
             sim.serve(req).unwrap_or_else(|e| panic!("{label}, write {i}: {e}"));
         }
         sim.check_invariants().unwrap();

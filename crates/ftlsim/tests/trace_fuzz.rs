@@ -27,8 +27,15 @@ fn check_all_readers(bytes: &[u8]) {
         .map(|f| TraceOptions { format: Some(f), ..TraceOptions::default() })
         .collect();
     options.push(TraceOptions::default());
-    options.push(TraceOptions { generic: Some("delim=ws,time=1:s,op=2,offset=3:sector,size=4".parse().unwrap()), ..TraceOptions::default() });
-    options.push(TraceOptions { format: Some(Format::Spc), asu: workload::AsuLayout::Only(1), ..TraceOptions::default() });
+    options.push(TraceOptions {
+        generic: Some("delim=ws,time=1:s,op=2,offset=3:sector,size=4".parse().unwrap()),
+        ..TraceOptions::default()
+    });
+    options.push(TraceOptions {
+        format: Some(Format::Spc),
+        asu: workload::AsuLayout::Only(1),
+        ..TraceOptions::default()
+    });
     for o in options {
         match workload::open(&path, &o) {
             Err(e) => assert!(e.to_string().starts_with(&format!("{name}:")), "{:?}: {e}", o.format),
@@ -36,9 +43,15 @@ fn check_all_readers(bytes: &[u8]) {
                 for r in w.requests {
                     if let Err(e) = r {
                         let text = e.to_string();
-                        let rest = text.strip_prefix(&format!("{name}:")).unwrap_or_else(|| panic!("{:?}: unpositioned error {text}", o.format));
+                        let rest = text
+                            .strip_prefix(&format!("{name}:"))
+                            .unwrap_or_else(|| panic!("{:?}: unpositioned error {text}", o.format));
                         let line: String = rest.chars().take_while(char::is_ascii_digit).collect();
-                        assert!(!line.is_empty() && rest[line.len()..].starts_with(": "), "{:?}: no line number in {text}", o.format);
+                        assert!(
+                            !line.is_empty() && rest[line.len()..].starts_with(": "),
+                            "{:?}: no line number in {text}",
+                            o.format
+                        );
                     }
                 }
             }

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 
 use ftlsim::workload::generator::SynthSpec;
 use ftlsim::workload::write::TraceWriter;
-use ftlsim::workload::{self, detect_format, AsuLayout, BadLinePolicy, Format, IoKind, OutOfOrder, Request, TraceOptions};
+use ftlsim::workload::{
+    self, detect_format, AsuLayout, BadLinePolicy, Format, IoKind, OutOfOrder, Request, TraceOptions,
+};
 use ftlsim::ConfigBuilder;
 
 fn fixture(name: &str) -> PathBuf {
@@ -23,7 +25,13 @@ fn temp(name: &str, content: &str) -> PathBuf {
 }
 
 fn small_device() -> ftlsim::Config {
-    ConfigBuilder::new().set("device.geometry.blocks_per_plane=128").unwrap().set("device.geometry.pages_per_block=64").unwrap().build().unwrap()
+    ConfigBuilder::new()
+        .set("device.geometry.blocks_per_plane=128")
+        .unwrap()
+        .set("device.geometry.pages_per_block=64")
+        .unwrap()
+        .build()
+        .unwrap()
 }
 
 fn read_with(path: &Path, options: &TraceOptions) -> Vec<Request> {
@@ -80,11 +88,26 @@ fn mqsim_golden() {
 fn ssdsim_golden_with_sector_fingerprints() {
     let r = read(&fixture("fiu_homes.ssdsim_md5.head12.ascii"));
     assert_eq!(r.len(), 12);
-    assert_eq!((r[0].arrival_ns, r[0].kind, r[0].offset_bytes, r[0].len_bytes), (0, IoKind::Write, 82_332_786_688, 4096));
+    assert_eq!(
+        (r[0].arrival_ns, r[0].kind, r[0].offset_bytes, r[0].len_bytes),
+        (0, IoKind::Write, 82_332_786_688, 4096)
+    );
     let f = r[0].content.as_ref().expect("fingerprints");
     assert_eq!(f.unit_bytes(), 512);
     let zero = 0xbf61_9eac_0cdf_3f68;
-    assert_eq!(f.as_slice(), &[0x3f4f_c283_3a17_fd2a, 0xc046_a93c_984f_2f11, 0x38eb_5fb7_4b98_1157, 0x602f_8f1f_850c_a719, zero, zero, zero, zero]);
+    assert_eq!(
+        f.as_slice(),
+        &[
+            0x3f4f_c283_3a17_fd2a,
+            0xc046_a93c_984f_2f11,
+            0x38eb_5fb7_4b98_1157,
+            0x602f_8f1f_850c_a719,
+            zero,
+            zero,
+            zero,
+            zero
+        ]
+    );
     assert_eq!((r[1].arrival_ns, r[1].offset_bytes), (1851, 37_579_386_880));
 }
 
@@ -92,7 +115,10 @@ fn ssdsim_golden_with_sector_fingerprints() {
 fn fiu_golden_with_record_fingerprints() {
     let r = read(&fixture("fiu_mail_cheetah.head30.blkparse"));
     assert_eq!(r.len(), 30);
-    assert_eq!((r[0].arrival_ns, r[0].kind, r[0].offset_bytes, r[0].len_bytes), (0, IoKind::Write, 9_512_742_912, 4096));
+    assert_eq!(
+        (r[0].arrival_ns, r[0].kind, r[0].offset_bytes, r[0].len_bytes),
+        (0, IoKind::Write, 9_512_742_912, 4096)
+    );
     let f = r[0].content.as_ref().unwrap();
     assert_eq!((f.unit_bytes(), f.as_slice()), (4096, &[0xd6c7_5ba4_6e82_326f][..]));
     assert_eq!((r[1].arrival_ns, r[1].offset_bytes), (4_980_861, 260_360_536_064));
@@ -147,16 +173,31 @@ fn spc_asus_concatenated_or_selected() {
     ];
     assert_eq!(all, expected);
     let one = read_with(&path, &TraceOptions { asu: AsuLayout::Only(1), ..TraceOptions::default() });
-    assert_eq!(one, vec![Request::new(800_000, IoKind::Read, 4096, 512, 2), Request::new(2_500_000, IoKind::Write, 51_200, 2048, 5)]);
+    assert_eq!(
+        one,
+        vec![
+            Request::new(800_000, IoKind::Read, 4096, 512, 2),
+            Request::new(2_500_000, IoKind::Write, 51_200, 2048, 5)
+        ]
+    );
 }
 
 #[test]
 fn generic_reader_with_a_column_mapping() {
     let path = temp("generic.txt", "time op offset size\n1.5 W 8 2\n2 R 0 1\n");
-    let options = TraceOptions { generic: Some("delim=ws,skip=1,time=1:ms,op=2,offset=3:sector,size=4:KiB".parse().unwrap()), ..TraceOptions::default() };
-    assert_eq!(read_with(&path, &options), vec![Request::new(1_500_000, IoKind::Write, 4096, 2048, 2), Request::new(2_000_000, IoKind::Read, 0, 1024, 3)]);
+    let options = TraceOptions {
+        generic: Some("delim=ws,skip=1,time=1:ms,op=2,offset=3:sector,size=4:KiB".parse().unwrap()),
+        ..TraceOptions::default()
+    };
+    assert_eq!(
+        read_with(&path, &options),
+        vec![Request::new(1_500_000, IoKind::Write, 4096, 2048, 2), Request::new(2_000_000, IoKind::Read, 0, 1024, 3)]
+    );
     let path = temp("generic2.csv", "1,0,0,4096\n");
-    let options = TraceOptions { generic: Some("op=2,offset=3,size=4,read=1,write=0".parse().unwrap()), ..TraceOptions::default() };
+    let options = TraceOptions {
+        generic: Some("op=2,offset=3,size=4,read=1,write=0".parse().unwrap()),
+        ..TraceOptions::default()
+    };
     let err = workload::open(&path, &options).unwrap().requests.next().unwrap();
     assert_eq!(err.unwrap(), Request::new(0, IoKind::Write, 0, 4096, 1));
 }
@@ -164,20 +205,34 @@ fn generic_reader_with_a_column_mapping() {
 #[test]
 fn disksim_times_are_milliseconds_and_flags_bit_0_reads() {
     let path = temp("t.disksim", "0.125000 0 1024 8 1\n2.5 0 0 1 4\n");
-    assert_eq!(read(&path), vec![Request::new(125_000, IoKind::Read, 524_288, 4096, 1), Request::new(2_500_000, IoKind::Write, 0, 512, 2)]);
+    assert_eq!(
+        read(&path),
+        vec![Request::new(125_000, IoKind::Read, 524_288, 4096, 1), Request::new(2_500_000, IoKind::Write, 0, 512, 2)]
+    );
 }
 
 #[test]
 fn a_file_without_newlines_is_refused_without_reading_it_whole() {
     let path = temp("blob.bin", &"7".repeat(5 << 20));
-    let err = workload::open(&path, &TraceOptions { format: Some(Format::Mqsim), ..TraceOptions::default() }).unwrap().requests.next().unwrap().unwrap_err();
+    let err = workload::open(&path, &TraceOptions { format: Some(Format::Mqsim), ..TraceOptions::default() })
+        .unwrap()
+        .requests
+        .next()
+        .unwrap()
+        .unwrap_err();
     assert!(err.to_string().ends_with("blob.bin:1: line longer than 4 MiB: not a text trace"), "{err}");
 }
 
 #[test]
 fn a_header_line_is_passed_over() {
-    let path = temp("header.csv", "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n128166625932151588,hm,1,Read,0,512,3\n");
-    assert_eq!(read_with(&path, &TraceOptions { format: Some(Format::Msr), ..TraceOptions::default() }), vec![Request::new(0, IoKind::Read, 0, 512, 2)]);
+    let path = temp(
+        "header.csv",
+        "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n128166625932151588,hm,1,Read,0,512,3\n",
+    );
+    assert_eq!(
+        read_with(&path, &TraceOptions { format: Some(Format::Msr), ..TraceOptions::default() }),
+        vec![Request::new(0, IoKind::Read, 0, 512, 2)]
+    );
 }
 
 #[test]
@@ -204,11 +259,19 @@ fn bad_lines_name_file_line_and_field() {
     let ok = "128166625932151588,hm,1,Write,0,4096,1\n";
     let cases = [
         (Format::Msr, "1,hm,1,Write,0,-4096,1", "FILE:2: field 6 (size): expected a positive integer, found \"-4096\""),
-        (Format::Msr, "1,hm,1,Write,abc,4096,1", "FILE:2: field 5 (offset): expected a non-negative integer, found \"abc\""),
+        (
+            Format::Msr,
+            "1,hm,1,Write,abc,4096,1",
+            "FILE:2: field 5 (offset): expected a non-negative integer, found \"abc\"",
+        ),
         (Format::Msr, "1,hm,1,Write,0,0,1", "FILE:2: field 6 (size): expected a positive size, found \"0\""),
         (Format::Msr, "1,hm,1,Erase,0,4096,1", "FILE:2: field 4 (type): expected Read or Write, found \"Erase\""),
         (Format::Msr, "1,hm,1,Write", "FILE:2: field 5 (offset): expected a value, found end of line"),
-        (Format::Msr, "x1,hm,1,Write,0,1,1", "FILE:2: field 1 (timestamp): expected a non-negative integer, found \"x1\""),
+        (
+            Format::Msr,
+            "x1,hm,1,Write,0,1,1",
+            "FILE:2: field 1 (timestamp): expected a non-negative integer, found \"x1\"",
+        ),
     ];
     for (format, bad, want) in cases {
         assert_eq!(error(format, &format!("{ok}{bad}\n")), want);
@@ -219,11 +282,27 @@ fn bad_lines_name_file_line_and_field() {
         (Format::Spc, "0,1,512,w,-1", "FILE:1: field 5 (timestamp): expected a non-negative number, found \"-1\""),
         (Format::Mqsim, "0 0 8 8 2", "FILE:1: field 5 (type): expected 0 (write) or 1 (read), found \"2\""),
         (Format::Mqsim, "0 0 8 0 1", "FILE:1: field 4 (size): expected a positive size, found \"0\""),
-        (Format::Ssdsim, "0 0 8 1 0 zz", "FILE:1: field 6 (md5): expected 1 MD5s of 32 hex digits (32 characters), found \"zz\""),
+        (
+            Format::Ssdsim,
+            "0 0 8 1 0 zz",
+            "FILE:1: field 6 (md5): expected 1 MD5s of 32 hex digits (32 characters), found \"zz\"",
+        ),
         (Format::Disksim, "0.5 0 8 1", "FILE:1: field 5 (flags): expected a value, found end of line"),
-        (Format::Fiu, "1 2 p 8 8 X 6 0 d6c75ba46e82326fefa545b57a12e221", "FILE:1: field 6 (op): expected R or W, found \"X\""),
-        (Format::Fiu, "1 2 p 8 8 W 6 0 nothex", "FILE:1: field 9 (md5): expected an MD5 of 32 hex digits, found \"nothex\""),
-        (Format::Blkparse, "  8,16 0 1 0.5 1 D R abc + 8 [p]", "FILE:1: field 8 (sector): expected a non-negative integer, found \"abc\""),
+        (
+            Format::Fiu,
+            "1 2 p 8 8 X 6 0 d6c75ba46e82326fefa545b57a12e221",
+            "FILE:1: field 6 (op): expected R or W, found \"X\"",
+        ),
+        (
+            Format::Fiu,
+            "1 2 p 8 8 W 6 0 nothex",
+            "FILE:1: field 9 (md5): expected an MD5 of 32 hex digits, found \"nothex\"",
+        ),
+        (
+            Format::Blkparse,
+            "  8,16 0 1 0.5 1 D R abc + 8 [p]",
+            "FILE:1: field 8 (sector): expected a non-negative integer, found \"abc\"",
+        ),
     ];
     for (format, bad, want) in others {
         assert_eq!(error(format, &format!("{bad}\n")), want, "{format}");
@@ -248,20 +327,29 @@ fn skipped_lines_are_counted_and_reach_the_run_result() {
 fn timestamps_going_backwards_follow_the_policy() {
     let text = "0 0 0 1 0\n500 0 8 1 0\n300 0 16 1 0\n900 0 24 1 0\n";
     let path = temp("order.trace", text);
-    let with = |policy| TraceOptions { format: Some(Format::Mqsim), out_of_order: Some(policy), ..TraceOptions::default() };
-    let err = workload::open(&path, &with(OutOfOrder::Error)).unwrap().requests.find_map(|r| r.err()).unwrap().to_string();
+    let with =
+        |policy| TraceOptions { format: Some(Format::Mqsim), out_of_order: Some(policy), ..TraceOptions::default() };
+    let err =
+        workload::open(&path, &with(OutOfOrder::Error)).unwrap().requests.find_map(|r| r.err()).unwrap().to_string();
     assert!(err.ends_with("order.trace:3: timestamp goes backwards: 300 ns is earlier than the previous request's 500 ns (use --out-of-order sort or keep)"), "{err}");
     let arrivals = |policy| read_with(&path, &with(policy)).iter().map(|r| (r.arrival_ns, r.line)).collect::<Vec<_>>();
     assert_eq!(arrivals(OutOfOrder::Keep), vec![(0, 1), (500, 2), (500, 3), (900, 4)]);
     assert_eq!(arrivals(OutOfOrder::Sort { window: 2 }), vec![(0, 1), (300, 3), (500, 2), (900, 4)]);
     // A window too small to repair the order is an error, not a silent reorder.
     let late = temp("late.trace", "100 0 0 1 0\n200 0 0 1 0\n300 0 0 1 0\n50 0 0 1 0\n");
-    let err = workload::open(&late, &TraceOptions { format: Some(Format::Mqsim), out_of_order: Some(OutOfOrder::Sort { window: 1 }), ..TraceOptions::default() })
-        .unwrap()
-        .requests
-        .find_map(|r| r.err())
-        .unwrap()
-        .to_string();
+    let err = workload::open(
+        &late,
+        &TraceOptions {
+            format: Some(Format::Mqsim),
+            out_of_order: Some(OutOfOrder::Sort { window: 1 }),
+            ..TraceOptions::default()
+        },
+    )
+    .unwrap()
+    .requests
+    .find_map(|r| r.err())
+    .unwrap()
+    .to_string();
     assert!(err.contains("late.trace:4:") && err.contains("sort window of 1"), "{err}");
 }
 
@@ -270,7 +358,8 @@ fn offsets_past_the_device_are_refused_with_their_line() {
     let config = small_device();
     let capacity = config.device.logical_pages() as u64 * config.device.geometry.page_size as u64;
     let path = temp("far.csv", &format!("1,h,0,Write,0,4096,0\n2,h,0,Write,{capacity},4096,0\n"));
-    let err = ftlsim::run(&config, "pftl", workload::open(&path, &TraceOptions::default()).unwrap()).unwrap_err().to_string();
+    let err =
+        ftlsim::run(&config, "pftl", workload::open(&path, &TraceOptions::default()).unwrap()).unwrap_err().to_string();
     assert!(err.contains("far.csv:2:") && err.contains("beyond the exported capacity"), "{err}");
 }
 

@@ -26,14 +26,22 @@ fn window(write_fraction: f64, skewed: bool, warmup: u32, measured: u32) -> (WaM
     let config = ConfigBuilder::new()
         .preset("tpftl")
         .unwrap()
-        .set(&format!("device.logical_pages={LOGICAL}")).unwrap()
-        .set("device.geometry.blocks_per_plane=589").unwrap()
-        .set("gc.free_blocks_low=2").unwrap()
-        .set("ftl.dftl.cache_bytes=2048").unwrap()
-        .set("ftl.dftl.entry_bits=64").unwrap()
-        .set("ftl.dftl.replacement=\"lru\"").unwrap()
-        .set("ftl.dftl.batch_update=false").unwrap()
-        .set("ftl.dftl.gc_batch_update=false").unwrap()
+        .set(&format!("device.logical_pages={LOGICAL}"))
+        .unwrap()
+        .set("device.geometry.blocks_per_plane=589")
+        .unwrap()
+        .set("gc.free_blocks_low=2")
+        .unwrap()
+        .set("ftl.dftl.cache_bytes=2048")
+        .unwrap()
+        .set("ftl.dftl.entry_bits=64")
+        .unwrap()
+        .set("ftl.dftl.replacement=\"lru\"")
+        .unwrap()
+        .set("ftl.dftl.batch_update=false")
+        .unwrap()
+        .set("ftl.dftl.gc_batch_update=false")
+        .unwrap()
         .build()
         .unwrap();
     let mut sim = Simulation::new(&config, "dftl").unwrap();
@@ -43,7 +51,8 @@ fn window(write_fraction: f64, skewed: bool, warmup: u32, measured: u32) -> (WaM
     let mut serve = |sim: &mut Simulation, requests: u32| {
         for i in 0..requests {
             let kind = if rng.gen_bool(write_fraction) { IoKind::Write } else { IoKind::Read };
-            let lpn = if skewed && rng.gen_bool(0.8) { rng.gen_range(0..LOGICAL / 5) } else { rng.gen_range(0..LOGICAL) };
+            let lpn =
+                if skewed && rng.gen_bool(0.8) { rng.gen_range(0..LOGICAL / 5) } else { rng.gen_range(0..LOGICAL) };
             sim.serve(PageRequest { arrival: i as u64 * 1000, kind, first: lpn, pages: 1 }).unwrap();
         }
     };

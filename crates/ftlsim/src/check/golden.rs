@@ -39,8 +39,8 @@ pub fn check(path: &Path, actual: &str) -> Result<(), String> {
         }
         return std::fs::write(path, actual).map_err(|e| format!("{}: {e}", path.display()));
     }
-    let expected = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: {e} (record it with {BLESS_VAR}=1)", path.display()))?;
+    let expected =
+        std::fs::read_to_string(path).map_err(|e| format!("{}: {e} (record it with {BLESS_VAR}=1)", path.display()))?;
     if expected == actual {
         return Ok(());
     }

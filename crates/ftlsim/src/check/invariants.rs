@@ -48,7 +48,10 @@ fn check_data_mapping(ftl: &dyn Ftl, flash: &FlashArray, logical_pages: u32) -> 
             }
             let spare = flash.spare_unchecked(ppn);
             if spare.stream != Stream::Data || spare.logical != lpn {
-                return Err(format!("LPN {lpn} maps to PPN {ppn}, which holds {:?} page {}", spare.stream, spare.logical));
+                return Err(format!(
+                    "LPN {lpn} maps to PPN {ppn}, which holds {:?} page {}",
+                    spare.stream, spare.logical
+                ));
             }
             mapped_valid += 1;
         }
@@ -95,7 +98,11 @@ fn check_referenced_pages(ftl: &dyn Ftl, flash: &FlashArray) -> Check {
             return Err(format!("{what}: data pages are checked through lookup, not referenced_pages"));
         }
         if r.ppn >= g.total_pages() || flash.page_state(r.ppn) != PageState::Valid {
-            let state = if r.ppn >= g.total_pages() { "beyond the device".into() } else { format!("{:?}", flash.page_state(r.ppn)) };
+            let state = if r.ppn >= g.total_pages() {
+                "beyond the device".into()
+            } else {
+                format!("{:?}", flash.page_state(r.ppn))
+            };
             return Err(format!("{what}: the page is {state}, not valid"));
         }
         let spare = flash.spare_unchecked(r.ppn);

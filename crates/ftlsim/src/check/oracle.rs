@@ -46,7 +46,11 @@ impl Oracle {
     #[inline]
     pub fn version(&self, lpn: Lpn) -> u32 {
         let v = self.versions[lpn as usize];
-        if v & TRIMMED != 0 { 0 } else { v }
+        if v & TRIMMED != 0 {
+            0
+        } else {
+            v
+        }
     }
 
     pub fn logical_pages(&self) -> u32 {
@@ -59,7 +63,11 @@ impl Oracle {
     pub fn verify(&self, ftl: &str, request: u64, lpn: Lpn, found: Option<Ppn>, flash: &FlashArray) -> Result<()> {
         let expected = self.version(lpn);
         let fail = |found: String| {
-            let expected = if expected == 0 { "unmapped".to_string() } else { format!("a valid data page holding version {expected}") };
+            let expected = if expected == 0 {
+                "unmapped".to_string()
+            } else {
+                format!("a valid data page holding version {expected}")
+            };
             Err(SimError::Oracle { ftl: ftl.to_string(), request, lpn, expected, found })
         };
         match found {
@@ -74,7 +82,12 @@ impl Oracle {
                     return fail(format!("PPN {ppn}, a free page"));
                 }
                 let spare = flash.spare_unchecked(ppn);
-                if expected != 0 && state == PageState::Valid && spare.stream == Stream::Data && spare.logical == lpn && spare.version == expected {
+                if expected != 0
+                    && state == PageState::Valid
+                    && spare.stream == Stream::Data
+                    && spare.logical == lpn
+                    && spare.version == expected
+                {
                     return Ok(());
                 }
                 fail(format!(
@@ -103,7 +116,10 @@ mod tests {
         flash.program(1, Stream::Data, 3, v2).unwrap();
         flash.invalidate(0).unwrap();
         let err = o.verify("buggy", 9, 3, Some(0), &flash).unwrap_err().to_string();
-        assert!(err.contains("buggy") && err.contains("request 9") && err.contains("LPN 3") && err.contains("version 2"), "{err}");
+        assert!(
+            err.contains("buggy") && err.contains("request 9") && err.contains("LPN 3") && err.contains("version 2"),
+            "{err}"
+        );
         assert!(o.verify("x", 0, 3, None, &flash).is_err());
         o.trim(3);
         o.verify("x", 0, 3, None, &flash).unwrap();

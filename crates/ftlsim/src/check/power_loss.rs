@@ -32,7 +32,10 @@ impl PowerLossPlan {
         let number = |s: &str, what: &str| -> Result<u64> {
             match s.trim().parse::<u64>() {
                 Ok(n) if n > 0 => Ok(n),
-                _ => Err(SimError::config(FIELD, format!("{what} must be a positive integer, found \"{s}\" in \"{spec}\""))),
+                _ => Err(SimError::config(
+                    FIELD,
+                    format!("{what} must be a positive integer, found \"{s}\" in \"{spec}\""),
+                )),
             }
         };
         if spec.is_empty() || spec == "none" {
@@ -44,16 +47,21 @@ impl PowerLossPlan {
                 None => (number(rest, "the number of power losses")?, None),
             };
             if let Some(span) = span.filter(|&s| s < count) {
-                return Err(SimError::config(FIELD, format!("{count} distinct power losses do not fit in {span} requests")));
+                return Err(SimError::config(
+                    FIELD,
+                    format!("{count} distinct power losses do not fit in {span} requests"),
+                ));
             }
             return Ok(PowerLossPlan::Random { count, span });
         }
-        let points = spec.split(',').map(|p| number(p, "a request index")).collect::<Result<Vec<_>>>().map_err(|e| match e {
-            SimError::Config { field, message } => {
-                SimError::Config { field, message: format!("{message} (expected N, N,M,..., random:K or random:K:N)") }
-            }
-            other => other,
-        })?;
+        let points =
+            spec.split(',').map(|p| number(p, "a request index")).collect::<Result<Vec<_>>>().map_err(|e| match e {
+                SimError::Config { field, message } => SimError::Config {
+                    field,
+                    message: format!("{message} (expected N, N,M,..., random:K or random:K:N)"),
+                },
+                other => other,
+            })?;
         Ok(PowerLossPlan::At(points))
     }
 
@@ -71,7 +79,10 @@ impl PowerLossPlan {
                     ));
                 }
                 let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x9E37_79B9_7F4A_7C15);
-                rand::seq::index::sample(&mut rng, span as usize, *count as usize).into_iter().map(|i| i as u64 + 1).collect()
+                rand::seq::index::sample(&mut rng, span as usize, *count as usize)
+                    .into_iter()
+                    .map(|i| i as u64 + 1)
+                    .collect()
             }
         };
         points.sort_unstable();
@@ -96,7 +107,14 @@ mod tests {
 
     #[test]
     fn bad_specs_name_the_field_and_the_problem() {
-        for (spec, what) in [("0", "positive"), ("x", "\"x\""), ("5,,6", "request index"), ("random:", "number of power losses"), ("random:3:2", "do not fit"), ("random:1:0", "request range")] {
+        for (spec, what) in [
+            ("0", "positive"),
+            ("x", "\"x\""),
+            ("5,,6", "request index"),
+            ("random:", "number of power losses"),
+            ("random:3:2", "do not fit"),
+            ("random:1:0", "request range"),
+        ] {
             let err = PowerLossPlan::parse(spec).unwrap_err().to_string();
             assert!(err.contains(FIELD) && err.contains(what), "{spec}: {err}");
         }

@@ -71,11 +71,24 @@ fn with_overrides(ftl: &str, mut config: Config) -> Result<Config> {
 /// `pages_per_block` 512-byte pages (so a translation page maps 128 LPNs and even a tiny device
 /// has several), greedy GC at one free block per unit, no preconditioning, oracle on, full
 /// invariants every 32 requests, the FTL's [`TEST_DEVICE_OVERRIDES`]. `extra` is applied last.
-pub fn test_device(ftl: &str, dies: u32, planes: u32, blocks_per_plane: u32, pages_per_block: u32, extra: &[String]) -> Result<Config> {
+pub fn test_device(
+    ftl: &str,
+    dies: u32,
+    planes: u32,
+    blocks_per_plane: u32,
+    pages_per_block: u32,
+    extra: &[String],
+) -> Result<Config> {
     with_overrides(ftl, base_device(dies, planes, blocks_per_plane, pages_per_block, extra)?)
 }
 
-fn base_device(dies: u32, planes: u32, blocks_per_plane: u32, pages_per_block: u32, extra: &[String]) -> Result<Config> {
+fn base_device(
+    dies: u32,
+    planes: u32,
+    blocks_per_plane: u32,
+    pages_per_block: u32,
+    extra: &[String],
+) -> Result<Config> {
     let mut b = ConfigBuilder::new();
     for set in [
         format!("device.geometry.dies_per_chip={dies}"),
@@ -109,9 +122,11 @@ pub fn least_spare_device(
     extra: &[String],
 ) -> Result<Config> {
     // One logical page passes validation on any test device; the loop below sets the real count.
-    let extra: Vec<String> = std::iter::once("device.logical_pages=1".to_string()).chain(extra.iter().cloned()).collect();
+    let extra: Vec<String> =
+        std::iter::once("device.logical_pages=1".to_string()).chain(extra.iter().cloned()).collect();
     let mut config = base_device(dies, planes, blocks_per_plane, pages_per_block, &extra)?;
-    let info = REGISTRY.iter().find(|f| f.name == ftl).ok_or_else(|| SimError::config("ftl", format!("unknown FTL {ftl}")))?;
+    let info =
+        REGISTRY.iter().find(|f| f.name == ftl).ok_or_else(|| SimError::config("ftl", format!("unknown FTL {ftl}")))?;
     let blocks = config.device.geometry.total_blocks() as u64;
     // The translation pages an FTL needs shrink with the logical pages: shrink until it fits.
     let mut logical = config.device.geometry.total_pages();
@@ -187,7 +202,9 @@ impl FuzzCase {
         // A device too small for the FTL's reserve grows until the FTL fits.
         let mut config = loop {
             match least_spare_device(ftl, dies, planes, blocks_per_plane, pages_per_block, extra_spare, &extra) {
-                Err(SimError::Config { field, .. }) if field == "device.geometry.blocks_per_plane" => blocks_per_plane += 1,
+                Err(SimError::Config { field, .. }) if field == "device.geometry.blocks_per_plane" => {
+                    blocks_per_plane += 1
+                }
                 other => break other?,
             }
         };
@@ -240,7 +257,10 @@ impl FuzzCase {
 
 /// Cases the fuzzers skip: (FTL, which of its cases): open, reported bugs that would hide every
 /// other finding (docs/correctness.md lists them). Remove a line with its fix.
-pub const FUZZ_KNOWN_FAILURES: &[(&str, fn(&FuzzCase) -> bool)] = &[];
+pub const FUZZ_KNOWN_FAILURES: &[(&str, CaseFilter)] = &[];
+
+/// Selects the fuzz cases a [`FUZZ_KNOWN_FAILURES`] line applies to.
+pub type CaseFilter = fn(&FuzzCase) -> bool;
 
 /// Runs fuzz bytes through [`FuzzCase`]; `Err` is a finding. A configuration an FTL rejects with
 /// a field-named error is not one.
@@ -268,28 +288,114 @@ pub fn fuzz_requests(data: &[u8]) -> std::result::Result<(), String> {
 /// Configuration keys and values the TOML fuzzer combines: every field, some misspelt or unknown,
 /// with values of every TOML type, at and beyond the edges of their ranges.
 const KEYS: &[&str] = &[
-    "preset", "seed", "device.name", "device.overprovisioning", "device.logical_pages", "device.allocation_unit",
-    "device.geometry.channels", "device.geometry.chips_per_channel", "device.geometry.dies_per_chip",
-    "device.geometry.planes_per_die", "device.geometry.blocks_per_plane", "device.geometry.pages_per_block",
-    "device.geometry.page_size", "device.geometry.spare_size", "device.geometry.sector_size",
-    "device.geometry.block_layout", "device.latency.read_us", "device.latency.program_us", "device.latency.erase_us",
-    "device.latency.bus_ns_per_byte", "device.latency.transfer_includes_spare", "device.timing.model",
-    "device.timing.plane_register", "gc.policy", "gc.free_blocks_low", "host.address_policy", "host.scale_span_bytes",
-    "host.time_scale", "precondition.mode", "precondition.age_factor", "check.oracle", "check.invariants_every",
-    "check.power_loss_at", "device.geometry.plaens", "unknown", "device", "ftl.pftl.x", "ftl.nope", "gc",
+    "preset",
+    "seed",
+    "device.name",
+    "device.overprovisioning",
+    "device.logical_pages",
+    "device.allocation_unit",
+    "device.geometry.channels",
+    "device.geometry.chips_per_channel",
+    "device.geometry.dies_per_chip",
+    "device.geometry.planes_per_die",
+    "device.geometry.blocks_per_plane",
+    "device.geometry.pages_per_block",
+    "device.geometry.page_size",
+    "device.geometry.spare_size",
+    "device.geometry.sector_size",
+    "device.geometry.block_layout",
+    "device.latency.read_us",
+    "device.latency.program_us",
+    "device.latency.erase_us",
+    "device.latency.bus_ns_per_byte",
+    "device.latency.transfer_includes_spare",
+    "device.timing.model",
+    "device.timing.plane_register",
+    "gc.policy",
+    "gc.free_blocks_low",
+    "host.address_policy",
+    "host.scale_span_bytes",
+    "host.time_scale",
+    "precondition.mode",
+    "precondition.age_factor",
+    "check.oracle",
+    "check.invariants_every",
+    "check.power_loss_at",
+    "device.geometry.plaens",
+    "unknown",
+    "device",
+    "ftl.pftl.x",
+    "ftl.nope",
+    "gc",
 ];
 const VALUES: &[&str] = &[
-    "0", "1", "2", "3", "4", "8", "64", "-1", "255", "65535", "65536", "4294967295", "4294967296", "9223372036854775807",
-    "-9223372036854775808", "0.0", "0.25", "0.5", "0.999", "1.0", "1.5", "-0.5", "nan", "inf", "-inf", "1e300", "true",
-    "false", "\"\"", "\"die\"", "\"plane\"", "\"greedy\"", "\"cost-benefit\"", "\"fifo-single\"", "\"parallel\"",
-    "\"interleaved\"", "\"contiguous\"", "\"fold\"", "\"scale\"", "\"error\"", "\"none\"", "\"fill\"", "\"age\"",
-    "\"mlc8g\"", "\"cpm\"", "\"random:3\"", "\"random:0\"", "\"5,x\"", "\"1,2,3\"", "[]", "[1, 2]", "{}", "{ a = 1 }",
+    "0",
+    "1",
+    "2",
+    "3",
+    "4",
+    "8",
+    "64",
+    "-1",
+    "255",
+    "65535",
+    "65536",
+    "4294967295",
+    "4294967296",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "0.0",
+    "0.25",
+    "0.5",
+    "0.999",
+    "1.0",
+    "1.5",
+    "-0.5",
+    "nan",
+    "inf",
+    "-inf",
+    "1e300",
+    "true",
+    "false",
+    "\"\"",
+    "\"die\"",
+    "\"plane\"",
+    "\"greedy\"",
+    "\"cost-benefit\"",
+    "\"fifo-single\"",
+    "\"parallel\"",
+    "\"interleaved\"",
+    "\"contiguous\"",
+    "\"fold\"",
+    "\"scale\"",
+    "\"error\"",
+    "\"none\"",
+    "\"fill\"",
+    "\"age\"",
+    "\"mlc8g\"",
+    "\"cpm\"",
+    "\"random:3\"",
+    "\"random:0\"",
+    "\"5,x\"",
+    "\"1,2,3\"",
+    "[]",
+    "[1, 2]",
+    "{}",
+    "{ a = 1 }",
     "1979-05-27",
 ];
 
 /// Decodes bytes into a TOML document: each byte pair is one `key = value` line (a dotted key).
 pub fn config_text_from_bytes(data: &[u8]) -> String {
-    data.chunks(2).map(|c| format!("{} = {}\n", KEYS[c[0] as usize % KEYS.len()], VALUES[*c.get(1).unwrap_or(&0) as usize % VALUES.len()])).collect()
+    data.chunks(2)
+        .map(|c| {
+            format!(
+                "{} = {}\n",
+                KEYS[c[0] as usize % KEYS.len()],
+                VALUES[*c.get(1).unwrap_or(&0) as usize % VALUES.len()]
+            )
+        })
+        .collect()
 }
 
 /// The contract of configuration loading, for any text: it parses and validates, or fails with
@@ -312,7 +418,9 @@ pub fn fuzz_config_text(text: &str) -> std::result::Result<(), String> {
         match Simulation::new(&config, info.name) {
             Err(e) => field_named(e).map_err(|m| format!("FTL {}: {m}", info.name))?,
             // A few requests, so a valid configuration that breaks timing or GC at run time shows.
-            Ok(mut sim) => serve_a_few(&mut sim, config.device.logical_pages()).map_err(|e| format!("FTL {}: {e}", info.name))?,
+            Ok(mut sim) => {
+                serve_a_few(&mut sim, config.device.logical_pages()).map_err(|e| format!("FTL {}: {e}", info.name))?
+            }
         }
     }
     Ok(())
@@ -337,7 +445,10 @@ mod tests {
             let bytes: Vec<u8> = (0..200u32).map(|i| (i as u8).wrapping_mul(seed).wrapping_add(seed)).collect();
             let case = FuzzCase::decode(&bytes).unwrap();
             case.config.validate().unwrap();
-            assert!(case.requests.iter().all(|r| r.pages >= 1 && r.first + r.pages <= case.config.device.logical_pages()));
+            assert!(case
+                .requests
+                .iter()
+                .all(|r| r.pages >= 1 && r.first + r.pages <= case.config.device.logical_pages()));
         }
         assert!(FuzzCase::decode(&[]).unwrap().requests.is_empty());
     }

@@ -341,7 +341,10 @@ impl Config {
         // Bounded so that simulated time (u64 nanoseconds) cannot overflow on any realistic run.
         for (field, v) in finite_positive {
             if !(0.0..=MAX_OP_US).contains(&v) {
-                return Err(SimError::config(field, format!("must be a number of microseconds in [0, {MAX_OP_US:?}], found {v:?}")));
+                return Err(SimError::config(
+                    field,
+                    format!("must be a number of microseconds in [0, {MAX_OP_US:?}], found {v:?}"),
+                ));
             }
         }
         if !(0.0..=MAX_BUS_NS_PER_BYTE).contains(&d.latency.bus_ns_per_byte) {
@@ -371,11 +374,18 @@ impl Config {
         if !(MIN_TIME_SCALE..=1.0 / MIN_TIME_SCALE).contains(&self.host.time_scale) {
             return Err(SimError::config(
                 "host.time_scale",
-                format!("must be in [{MIN_TIME_SCALE:?}, {:?}], found {:?}", 1.0 / MIN_TIME_SCALE, self.host.time_scale),
+                format!(
+                    "must be in [{MIN_TIME_SCALE:?}, {:?}], found {:?}",
+                    1.0 / MIN_TIME_SCALE,
+                    self.host.time_scale
+                ),
             ));
         }
         if self.host.address_policy == AddressPolicy::Scale && self.host.scale_span_bytes.unwrap_or(0) == 0 {
-            return Err(SimError::config("host.scale_span_bytes", "the `scale` address policy needs the trace's span in bytes"));
+            return Err(SimError::config(
+                "host.scale_span_bytes",
+                "the `scale` address policy needs the trace's span in bytes",
+            ));
         }
         if !(self.precondition.age_factor.is_finite() && self.precondition.age_factor >= 0.0) {
             return Err(SimError::config("precondition.age_factor", "must be a non-negative number"));
@@ -433,9 +443,8 @@ impl ConfigBuilder {
 
     /// Adds `dotted.key=value`; the value is read as TOML when it parses, otherwise as a string.
     pub fn set(mut self, assignment: &str) -> Result<Self> {
-        let (key, raw) = assignment
-            .split_once('=')
-            .ok_or_else(|| SimError::config(assignment, "expected key=value"))?;
+        let (key, raw) =
+            assignment.split_once('=').ok_or_else(|| SimError::config(assignment, "expected key=value"))?;
         let key = key.trim();
         if key.is_empty() || key.split('.').any(str::is_empty) {
             return Err(SimError::config(assignment, "empty key"));
@@ -574,10 +583,14 @@ mod tests {
     #[test]
     fn tpftl_msr_capacity_by_set_equals_the_variant() {
         let c = ConfigBuilder::new()
-            .preset("tpftl").unwrap()
-            .set("device.logical_pages=4194304").unwrap()
-            .set("device.geometry.blocks_per_plane=75367").unwrap()
-            .set("gc.free_blocks_low=376").unwrap()
+            .preset("tpftl")
+            .unwrap()
+            .set("device.logical_pages=4194304")
+            .unwrap()
+            .set("device.geometry.blocks_per_plane=75367")
+            .unwrap()
+            .set("gc.free_blocks_low=376")
+            .unwrap()
             .build()
             .unwrap();
         let msr = Config::preset("tpftl-msr").unwrap();

@@ -188,7 +188,11 @@ impl FlashArray {
         self.check_ppn("read", ppn)?;
         let meta = &self.blocks[self.geometry.block_of(ppn) as usize];
         if self.geometry.page_offset(ppn) >= meta.write_ptr {
-            return Err(SimError::FlashRule { op: "read", ppn, rule: "page is free (never programmed since erase)".into() });
+            return Err(SimError::FlashRule {
+                op: "read",
+                ppn,
+                rule: "page is free (never programmed since erase)".into(),
+            });
         }
         Ok(self.spare_unchecked(ppn))
     }

@@ -61,7 +61,7 @@ impl Geometry {
                 return Err(SimError::config(field, "must be greater than zero"));
             }
         }
-        if self.page_size % self.sector_size != 0 {
+        if !self.page_size.is_multiple_of(self.sector_size) {
             return Err(SimError::config(
                 "device.geometry.page_size",
                 format!("{} is not a multiple of the sector size {}", self.page_size, self.sector_size),
@@ -91,9 +91,16 @@ impl Geometry {
     }
     /// Saturates instead of overflowing, so `validate` can reject any absurd geometry.
     fn total_pages_u64(&self) -> u64 {
-        [self.channels, self.chips_per_channel, self.dies_per_chip, self.planes_per_die, self.blocks_per_plane, self.pages_per_block]
-            .iter()
-            .fold(1u64, |total, &n| total.saturating_mul(n as u64))
+        [
+            self.channels,
+            self.chips_per_channel,
+            self.dies_per_chip,
+            self.planes_per_die,
+            self.blocks_per_plane,
+            self.pages_per_block,
+        ]
+        .iter()
+        .fold(1u64, |total, &n| total.saturating_mul(n as u64))
     }
     pub fn total_pages(&self) -> u32 {
         self.total_pages_u64() as u32

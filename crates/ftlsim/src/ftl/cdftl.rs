@@ -23,7 +23,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::cache::{DirtyEntries, EntryCache, ListSet, Policy};
-use super::common::demand::{entries_in, miss_class, params_json, prefetch_relocation, sram_of, DemandFtl, DemandScheme};
+use super::common::demand::{
+    entries_in, miss_class, params_json, prefetch_relocation, sram_of, DemandFtl, DemandScheme,
+};
 use super::common::translation::{write_back, TranslationOwner, TranslationStore};
 use super::common::{BlockManager, Relocate};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
@@ -151,7 +153,10 @@ impl Cdftl {
         let page_size = config.device.geometry.page_size;
         let pages = params.ctp_bytes / page_size as u64;
         if pages == 0 {
-            return Err(SimError::config("ftl.cdftl.ctp_bytes", format!("{} bytes hold no {page_size}-byte translation page", params.ctp_bytes)));
+            return Err(SimError::config(
+                "ftl.cdftl.ctp_bytes",
+                format!("{} bytes hold no {page_size}-byte translation page", params.ctp_bytes),
+            ));
         }
         let store = TranslationStore::new(config)?;
         let (logical, per_tp, tps) = (store.logical_pages(), store.entries_per_tp(), store.tp_count());
@@ -227,7 +232,8 @@ impl Cdftl {
                     }
                 }
                 None => {
-                    let oldest = self.cmt.policy().oldest_parked().expect("a full CMT without candidates has parked entries");
+                    let oldest =
+                        self.cmt.policy().oldest_parked().expect("a full CMT without candidates has parked entries");
                     let tp = self.tp_of(self.cmt.lpn(oldest));
                     let more = self.load_tp(tp, blocks, ctx)?;
                     cost.fetched |= more.fetched;
@@ -266,7 +272,14 @@ impl Relocate for Cdftl {
         prefetch_relocation(self, spare);
     }
 
-    fn relocated(&mut self, blocks: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {
+    fn relocated(
+        &mut self,
+        blocks: &mut BlockManager,
+        spare: Spare,
+        old: Ppn,
+        new: Ppn,
+        ctx: &mut FtlCtx,
+    ) -> Result<()> {
         let Some(lpn) = self.store.relocated(spare, old, new)? else { return Ok(()) };
         let tp = self.tp_of(lpn);
         if let Some(slot) = self.cmt.get(lpn) {
@@ -368,7 +381,9 @@ impl DemandScheme for Cdftl {
     }
 
     fn flush(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
-        while let Some(tp) = (0..self.store.tp_count()).find(|&tp| self.ctp.is_dirty(tp) || self.cmt.dirty_count(tp) > 0) {
+        while let Some(tp) =
+            (0..self.store.tp_count()).find(|&tp| self.ctp.is_dirty(tp) || self.cmt.dirty_count(tp) > 0)
+        {
             let whole_in_sram = self.ctp.contains(tp);
             write_back(self, blocks, tp, !whole_in_sram, ctx)?;
         }
@@ -424,7 +439,8 @@ impl DemandScheme for Cdftl {
     }
 
     fn cache_sram_in_use(&self) -> u64 {
-        (self.cmt.len() as u64 * self.params.entry_bits as u64).div_ceil(8) + self.ctp.len() as u64 * self.page_size as u64
+        (self.cmt.len() as u64 * self.params.entry_bits as u64).div_ceil(8)
+            + self.ctp.len() as u64 * self.page_size as u64
     }
 
     /// A PPN plus a pointer to one of the CTP's slots (or none) and a flag: 35 bits with 2 slots,
@@ -457,7 +473,13 @@ mod tests {
         assert_eq!(sram[0].bytes, 2112); // CMT 2.06 KB, 256 entries
         assert_eq!(sram[1].bytes, 16 * 1024); // CTP 16 KB, 2 pages
         assert_eq!(sram[2].bytes, 2240); // GTD 2.19 KB
-        let c = crate::ConfigBuilder::new().set("ftl.cdftl.cmt_bytes=33792").unwrap().set("ftl.cdftl.ctp_bytes=65536").unwrap().build().unwrap();
+        let c = crate::ConfigBuilder::new()
+            .set("ftl.cdftl.cmt_bytes=33792")
+            .unwrap()
+            .set("ftl.cdftl.ctp_bytes=65536")
+            .unwrap()
+            .build()
+            .unwrap();
         let sram = Cdftl::build(&c).unwrap().sram();
         assert!(sram[0].structure.contains("4096 entries"));
         assert_eq!(sram[2].bytes, 2368); // GTD 2.31 KB with 8 CTP slots
@@ -495,7 +517,7 @@ mod tests {
         sim.precondition().unwrap();
         sim.serve(page(Write, 0)).unwrap(); // LPN 0 dirty, TP 0 in CTP
         sim.serve(page(Read, 8)).unwrap(); // TP 1 replaces TP 0 (clean: no write); LPN 0 stays dirty in CMT
-        // LPN 16: the CMT is full; LPN 0 is dirty with TP 0 outside the CTP: LPN 8 (clean) goes.
+                                           // LPN 16: the CMT is full; LPN 0 is dirty with TP 0 outside the CTP: LPN 8 (clean) goes.
         sim.serve(page(Read, 16)).unwrap();
         assert_eq!(sim.ops().count(OpKind::Program, Purpose::Translation), 0);
         assert!(sim.ftl().lookup(0, sim.flash()).is_some());

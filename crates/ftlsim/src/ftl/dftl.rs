@@ -15,7 +15,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::cache::{AnyPolicy, EntryCache, ReplacementKind};
-use super::common::demand::{entries_in, miss_class, params_json, prefetch_relocation, sram_of, DemandFtl, DemandScheme};
+use super::common::demand::{
+    entries_in, miss_class, params_json, prefetch_relocation, sram_of, DemandFtl, DemandScheme,
+};
 use super::common::translation::{write_back, TranslationOwner, TranslationStore};
 use super::common::{BlockManager, Relocate};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
@@ -149,7 +151,14 @@ impl Relocate for Dftl {
         prefetch_relocation(self, spare);
     }
 
-    fn relocated(&mut self, blocks: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {
+    fn relocated(
+        &mut self,
+        blocks: &mut BlockManager,
+        spare: Spare,
+        old: Ppn,
+        new: Ppn,
+        ctx: &mut FtlCtx,
+    ) -> Result<()> {
         let Some(lpn) = self.store.relocated(spare, old, new)? else { return Ok(()) };
         if let Some(slot) = self.cmt.get(lpn) {
             self.cmt.update(slot, new);
@@ -276,7 +285,10 @@ impl DemandScheme for Dftl {
     fn check(&self, _: &FlashArray) -> std::result::Result<(), String> {
         self.cmt.check()?;
         if !self.inflight.is_empty() || !self.gc_pending.is_empty() {
-            return Err(format!("{} mapping changes wait for a slot or a GC batch between requests", self.inflight.len() + self.gc_pending.len()));
+            return Err(format!(
+                "{} mapping changes wait for a slot or a GC batch between requests",
+                self.inflight.len() + self.gc_pending.len()
+            ));
         }
         for slot in self.cmt.slots() {
             let lpn = self.cmt.lpn(slot);

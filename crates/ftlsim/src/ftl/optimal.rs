@@ -107,9 +107,13 @@ mod tests {
     /// mixed part alone.
     fn run(ftl: &str, sets: &[&str]) -> (Report, f64) {
         let mut b = ConfigBuilder::new();
-        for set in ["device.geometry.blocks_per_plane=1024", "device.geometry.pages_per_block=16", "device.overprovisioning=0.25"]
-            .iter()
-            .chain(sets)
+        for set in [
+            "device.geometry.blocks_per_plane=1024",
+            "device.geometry.pages_per_block=16",
+            "device.overprovisioning=0.25",
+        ]
+        .iter()
+        .chain(sets)
         {
             b = b.set(set).unwrap();
         }
@@ -120,15 +124,33 @@ mod tests {
         let mut now = 0;
         for first in (0..logical).step_by(8) {
             now += 5_000_000;
-            sim.serve(PageRequest { arrival: now, kind: crate::workload::IoKind::Read, first, pages: 8.min(logical - first) }).unwrap();
+            sim.serve(PageRequest {
+                arrival: now,
+                kind: crate::workload::IoKind::Read,
+                first,
+                pages: 8.min(logical - first),
+            })
+            .unwrap();
         }
         let warm = sim.result("warm-up", serde_json::Value::Null, 1.0).report;
-        let spec = MixedSpec { requests: 40_000, read_fraction: 0.5, sequential_fraction: 0.1, mean_interarrival_us: 50_000.0, ..MixedSpec::default() };
+        let spec = MixedSpec {
+            requests: 40_000,
+            read_fraction: 0.5,
+            sequential_fraction: 0.1,
+            mean_interarrival_us: 50_000.0,
+            ..MixedSpec::default()
+        };
         let page = config.device.geometry.page_size as u64;
         for r in spec.workload(logical, page as u32).unwrap().requests {
             let r = r.unwrap();
             let first = (r.offset_bytes / page) as u32;
-            sim.serve(PageRequest { arrival: now + r.arrival_ns, kind: r.kind, first, pages: (r.len_bytes / page) as u32 }).unwrap();
+            sim.serve(PageRequest {
+                arrival: now + r.arrival_ns,
+                kind: r.kind,
+                first,
+                pages: (r.len_bytes / page) as u32,
+            })
+            .unwrap();
         }
         let all = sim.result("mixed", serde_json::Value::Null, 1.0).report;
         let sum = |r: &Report| r.response.mean_us * r.host.requests as f64;

@@ -7,8 +7,8 @@ use super::common::{BlockManager, Relocate};
 use super::{ftl_params, Ftl, FtlCtx, Prefetch, SramBreakdown, SramItem};
 use crate::config::Config;
 use crate::error::Result;
-use crate::mem::filled_vec;
 use crate::flash::{FlashArray, Lpn, PageState, Ppn, Purpose, Spare, Stream};
+use crate::mem::filled_vec;
 
 const UNMAPPED: Ppn = Ppn::MAX;
 
@@ -174,10 +174,14 @@ mod tests {
     /// 1 die, 2 planes, 2 x 4 blocks of 4 pages, no preconditioning.
     fn tiny() -> Config {
         ConfigBuilder::new()
-            .set("device.geometry.blocks_per_plane=4").unwrap()
-            .set("device.geometry.pages_per_block=4").unwrap()
-            .set("device.overprovisioning=0.5").unwrap()
-            .set("gc.free_blocks_low=1").unwrap()
+            .set("device.geometry.blocks_per_plane=4")
+            .unwrap()
+            .set("device.geometry.pages_per_block=4")
+            .unwrap()
+            .set("device.overprovisioning=0.5")
+            .unwrap()
+            .set("gc.free_blocks_low=1")
+            .unwrap()
             .build()
             .unwrap()
     }

@@ -28,13 +28,48 @@ impl FtlInfo {
 }
 
 pub const REGISTRY: &[FtlInfo] = &[
-    FtlInfo { name: "pftl", description: "page-level FTL, whole map in SRAM (the baseline)", build: PageFtl::build, translation_pages: false },
-    FtlInfo { name: "dftl", description: "DFTL: demand-based, segmented-LRU entry cache, batch write-back", build: super::dftl::Dftl::build, translation_pages: true },
-    FtlInfo { name: "cdftl", description: "CDFTL: entry cache (CMT) over a whole-translation-page cache (CTP)", build: super::cdftl::Cdftl::build, translation_pages: true },
-    FtlInfo { name: "tpftl", description: "TPFTL: two-level LRU of TP nodes and entries, prefetching, batch and clean-first replacement", build: super::tpftl::Tpftl::build, translation_pages: true },
-    FtlInfo { name: "scftl", description: "SCFTL: small entries with a consecutive field, spatial fetch, D-NRU replacement", build: super::scftl::Scftl::build, translation_pages: true },
-    FtlInfo { name: "sftl", description: "S-FTL: whole translation pages cached compressed by PPN runs, dirty buffer", build: super::sftl::Sftl::build, translation_pages: true },
-    FtlInfo { name: "optimal", description: "optimal FTL (paper 002): whole map cached, no translation traffic", build: super::optimal::OptimalFtl::build, translation_pages: false },
+    FtlInfo {
+        name: "pftl",
+        description: "page-level FTL, whole map in SRAM (the baseline)",
+        build: PageFtl::build,
+        translation_pages: false,
+    },
+    FtlInfo {
+        name: "dftl",
+        description: "DFTL: demand-based, segmented-LRU entry cache, batch write-back",
+        build: super::dftl::Dftl::build,
+        translation_pages: true,
+    },
+    FtlInfo {
+        name: "cdftl",
+        description: "CDFTL: entry cache (CMT) over a whole-translation-page cache (CTP)",
+        build: super::cdftl::Cdftl::build,
+        translation_pages: true,
+    },
+    FtlInfo {
+        name: "tpftl",
+        description: "TPFTL: two-level LRU of TP nodes and entries, prefetching, batch and clean-first replacement",
+        build: super::tpftl::Tpftl::build,
+        translation_pages: true,
+    },
+    FtlInfo {
+        name: "scftl",
+        description: "SCFTL: small entries with a consecutive field, spatial fetch, D-NRU replacement",
+        build: super::scftl::Scftl::build,
+        translation_pages: true,
+    },
+    FtlInfo {
+        name: "sftl",
+        description: "S-FTL: whole translation pages cached compressed by PPN runs, dirty buffer",
+        build: super::sftl::Sftl::build,
+        translation_pages: true,
+    },
+    FtlInfo {
+        name: "optimal",
+        description: "optimal FTL (paper 002): whole map cached, no translation traffic",
+        build: super::optimal::OptimalFtl::build,
+        translation_pages: false,
+    },
 ];
 
 pub fn ftl_names() -> impl Iterator<Item = &'static str> {
@@ -43,7 +78,10 @@ pub fn ftl_names() -> impl Iterator<Item = &'static str> {
 
 pub fn build_ftl(name: &str, config: &Config) -> Result<Box<dyn Ftl>> {
     let info = REGISTRY.iter().find(|f| f.name == name).ok_or_else(|| {
-        SimError::config("ftl", format!("unknown FTL \"{name}\"; known FTLs: {}", ftl_names().collect::<Vec<_>>().join(", ")))
+        SimError::config(
+            "ftl",
+            format!("unknown FTL \"{name}\"; known FTLs: {}", ftl_names().collect::<Vec<_>>().join(", ")),
+        )
     })?;
     (info.build)(config)
 }

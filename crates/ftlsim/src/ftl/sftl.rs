@@ -151,9 +151,8 @@ impl Sftl {
         let lpns = self.store.lpns(tp);
         let left = (lpn > lpns.start).then(|| self.value(lpn - 1));
         let right = (lpn + 1 < lpns.end).then(|| self.value(lpn + 1));
-        let breaks = |v: Ppn| {
-            left.is_some_and(|l| !continues(l, v)) as u32 + right.is_some_and(|r| !continues(v, r)) as u32
-        };
+        let breaks =
+            |v: Ppn| left.is_some_and(|l| !continues(l, v)) as u32 + right.is_some_and(|r| !continues(v, r)) as u32;
         let before = breaks(self.value(lpn));
         let cost = self.cost(tp);
         let fresh = self.changes.set(lpn, ppn);
@@ -255,7 +254,11 @@ impl Sftl {
 /// Whether `b` continues the run `a` ends (consecutive PPNs, or both unmapped).
 #[inline]
 fn continues(a: Ppn, b: Ppn) -> bool {
-    if a == UNMAPPED || b == UNMAPPED { a == b } else { a.wrapping_add(1) == b }
+    if a == UNMAPPED || b == UNMAPPED {
+        a == b
+    } else {
+        a.wrapping_add(1) == b
+    }
 }
 
 impl Relocate for Sftl {
@@ -367,11 +370,18 @@ impl DemandScheme for Sftl {
         for tp in 0..self.store.tp_count() {
             let runs = self.runs_of(tp);
             if runs != self.runs[tp as usize] {
-                return Err(format!("translation page {tp} has {runs} runs but {} are counted", self.runs[tp as usize]));
+                return Err(format!(
+                    "translation page {tp} has {runs} runs but {} are counted",
+                    self.runs[tp as usize]
+                ));
             }
             let in_buffer = self.buffer_bucket(tp).is_some();
             if in_buffer && self.buffer_bucket(tp) != Some(self.changes.count(tp)) {
-                return Err(format!("buffered translation page {tp} is filed under {:?} changes, has {}", self.buffer_bucket(tp), self.changes.count(tp)));
+                return Err(format!(
+                    "buffered translation page {tp} is filed under {:?} changes, has {}",
+                    self.buffer_bucket(tp),
+                    self.changes.count(tp)
+                ));
             }
             if self.cached(tp) {
                 used += self.cost(tp);
@@ -389,10 +399,16 @@ impl DemandScheme for Sftl {
             }
         }
         if used != self.used || buffered != self.buffered {
-            return Err(format!("cache use {} and buffer {} are counted as {} and {}", used, buffered, self.used, self.buffered));
+            return Err(format!(
+                "cache use {} and buffer {} are counted as {} and {}",
+                used, buffered, self.used, self.buffered
+            ));
         }
         if self.used > self.capacity || self.buffered > self.buffer_capacity {
-            return Err(format!("cache use {} of {} bytes, buffer {} of {} entries", self.used, self.capacity, self.buffered, self.buffer_capacity));
+            return Err(format!(
+                "cache use {} of {} bytes, buffer {} of {} entries",
+                self.used, self.capacity, self.buffered, self.buffer_capacity
+            ));
         }
         Ok(())
     }
@@ -452,7 +468,11 @@ mod tests {
     #[test]
     fn a_sparse_dirty_page_waits_in_the_buffer_and_a_dense_one_is_written_whole() {
         // Cache for pages: 48 bytes (two fragmented TPs do not fit); buffer: 2 entries.
-        let c = tiny_config(&["ftl.sftl.cache_bytes=64", "ftl.sftl.dirty_buffer_fraction=0.25", "ftl.sftl.sparse_threshold=1"]);
+        let c = tiny_config(&[
+            "ftl.sftl.cache_bytes=64",
+            "ftl.sftl.dirty_buffer_fraction=0.25",
+            "ftl.sftl.sparse_threshold=1",
+        ]);
         let mut sim = crate::Simulation::new(&c, "sftl").unwrap();
         sim.precondition().unwrap();
         sim.serve(page(Write, 3)).unwrap(); // TP 0: 1 change, 3 runs (20 B)
@@ -473,7 +493,10 @@ mod tests {
 
     #[test]
     fn runs_under_the_oracle_with_constant_gc_evictions_and_power_losses() {
-        for args in [&["ftl.sftl.cache_bytes=160"][..], &["ftl.sftl.cache_bytes=96", "ftl.sftl.dirty_buffer_fraction=0.25", "ftl.sftl.sparse_threshold=2"]] {
+        for args in [
+            &["ftl.sftl.cache_bytes=160"][..],
+            &["ftl.sftl.cache_bytes=96", "ftl.sftl.dirty_buffer_fraction=0.25", "ftl.sftl.sparse_threshold=2"],
+        ] {
             let report = run_checked("sftl", args);
             assert!(report.cache.dirty_eviction_probability.is_some() && report.gc_victims > 0, "{args:?}");
             assert!(report.cache.gc_hit_ratio.is_some(), "{args:?}");

@@ -116,7 +116,10 @@ impl TpftlResolved {
                 seen.len() == variant.len()
             });
         if !valid {
-            return Err(SimError::config(field("variant"), format!("\"{variant}\" is not \"-\" or a set of the letters r, s, b, c")));
+            return Err(SimError::config(
+                field("variant"),
+                format!("\"{variant}\" is not \"-\" or a set of the letters r, s, b, c"),
+            ));
         }
         let flag = |letter: char, explicit: Option<bool>| explicit.unwrap_or(variant.contains(letter));
         let (r, s, b, c) = (
@@ -136,7 +139,10 @@ impl TpftlResolved {
         if cache_bytes < (p.entry_bytes + p.node_bytes) as u64 {
             return Err(SimError::config(
                 field("cache_bytes"),
-                format!("{cache_bytes} bytes cannot hold one TP node ({} B) with one entry ({} B)", p.node_bytes, p.entry_bytes),
+                format!(
+                    "{cache_bytes} bytes cannot hold one TP node ({} B) with one entry ({} B)",
+                    p.node_bytes, p.entry_bytes
+                ),
             ));
         }
         at_most_the_map(cache_bytes / p.entry_bytes as u64, config, &field("cache_bytes"))?;
@@ -247,7 +253,8 @@ impl Tpftl {
             k = (end - 1 - lpn as u64).min(room as u64) as u32;
         }
         if self.params.selective_prefetch && self.selective.active {
-            let predecessors = (1..=room.min(lpn - tp_lpns.start)).take_while(|&d| self.cache.get(lpn - d).is_some()).count();
+            let predecessors =
+                (1..=room.min(lpn - tp_lpns.start)).take_while(|&d| self.cache.get(lpn - d).is_some()).count();
             k = k.max(predecessors as u32);
         }
         k
@@ -283,7 +290,14 @@ impl Tpftl {
     /// Evicts until `entries` entries of `tp` fit: from `victim`, then (only if that is not
     /// enough, which rule 2 rules out) from the coldest other nodes, and from `tp` itself when no
     /// other node is left. Returns whether a translation page was written.
-    fn make_room(&mut self, tp: u32, entries: u64, mut victim: Option<u32>, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
+    fn make_room(
+        &mut self,
+        tp: u32,
+        entries: u64,
+        mut victim: Option<u32>,
+        blocks: &mut BlockManager,
+        ctx: &mut FtlCtx,
+    ) -> Result<bool> {
         let mut wrote = false;
         loop {
             let node = if self.cache.node_len(tp) == 0 { self.cache.node_bytes() } else { 0 };
@@ -302,7 +316,14 @@ impl Tpftl {
     /// Evicts entries of node `v` in replacement order until `entries` entries of `tp` fit or `v`
     /// is empty; dirty victims go to flash in one TP update (with `b`, together with every other
     /// dirty entry of `v`, at the first dirty victim).
-    fn evict_from(&mut self, v: u32, tp: u32, entries: u64, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
+    fn evict_from(
+        &mut self,
+        v: u32,
+        tp: u32,
+        entries: u64,
+        blocks: &mut BlockManager,
+        ctx: &mut FtlCtx,
+    ) -> Result<bool> {
         let mut staged = false;
         let mut wrote = false;
         loop {
@@ -435,10 +456,9 @@ impl DemandScheme for Tpftl {
     #[inline]
     fn remap(&mut self, lpn: Lpn, ppn: Ppn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
         // Nothing evicts between a translation and its remap (GC only updates the cache).
-        let slot = self
-            .cache
-            .get(lpn)
-            .ok_or_else(|| SimError::Other(format!("tpftl: LPN {lpn} left the cache between its translation and its update")))?;
+        let slot = self.cache.get(lpn).ok_or_else(|| {
+            SimError::Other(format!("tpftl: LPN {lpn} left the cache between its translation and its update"))
+        })?;
         self.cache.update(slot, ppn);
         // The data page's allocation may have collected garbage.
         self.flush_gc(blocks, ctx)
@@ -503,7 +523,10 @@ impl DemandScheme for Tpftl {
     fn cache_sram(&self) -> Vec<SramItem> {
         let p = &self.params;
         vec![SramItem {
-            structure: format!("two-level entry cache ({}-byte entry nodes, {}-byte TP nodes)", p.entry_bytes, p.node_bytes),
+            structure: format!(
+                "two-level entry cache ({}-byte entry nodes, {}-byte TP nodes)",
+                p.entry_bytes, p.node_bytes
+            ),
             bytes: p.cache_bytes,
         }]
     }
@@ -551,9 +574,15 @@ mod tests {
     impl Rig {
         fn new(sets: &[&str]) -> Rig {
             let mut b = ConfigBuilder::new();
-            for set in ["device.geometry.planes_per_die=1", "device.geometry.blocks_per_plane=64", "device.geometry.pages_per_block=128", "device.geometry.page_size=4096", "device.logical_pages=6144"]
-                .iter()
-                .chain(sets)
+            for set in [
+                "device.geometry.planes_per_die=1",
+                "device.geometry.blocks_per_plane=64",
+                "device.geometry.pages_per_block=128",
+                "device.geometry.page_size=4096",
+                "device.logical_pages=6144",
+            ]
+            .iter()
+            .chain(sets)
             {
                 b = b.set(set).unwrap();
             }
@@ -631,7 +660,9 @@ mod tests {
     /// 5:55, 5:56 and 5:436, TP node 0 with one entry; full at 8 slots.
     fn figure_5_cache(variant: &str) -> Rig {
         let mut r = Rig::new(&["ftl.tpftl.cache_bytes=48", &format!("ftl.tpftl.variant=\"{variant}\"")]);
-        for (t, (lpn, dirty)) in [(55, true), (979, false), (56, true), (435, false), (436, true)].into_iter().enumerate() {
+        for (t, (lpn, dirty)) in
+            [(55, true), (979, false), (56, true), (435, false), (436, true)].into_iter().enumerate()
+        {
             r.put(at(5, lpn), t as u64 + 1, dirty);
         }
         r.put(at(0, 10), 9, false);
@@ -675,7 +706,8 @@ mod tests {
             let mut r = figure_5_cache(variant);
             r.tp.begin_request(at(0, 1000), 3);
             r.translate(at(0, 1000));
-            let node: Vec<Lpn> = r.tp.cache.node_entries(5).map(|s| r.tp.cache.lpn(s)).collect::<Vec<_>>().into_iter().rev().collect();
+            let node: Vec<Lpn> =
+                r.tp.cache.node_entries(5).map(|s| r.tp.cache.lpn(s)).collect::<Vec<_>>().into_iter().rev().collect();
             let mut node_sorted = node.clone();
             node_sorted.sort();
             assert_eq!(node_sorted, left, "{variant}");
@@ -812,7 +844,13 @@ mod tests {
             "ftl.dftl.batch_update=false",
             "ftl.dftl.gc_batch_update=true",
         ]);
-        let spec = MixedSpec { requests: 30_000, read_fraction: 0.2, sequential_fraction: 0.05, seed: 3, ..MixedSpec::default() };
+        let spec = MixedSpec {
+            requests: 30_000,
+            read_fraction: 0.2,
+            sequential_fraction: 0.05,
+            seed: 3,
+            ..MixedSpec::default()
+        };
         let tpftl = run(&c, "tpftl", &spec).cache;
         let dftl = run(&c, "dftl", &spec).cache;
         let (t, d) = (tpftl.dirty_eviction_probability.unwrap(), dftl.dirty_eviction_probability.unwrap());
@@ -827,10 +865,14 @@ mod tests {
         let c = ConfigBuilder::new()
             .preset("tpftl")
             .unwrap()
-            .set("device.logical_pages=65536").unwrap()
-            .set("device.geometry.blocks_per_plane=1536").unwrap()
-            .set("gc.free_blocks_low=5").unwrap()
-            .set(&format!("ftl.tpftl.cache_bytes={}", 65536 * 6 + 64 * 6)).unwrap()
+            .set("device.logical_pages=65536")
+            .unwrap()
+            .set("device.geometry.blocks_per_plane=1536")
+            .unwrap()
+            .set("gc.free_blocks_low=5")
+            .unwrap()
+            .set(&format!("ftl.tpftl.cache_bytes={}", 65536 * 6 + 64 * 6))
+            .unwrap()
             .build()
             .unwrap();
         let spec = MixedSpec { requests: 60_000, seed: 5, mean_interarrival_us: 100_000.0, ..MixedSpec::default() };
@@ -844,12 +886,14 @@ mod tests {
             let a = sim.result("warm", serde_json::Value::Null, 1.0).report;
             for r in spec.workload(65536, 4096).unwrap().requests.map(|r| r.unwrap()) {
                 let (first, pages) = ((r.offset_bytes / 4096) as u32, (r.len_bytes / 4096) as u32);
-                sim.serve(PageRequest { arrival: 8192 * 1_000_000 + r.arrival_ns, kind: r.kind, first, pages }).unwrap();
+                sim.serve(PageRequest { arrival: 8192 * 1_000_000 + r.arrival_ns, kind: r.kind, first, pages })
+                    .unwrap();
             }
             let b = sim.result("window", serde_json::Value::Null, 1.0).report;
             let total = |r: &crate::metrics::Report| r.response.mean_us * r.host.requests as f64;
             let mean = (total(&b) - total(&a)) / (b.host.requests - a.host.requests) as f64;
-            let translation = b.reads.translation + b.programs.translation - a.reads.translation - a.programs.translation;
+            let translation =
+                b.reads.translation + b.programs.translation - a.reads.translation - a.programs.translation;
             (mean, translation, b.gc_victims - a.gc_victims)
         };
         let (tpftl, translation, victims) = window("tpftl");
@@ -866,7 +910,9 @@ mod tests {
             let report = run_checked("tpftl", &[&v]);
             assert!(report.gc_victims > 0 && report.cache.dirty_eviction_probability.is_some(), "{variant}");
         }
-        for extra in ["ftl.tpftl.page_order=\"lru\"", "ftl.tpftl.request_prefetch_any_miss=true", "ftl.tpftl.node_bytes=8"] {
+        for extra in
+            ["ftl.tpftl.page_order=\"lru\"", "ftl.tpftl.request_prefetch_any_miss=true", "ftl.tpftl.node_bytes=8"]
+        {
             let report = run_checked("tpftl", &[extra]);
             assert!(report.cache.gc_hit_ratio.is_some(), "{extra}");
         }

@@ -51,7 +51,8 @@ impl Host {
             AddressPolicy::Fold => req.offset_bytes % capacity,
             AddressPolicy::Scale => ((req.offset_bytes as u128 * capacity as u128) / self.scale_span as u128) as u64,
         };
-        let end = offset.checked_add(req.len_bytes).ok_or_else(|| SimError::input(location(), "offset + size overflows"))?;
+        let end =
+            offset.checked_add(req.len_bytes).ok_or_else(|| SimError::input(location(), "offset + size overflows"))?;
         let first = offset / self.page_size;
         let pages = (end - 1) / self.page_size - first + 1;
         if self.policy != AddressPolicy::Fold && end > capacity {
@@ -66,7 +67,10 @@ impl Host {
         }
         // Only a folded request can still span more pages than the device (logical pages fit u32).
         if pages > self.logical_pages {
-            return Err(SimError::input(location(), format!("request of {} bytes is larger than the device", req.len_bytes)));
+            return Err(SimError::input(
+                location(),
+                format!("request of {} bytes is larger than the device", req.len_bytes),
+            ));
         }
         Ok(PageRequest {
             arrival: (req.arrival_ns as f64 / self.time_scale) as Nanos,

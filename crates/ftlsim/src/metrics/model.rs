@@ -60,7 +60,13 @@ pub struct WaCounts {
 }
 
 impl WaCounts {
-    pub fn new(cache: &CacheStats, gc: &GcStats, host_pages_written: u64, translation_programs: u64, pages_per_block: u64) -> Self {
+    pub fn new(
+        cache: &CacheStats,
+        gc: &GcStats,
+        host_pages_written: u64,
+        translation_programs: u64,
+        pages_per_block: u64,
+    ) -> Self {
         let (d, t) = (Stream::Data as usize, Stream::Translation as usize);
         WaCounts {
             pages_per_block,

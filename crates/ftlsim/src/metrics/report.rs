@@ -32,7 +32,14 @@ pub struct FlashCounts {
 
 impl FlashCounts {
     fn from_row(row: &[u64; 5]) -> Self {
-        FlashCounts { host: row[0], gc: row[1], translation: row[2], metadata: row[3], recovery: row[4], total: row.iter().sum() }
+        FlashCounts {
+            host: row[0],
+            gc: row[1],
+            translation: row[2],
+            metadata: row[3],
+            recovery: row[4],
+            total: row.iter().sum(),
+        }
     }
 }
 

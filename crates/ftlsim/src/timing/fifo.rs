@@ -26,11 +26,19 @@ impl FifoSingle {
         match op.kind {
             OpKind::Read => {
                 let hit = self.registers.read(plane, op.ppn);
-                if hit { c.page_transfer } else { c.read_array + c.page_transfer }
+                if hit {
+                    c.page_transfer
+                } else {
+                    c.read_array + c.page_transfer
+                }
             }
             OpKind::SpareRead => {
                 let hit = self.registers.read(plane, op.ppn);
-                if hit { c.spare_transfer } else { c.read_array + c.spare_transfer }
+                if hit {
+                    c.spare_transfer
+                } else {
+                    c.read_array + c.spare_transfer
+                }
             }
             OpKind::Program => {
                 self.registers.program(plane, op.ppn);

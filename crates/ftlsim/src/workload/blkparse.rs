@@ -22,7 +22,12 @@ impl Blkparse {
 /// `8,16`: the device field that starts every event line.
 fn is_device(b: &[u8]) -> bool {
     match b.iter().position(|c| *c == b',') {
-        Some(i) => i > 0 && i + 1 < b.len() && b[..i].iter().all(u8::is_ascii_digit) && b[i + 1..].iter().all(u8::is_ascii_digit),
+        Some(i) => {
+            i > 0
+                && i + 1 < b.len()
+                && b[..i].iter().all(u8::is_ascii_digit)
+                && b[i + 1..].iter().all(u8::is_ascii_digit)
+        }
         None => false,
     }
 }

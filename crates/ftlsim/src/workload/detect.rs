@@ -44,7 +44,8 @@ fn accepted(format: Format, lines: &[Vec<u8>]) -> usize {
         .filter(|(i, line)| {
             // DiskSim writes its millisecond times with a decimal point; integer times are
             // nanoseconds (SSDSim, MQSim).
-            let plausible = format != Format::Disksim || line.trim_ascii_start().iter().take_while(|b| !b.is_ascii_whitespace()).any(|b| *b == b'.');
+            let plausible = format != Format::Disksim
+                || line.trim_ascii_start().iter().take_while(|b| !b.is_ascii_whitespace()).any(|b| *b == b'.');
             plausible && matches!(parser.parse(line, *i as u64 + 1), Ok(Some(_)))
         })
         .count()
@@ -60,7 +61,8 @@ pub(crate) fn detect_lines(lines: &[Vec<u8>]) -> Result<Format, String> {
     if lines.is_empty() {
         return Err(format!("cannot detect the trace format of an empty file; give --format ({})", known()));
     }
-    let mut scores: Vec<(Format, usize)> = Format::ALL.into_iter().map(|f| (f, accepted(f, lines))).filter(|(_, n)| *n > 0).collect();
+    let mut scores: Vec<(Format, usize)> =
+        Format::ALL.into_iter().map(|f| (f, accepted(f, lines))).filter(|(_, n)| *n > 0).collect();
     // Most lines read first; ties keep the order of Format::ALL (MQSim before SSDSim).
     scores.sort_by_key(|(f, n)| (std::cmp::Reverse(*n), Format::ALL.iter().position(|x| x == f)));
     let Some(&(best, n)) = scores.first() else {
@@ -74,8 +76,14 @@ pub(crate) fn detect_lines(lines: &[Vec<u8>]) -> Result<Format, String> {
     // SSDSim's MD5 field makes its lines unreadable as MQSim; with it present, SSDSim reads more.
     let tied: Vec<_> = scores.iter().filter(|(f, m)| *m == n && *f != best && !equivalent(*f, best)).collect();
     if !tied.is_empty() {
-        let names: Vec<String> = std::iter::once(&(best, n)).chain(tied).map(|(f, m)| format!("{f} ({m} of {} lines)", lines.len())).collect();
-        return Err(format!("the trace format is ambiguous: the first lines read as {}; give --format", names.join(" or ")));
+        let names: Vec<String> = std::iter::once(&(best, n))
+            .chain(tied)
+            .map(|(f, m)| format!("{f} ({m} of {} lines)", lines.len()))
+            .collect();
+        return Err(format!(
+            "the trace format is ambiguous: the first lines read as {}; give --format",
+            names.join(" or ")
+        ));
     }
     Ok(best)
 }
@@ -108,7 +116,12 @@ mod tests {
     fn unknown_and_ambiguous_content_is_explained() {
         let none = detect_lines(&lines("hello world")).unwrap_err();
         assert!(none.contains("hello world") && none.contains("--format"), "{none}");
-        let mixed = detect_lines(&lines("128166625932151588,hm,1,Write,371077120,49152,3126\n0,303567,3584,w,0.000000")).unwrap_err();
-        assert!(mixed.contains("ambiguous") && mixed.contains("msr (1 of 2 lines)") && mixed.contains("spc (1 of 2 lines)"), "{mixed}");
+        let mixed =
+            detect_lines(&lines("128166625932151588,hm,1,Write,371077120,49152,3126\n0,303567,3584,w,0.000000"))
+                .unwrap_err();
+        assert!(
+            mixed.contains("ambiguous") && mixed.contains("msr (1 of 2 lines)") && mixed.contains("spc (1 of 2 lines)"),
+            "{mixed}"
+        );
     }
 }

@@ -28,10 +28,19 @@ impl fmt::Display for LineError {
 /// Shown text of a bad field, cut so one huge field cannot flood the message.
 fn shown(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
-    if text.chars().count() > 60 { format!("{}...", text.chars().take(60).collect::<String>()) } else { text.into_owned() }
+    if text.chars().count() > 60 {
+        format!("{}...", text.chars().take(60).collect::<String>())
+    } else {
+        text.into_owned()
+    }
 }
 
-pub(crate) fn field_error(index: usize, name: &'static str, expected: impl Into<Cow<'static, str>>, found: &[u8]) -> LineError {
+pub(crate) fn field_error(
+    index: usize,
+    name: &'static str,
+    expected: impl Into<Cow<'static, str>>,
+    found: &[u8],
+) -> LineError {
     LineError::Field { index, name, expected: expected.into(), found: Some(shown(found)) }
 }
 
@@ -154,7 +163,9 @@ pub(crate) fn size(index: usize, name: &'static str, b: &[u8], unit: u64) -> Res
 /// An address field in units of `unit` bytes.
 #[inline]
 pub(crate) fn address(index: usize, name: &'static str, b: &[u8], unit: u64) -> Result<u64, LineError> {
-    uint(index, name, b)?.checked_mul(unit).ok_or_else(|| field_error(index, name, "an address that fits in 64 bits", b))
+    uint(index, name, b)?
+        .checked_mul(unit)
+        .ok_or_else(|| field_error(index, name, "an address that fits in 64 bits", b))
 }
 
 /// A non-negative decimal number times `10^scale`, exact for up to `scale` fractional digits
@@ -194,7 +205,9 @@ pub(crate) fn time(index: usize, name: &'static str, b: &[u8], unit_ns: u64) -> 
     };
     if digits == 0 {
         // Units of a nanosecond or 100 ns ticks: integers only.
-        return parse_u64(b).and_then(|v| v.checked_mul(unit_ns)).ok_or_else(|| field_error(index, name, "a non-negative integer", b));
+        return parse_u64(b)
+            .and_then(|v| v.checked_mul(unit_ns))
+            .ok_or_else(|| field_error(index, name, "a non-negative integer", b));
     }
     let unit = unit_ns / 10u64.pow(digits);
     parse_decimal(b, digits)
@@ -244,8 +257,14 @@ mod tests {
         assert_eq!(parse_decimal(b"-1.0", 9), None);
         assert_eq!(parse_decimal(b"1.2.3", 9), None);
         assert_eq!(time(1, "t", b"1.25", 1_000_000).unwrap(), 1_250_000);
-        assert_eq!(size(6, "size", b"0", 1).unwrap_err().to_string(), "field 6 (size): expected a positive size, found \"0\"");
-        assert_eq!(size(6, "size", b"-512", 1).unwrap_err().to_string(), "field 6 (size): expected a positive integer, found \"-512\"");
+        assert_eq!(
+            size(6, "size", b"0", 1).unwrap_err().to_string(),
+            "field 6 (size): expected a positive size, found \"0\""
+        );
+        assert_eq!(
+            size(6, "size", b"-512", 1).unwrap_err().to_string(),
+            "field 6 (size): expected a positive integer, found \"-512\""
+        );
         assert_eq!(md5_prefix(b"bf619eac0cdf3f68d496ea9344137e8b"), Some(0xbf619eac0cdf3f68));
         assert_eq!(md5_prefix(b"xyz"), None);
     }

@@ -59,7 +59,11 @@ impl Fingerprints {
             return Some(hashes[first]);
         }
         // FNV-1a over the covered fingerprints: order-sensitive and cheap.
-        Some(hashes[first..=last].iter().fold(0xcbf2_9ce4_8422_2325u64, |h, x| (h ^ x).wrapping_mul(0x0000_0100_0000_01b3)))
+        Some(
+            hashes[first..=last]
+                .iter()
+                .fold(0xcbf2_9ce4_8422_2325u64, |h, x| (h ^ x).wrapping_mul(0x0000_0100_0000_01b3)),
+        )
     }
 }
 

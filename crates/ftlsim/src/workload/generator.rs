@@ -16,8 +16,8 @@
 //! after a preset name: `p000-hm0,scale=0.01` or
 //! `requests=100000,read=0.7,addr=zipf:0.9@0.8+seq:4@0.2,rsize=4096,wsize=mean:16384,arrival=poisson:500`.
 
-use std::collections::BinaryHeap;
 use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::str::FromStr;
 use std::sync::mpsc;
 
@@ -38,11 +38,18 @@ const TICK_NS: u64 = 100;
 pub enum Pattern {
     Uniform,
     /// Zipf over 4 KiB slots with exponent `theta`; popular slots are scattered over the space.
-    Zipf { theta: f64 },
+    Zipf {
+        theta: f64,
+    },
     /// `access` of the requests go to the first `space` of the address space.
-    HotCold { access: f64, space: f64 },
+    HotCold {
+        access: f64,
+        space: f64,
+    },
     /// Each request continues one of `streams` sequential streams, picked at random.
-    Sequential { streams: u32 },
+    Sequential {
+        streams: u32,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -55,14 +62,23 @@ pub struct Component {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum SizeDist {
-    Fixed { bytes: u64 },
+    Fixed {
+        bytes: u64,
+    },
     /// Uniform over the sector counts between the bounds.
-    Uniform { min: u64, max: u64 },
+    Uniform {
+        min: u64,
+        max: u64,
+    },
     /// Sizes with relative weights.
-    Empirical { sizes: Vec<(u64, f64)> },
+    Empirical {
+        sizes: Vec<(u64, f64)>,
+    },
     /// Geometric sizes (in 4 KiB units for means of at least 4 KiB, else sectors) with this
     /// exact mean over the stream.
-    Mean { bytes: f64 },
+    Mean {
+        bytes: f64,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -133,7 +149,8 @@ fn number(key: &str, s: &str) -> Result<f64> {
 }
 
 fn sector_bytes(key: &str, s: &str) -> Result<u64> {
-    let v = parse_bytes(s).ok_or_else(|| bad(key, format!("expected a size in bytes such as 4096 or 4KiB, found \"{s}\"")))?;
+    let v = parse_bytes(s)
+        .ok_or_else(|| bad(key, format!("expected a size in bytes such as 4096 or 4KiB, found \"{s}\"")))?;
     if v < 1.0 || v.fract() != 0.0 || !(v as u64).is_multiple_of(SECTOR) {
         return Err(bad(key, format!("expected a positive multiple of 512 bytes, found \"{s}\"")));
     }
@@ -154,10 +171,19 @@ fn parse_pattern(s: &str) -> Result<Vec<Component>> {
             let pattern = match parts.as_slice() {
                 ["uniform"] => Pattern::Uniform,
                 ["zipf", theta] => Pattern::Zipf { theta: number("addr", theta)? },
-                ["hotcold", access, space] => Pattern::HotCold { access: number("addr", access)?, space: number("addr", space)? },
+                ["hotcold", access, space] => {
+                    Pattern::HotCold { access: number("addr", access)?, space: number("addr", space)? }
+                }
                 ["seq"] => Pattern::Sequential { streams: 1 },
-                ["seq", n] => Pattern::Sequential { streams: n.parse().map_err(|_| bad("addr", format!("expected a stream count, found \"{n}\"")))? },
-                _ => return Err(bad("addr", format!("expected uniform, zipf:THETA, hotcold:ACCESS:SPACE or seq:STREAMS, found \"{p}\""))),
+                ["seq", n] => Pattern::Sequential {
+                    streams: n.parse().map_err(|_| bad("addr", format!("expected a stream count, found \"{n}\"")))?,
+                },
+                _ => {
+                    return Err(bad(
+                        "addr",
+                        format!("expected uniform, zipf:THETA, hotcold:ACCESS:SPACE or seq:STREAMS, found \"{p}\""),
+                    ))
+                }
             };
             Ok(Component { weight, pattern })
         })
@@ -168,7 +194,8 @@ fn parse_size(key: &str, s: &str) -> Result<SizeDist> {
     let parts: Vec<&str> = s.splitn(2, ':').collect();
     Ok(match parts.as_slice() {
         ["uniform", range] => {
-            let (a, b) = range.split_once(':').ok_or_else(|| bad(key, format!("expected uniform:MIN:MAX, found \"{s}\"")))?;
+            let (a, b) =
+                range.split_once(':').ok_or_else(|| bad(key, format!("expected uniform:MIN:MAX, found \"{s}\"")))?;
             SizeDist::Uniform { min: sector_bytes(key, a)?, max: sector_bytes(key, b)? }
         }
         ["emp", list] => SizeDist::Empirical {
@@ -177,18 +204,26 @@ fn parse_size(key: &str, s: &str) -> Result<SizeDist> {
                 .map(|(b, w)| Ok((sector_bytes(key, b)?, w.map_or(Ok(1.0), |w| number(key, w))?)))
                 .collect::<Result<_>>()?,
         },
-        ["mean", m] => SizeDist::Mean { bytes: parse_bytes(m).ok_or_else(|| bad(key, format!("expected a mean size in bytes, found \"{m}\"")))? },
+        ["mean", m] => SizeDist::Mean {
+            bytes: parse_bytes(m).ok_or_else(|| bad(key, format!("expected a mean size in bytes, found \"{m}\"")))?,
+        },
         [fixed] => SizeDist::Fixed { bytes: sector_bytes(key, fixed)? },
-        _ => return Err(bad(key, format!("expected BYTES, uniform:MIN:MAX, emp:B@W+B@W or mean:BYTES, found \"{s}\""))),
+        _ => {
+            return Err(bad(key, format!("expected BYTES, uniform:MIN:MAX, emp:B@W+B@W or mean:BYTES, found \"{s}\"")))
+        }
     })
 }
 
 fn parse_arrival(s: &str) -> Result<Arrival> {
-    let (kind, v) = s.split_once(':').ok_or_else(|| bad("arrival", format!("expected fixed:IOPS, poisson:IOPS or closed:DEPTH, found \"{s}\"")))?;
+    let (kind, v) = s
+        .split_once(':')
+        .ok_or_else(|| bad("arrival", format!("expected fixed:IOPS, poisson:IOPS or closed:DEPTH, found \"{s}\"")))?;
     Ok(match kind {
         "fixed" => Arrival::Fixed { iops: number("arrival", v)? },
         "poisson" => Arrival::Poisson { iops: number("arrival", v)? },
-        "closed" => Arrival::Closed { depth: v.parse().map_err(|_| bad("arrival", format!("expected a queue depth, found \"{v}\"")))? },
+        "closed" => Arrival::Closed {
+            depth: v.parse().map_err(|_| bad("arrival", format!("expected a queue depth, found \"{v}\"")))?,
+        },
         _ => return Err(bad("arrival", format!("expected fixed, poisson or closed, found \"{kind}\""))),
     })
 }
@@ -211,7 +246,8 @@ impl FromStr for SynthSpec {
         };
         let mut scale = 1.0;
         for item in items {
-            let (key, value) = item.split_once('=').ok_or_else(|| bad("spec", format!("expected key=value, found \"{item}\"")))?;
+            let (key, value) =
+                item.split_once('=').ok_or_else(|| bad("spec", format!("expected key=value, found \"{item}\"")))?;
             match key {
                 "requests" => spec.requests = number(key, value).ok().filter(|v| *v >= 0.0).map(|v| v as u64).ok_or_else(|| bad(key, format!("expected a request count, found \"{value}\"")))?,
                 "scale" => scale = number(key, value)?,
@@ -242,11 +278,22 @@ impl SizeDist {
             SizeDist::Fixed { bytes } => *bytes > 0 && bytes % SECTOR == 0,
             SizeDist::Uniform { min, max } => min > &0 && min <= max && min % SECTOR == 0 && max % SECTOR == 0,
             SizeDist::Empirical { sizes } => {
-                !sizes.is_empty() && sizes.iter().all(|(b, w)| *b > 0 && b % SECTOR == 0 && *w >= 0.0) && sizes.iter().any(|(_, w)| *w > 0.0)
+                !sizes.is_empty()
+                    && sizes.iter().all(|(b, w)| *b > 0 && b % SECTOR == 0 && *w >= 0.0)
+                    && sizes.iter().any(|(_, w)| *w > 0.0)
             }
             SizeDist::Mean { bytes } => bytes.is_finite() && *bytes >= SECTOR as f64,
         };
-        if ok { Ok(()) } else { Err(bad(key, format!("invalid size distribution {self:?}: sizes are positive multiples of 512 bytes, means at least 512"))) }
+        if ok {
+            Ok(())
+        } else {
+            Err(bad(
+                key,
+                format!(
+                    "invalid size distribution {self:?}: sizes are positive multiples of 512 bytes, means at least 512"
+                ),
+            ))
+        }
     }
 }
 
@@ -255,7 +302,10 @@ impl SynthSpec {
         if !(0.0..=1.0).contains(&self.read_fraction) {
             return Err(bad("read", format!("must be in [0, 1], found {}", self.read_fraction)));
         }
-        if self.address.is_empty() || self.address.iter().any(|c| !c.weight.is_finite() || c.weight < 0.0) || !self.address.iter().any(|c| c.weight > 0.0) {
+        if self.address.is_empty()
+            || self.address.iter().any(|c| !c.weight.is_finite() || c.weight < 0.0)
+            || !self.address.iter().any(|c| c.weight > 0.0)
+        {
             return Err(bad("addr", "needs at least one pattern with a positive weight"));
         }
         for c in &self.address {
@@ -319,7 +369,10 @@ struct Sizes {
 impl Sizes {
     fn new(dist: &SizeDist, count: u64) -> Sizes {
         let mean = match dist {
-            SizeDist::Mean { bytes } => Some(MeanSizes { remaining_count: count, remaining_sectors: (count as f64 * bytes / SECTOR as f64).round().max(count as f64) as u64 }),
+            SizeDist::Mean { bytes } => Some(MeanSizes {
+                remaining_count: count,
+                remaining_sectors: (count as f64 * bytes / SECTOR as f64).round().max(count as f64) as u64,
+            }),
             _ => None,
         };
         Sizes { dist: dist.clone(), mean }
@@ -332,10 +385,14 @@ impl Sizes {
             (SizeDist::Empirical { sizes }, _) => {
                 let total: f64 = sizes.iter().map(|(_, w)| w).sum();
                 let mut x = rng.gen_range(0.0..total);
-                sizes.iter().find(|(_, w)| {
-                    x -= w;
-                    x < 0.0
-                }).unwrap_or(&sizes[sizes.len() - 1]).0
+                sizes
+                    .iter()
+                    .find(|(_, w)| {
+                        x -= w;
+                        x < 0.0
+                    })
+                    .unwrap_or(&sizes[sizes.len() - 1])
+                    .0
             }
             (SizeDist::Mean { .. }, Some(m)) => {
                 let sectors = if m.remaining_count <= 1 {
@@ -344,9 +401,14 @@ impl Sizes {
                     let mu = m.remaining_sectors as f64 / m.remaining_count as f64;
                     let unit = if mu >= 8.0 { 8 } else { 1 };
                     let units = mu / unit as f64;
-                    let drawn = if units <= 1.0 { 1 } else { 1 + Geometric::new(1.0 / units).expect("probability in (0, 1]").sample(rng) };
+                    let drawn = if units <= 1.0 {
+                        1
+                    } else {
+                        1 + Geometric::new(1.0 / units).expect("probability in (0, 1]").sample(rng)
+                    };
                     // Leave at least a sector for every request still to come.
-                    (drawn.saturating_mul(unit)).clamp(1, m.remaining_sectors.saturating_sub(m.remaining_count - 1).max(1))
+                    (drawn.saturating_mul(unit))
+                        .clamp(1, m.remaining_sectors.saturating_sub(m.remaining_count - 1).max(1))
                 };
                 m.remaining_count = m.remaining_count.saturating_sub(1);
                 m.remaining_sectors = m.remaining_sectors.saturating_sub(sectors);
@@ -380,7 +442,11 @@ struct Generator {
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 impl Generator {
@@ -388,15 +454,26 @@ impl Generator {
         let slots = space / SLOT;
         let reads = (spec.requests as f64 * spec.read_fraction).round() as u64;
         let components: Vec<(f64, Pattern)> = spec.address.iter().map(|c| (c.weight, c.pattern.clone())).collect();
-        let zipf = components.iter().map(|(_, p)| match p {
-            Pattern::Zipf { theta } => Some(Zipf::new(slots, *theta).expect("validated Zipf parameters")),
-            _ => None,
-        }).collect();
-        let cursors = components.iter().map(|(_, p)| match p {
-            Pattern::Sequential { streams } => (0..*streams as u64).map(|s| s * slots / *streams as u64 * SLOT).collect(),
-            _ => Vec::new(),
-        }).collect();
-        let scatter = [2_654_435_761u64, 2_246_822_519, 3_266_489_917, 668_265_263].into_iter().find(|p| gcd(*p % slots.max(1), slots) == 1 || slots == 1).unwrap_or(1);
+        let zipf = components
+            .iter()
+            .map(|(_, p)| match p {
+                Pattern::Zipf { theta } => Some(Zipf::new(slots, *theta).expect("validated Zipf parameters")),
+                _ => None,
+            })
+            .collect();
+        let cursors = components
+            .iter()
+            .map(|(_, p)| match p {
+                Pattern::Sequential { streams } => {
+                    (0..*streams as u64).map(|s| s * slots / *streams as u64 * SLOT).collect()
+                }
+                _ => Vec::new(),
+            })
+            .collect();
+        let scatter = [2_654_435_761u64, 2_246_822_519, 3_266_489_917, 668_265_263]
+            .into_iter()
+            .find(|p| gcd(*p % slots.max(1), slots) == 1 || slots == 1)
+            .unwrap_or(1);
         Generator {
             rng: Xoshiro256PlusPlus::seed_from_u64(spec.seed),
             requests: spec.requests,
@@ -500,7 +577,11 @@ impl Generator {
             }
         };
         let space = self.space;
-        let len = if read { self.read_sizes.sample(&mut self.rng, space) } else { self.write_sizes.sample(&mut self.rng, space) };
+        let len = if read {
+            self.read_sizes.sample(&mut self.rng, space)
+        } else {
+            self.write_sizes.sample(&mut self.rng, space)
+        };
         self.reads_left -= read as u64;
         let offset = self.offset(len);
         self.issued += 1;
@@ -539,7 +620,9 @@ mod tests {
         assert_eq!(reads.len(), 6000);
         let read_bytes: u64 = reads.iter().map(|r| r.len_bytes).sum();
         assert_eq!(read_bytes / 512, (6000.0f64 * 6000.0 / 512.0).round() as u64);
-        assert!(a.iter().all(|r| r.offset_bytes + r.len_bytes <= cap && r.len_bytes % 512 == 0 && r.arrival_ns % 100 == 0));
+        assert!(a
+            .iter()
+            .all(|r| r.offset_bytes + r.len_bytes <= cap && r.len_bytes % 512 == 0 && r.arrival_ns % 100 == 0));
         assert!(a.windows(2).all(|w| w[0].arrival_ns <= w[1].arrival_ns));
         assert_eq!(a[0].arrival_ns, 0);
     }
@@ -558,7 +641,10 @@ mod tests {
     #[test]
     fn fixed_rate_and_closed_loop_arrivals() {
         let s: SynthSpec = "requests=3,arrival=fixed:1000".parse().unwrap();
-        assert_eq!(collect(&s, 1 << 30).iter().map(|r| r.arrival_ns).collect::<Vec<_>>(), vec![0, 1_000_000, 2_000_000]);
+        assert_eq!(
+            collect(&s, 1 << 30).iter().map(|r| r.arrival_ns).collect::<Vec<_>>(),
+            vec![0, 1_000_000, 2_000_000]
+        );
         let s: SynthSpec = "requests=4,arrival=closed:2".parse().unwrap();
         let mut w = s.workload(1 << 30).unwrap();
         let tx = w.completions.take().unwrap();

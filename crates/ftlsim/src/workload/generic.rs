@@ -19,7 +19,10 @@ impl Generic {
             Delimiter::Whitespace => Sep::Whitespace,
             Delimiter::Char(c) => Sep::Char(c as u8),
         };
-        let width = [spec.time.map_or(0, |c| c.index), spec.op, spec.offset.index, spec.size.index].into_iter().max().unwrap_or(0);
+        let width = [spec.time.map_or(0, |c| c.index), spec.op, spec.offset.index, spec.size.index]
+            .into_iter()
+            .max()
+            .unwrap_or(0);
         Generic { spec, sep, width }
     }
 

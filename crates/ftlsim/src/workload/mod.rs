@@ -167,7 +167,8 @@ mod tests {
 
     #[test]
     fn chunks_cover_the_stream_in_order() {
-        let requests = (1..=5).map(|i| Ok(Request::new(i * 10, if i % 2 == 0 { IoKind::Read } else { IoKind::Write }, i * 512, 512, i)));
+        let requests = (1..=5)
+            .map(|i| Ok(Request::new(i * 10, if i % 2 == 0 { IoKind::Read } else { IoKind::Write }, i * 512, 512, i)));
         let mut w = Workload::new("t", serde_json::Value::Null, requests);
         let mut c = Columns::default();
         assert_eq!(w.next_chunk(3, &mut c).unwrap(), 3);

@@ -25,7 +25,9 @@ impl LineFormat for Msr {
         let mut f = Fields::new(line, Sep::Char(b','));
         let (i, b) = f.next("timestamp")?;
         let ticks = uint(i, "timestamp", b)?;
-        let time = ticks.checked_mul(100).ok_or_else(|| field_error(i, "timestamp", "a timestamp of at most 64 bits in nanoseconds", b))?;
+        let time = ticks
+            .checked_mul(100)
+            .ok_or_else(|| field_error(i, "timestamp", "a timestamp of at most 64 bits in nanoseconds", b))?;
         f.next("host")?;
         f.next("disk")?;
         let (i, b) = f.next("type")?;

@@ -32,8 +32,16 @@ pub enum Format {
 }
 
 impl Format {
-    pub const ALL: [Format; 8] =
-        [Format::Msr, Format::Spc, Format::Blkparse, Format::Fiu, Format::Mqsim, Format::Ssdsim, Format::Disksim, Format::Generic];
+    pub const ALL: [Format; 8] = [
+        Format::Msr,
+        Format::Spc,
+        Format::Blkparse,
+        Format::Fiu,
+        Format::Mqsim,
+        Format::Ssdsim,
+        Format::Disksim,
+        Format::Generic,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -51,11 +59,17 @@ impl Format {
     /// The line layout, for `ftlsim list formats` and error messages.
     pub fn layout(self) -> &'static str {
         match self {
-            Format::Msr => "timestamp(100 ns ticks since 1601),host,disk,Read|Write,offset_bytes,size_bytes,response_ticks",
+            Format::Msr => {
+                "timestamp(100 ns ticks since 1601),host,disk,Read|Write,offset_bytes,size_bytes,response_ticks"
+            }
             Format::Spc => "ASU,LBA(512 B sectors),size_bytes,r|w,timestamp_seconds",
-            Format::Blkparse => "maj,min cpu seq time_s pid action rwbs sector + sectors [process] (blkparse default output)",
+            Format::Blkparse => {
+                "maj,min cpu seq time_s pid action rwbs sector + sectors [process] (blkparse default output)"
+            }
             Format::Fiu => "ts_ns pid process lba_sectors size_sectors R|W major minor md5",
-            Format::Ssdsim => "time_ns device lba_sectors size_sectors op(1=read,0=write) [md5 per sector, concatenated]",
+            Format::Ssdsim => {
+                "time_ns device lba_sectors size_sectors op(1=read,0=write) [md5 per sector, concatenated]"
+            }
             Format::Disksim => "time_ms device lba_sectors size_sectors flags(bit 0: 1=read)",
             Format::Mqsim => "arrival_ns device lba_sectors size_sectors type(0=write,1=read)",
             Format::Generic => "delimited columns mapped with --columns",
@@ -205,7 +219,10 @@ impl TraceOptions {
 
     pub fn validate(&self) -> Result<()> {
         if self.events.is_empty() || !self.events.bytes().all(|b| b.is_ascii_uppercase()) {
-            return Err(SimError::config("trace.events", format!("expected blkparse action letters such as D or Q, found \"{}\"", self.events)));
+            return Err(SimError::config(
+                "trace.events",
+                format!("expected blkparse action letters such as D or Q, found \"{}\"", self.events),
+            ));
         }
         if self.format == Some(Format::Generic) && self.generic.is_none() {
             return Err(SimError::config("trace.columns", "the generic format needs a column mapping (--columns)"));
@@ -282,7 +299,11 @@ impl FromStr for GenericSpec {
         };
         let column = |key: &str, v: &str, default_unit: u64, unit: fn(&str) -> Option<u64>| -> Result<Column, String> {
             let (index, u) = v.split_once(':').map_or((v, None), |(i, u)| (i, Some(u)));
-            let index = index.parse::<usize>().ok().filter(|i| *i > 0).ok_or_else(|| format!("{key}: expected a 1-based column number, found \"{index}\""))?;
+            let index = index
+                .parse::<usize>()
+                .ok()
+                .filter(|i| *i > 0)
+                .ok_or_else(|| format!("{key}: expected a 1-based column number, found \"{index}\""))?;
             let unit = match u {
                 None => default_unit,
                 Some(u) => unit(u).ok_or_else(|| format!("{key}: unknown unit \"{u}\""))?,
@@ -325,7 +346,14 @@ impl FromStr for GenericSpec {
             }
         }
         if !custom_ops {
-            for (v, kind) in [("r", IoKind::Read), ("read", IoKind::Read), ("w", IoKind::Write), ("write", IoKind::Write), ("t", IoKind::Trim), ("trim", IoKind::Trim)] {
+            for (v, kind) in [
+                ("r", IoKind::Read),
+                ("read", IoKind::Read),
+                ("w", IoKind::Write),
+                ("write", IoKind::Write),
+                ("t", IoKind::Trim),
+                ("trim", IoKind::Trim),
+            ] {
                 spec.ops.push((v.into(), kind));
             }
         }

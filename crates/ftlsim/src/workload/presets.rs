@@ -38,7 +38,10 @@ impl Preset {
     pub fn spec(&self) -> SynthSpec {
         let mut address = Vec::new();
         if self.sequential < 1.0 {
-            address.push(Component { weight: 1.0 - self.sequential, pattern: Pattern::HotCold { access: 0.8, space: 0.2 } });
+            address.push(Component {
+                weight: 1.0 - self.sequential,
+                pattern: Pattern::HotCold { access: 0.8, space: 0.2 },
+            });
         }
         if self.sequential > 0.0 {
             address.push(Component { weight: self.sequential, pattern: Pattern::Sequential { streams: 4 } });

@@ -78,7 +78,13 @@ pub(crate) struct Reader<F> {
 }
 
 impl<F: LineFormat> Reader<F> {
-    pub(crate) fn new(path: &Path, format: F, options: &TraceOptions, which: Format, skipped: SkipCounter) -> Result<Self> {
+    pub(crate) fn new(
+        path: &Path,
+        format: F,
+        options: &TraceOptions,
+        which: Format,
+        skipped: SkipCounter,
+    ) -> Result<Self> {
         Ok(Reader {
             lines: Lines::open(path)?,
             rebase: format.rebase(),
@@ -99,7 +105,14 @@ impl<F: LineFormat> Reader<F> {
     fn release(&mut self, raw: Raw, line: u64) -> Request {
         let base = *self.base.get_or_insert(if self.rebase { raw.time } else { 0 });
         self.last = Some(raw.time);
-        Request { arrival_ns: raw.time - base, kind: raw.kind, offset_bytes: raw.offset, len_bytes: raw.len, line, content: raw.content }
+        Request {
+            arrival_ns: raw.time - base,
+            kind: raw.kind,
+            offset_bytes: raw.offset,
+            len_bytes: raw.len,
+            line,
+            content: raw.content,
+        }
     }
 
     /// Shown time of a clock reading: relative to the first request on rebased clocks.
@@ -184,12 +197,23 @@ impl<F: LineFormat> Iterator for Reader<F> {
     }
 }
 
-fn boxed<F: LineFormat>(path: &Path, format: F, options: &TraceOptions, which: Format, skipped: &SkipCounter) -> Result<Box<dyn Iterator<Item = Result<Request>> + Send>> {
+fn boxed<F: LineFormat>(
+    path: &Path,
+    format: F,
+    options: &TraceOptions,
+    which: Format,
+    skipped: &SkipCounter,
+) -> Result<Box<dyn Iterator<Item = Result<Request>> + Send>> {
     Ok(Box::new(Reader::new(path, format, options, which, skipped.clone())?))
 }
 
 /// The requests of a file in a known format.
-pub(crate) fn requests(path: &Path, format: Format, options: &TraceOptions, skipped: &SkipCounter) -> Result<Box<dyn Iterator<Item = Result<Request>> + Send>> {
+pub(crate) fn requests(
+    path: &Path,
+    format: Format,
+    options: &TraceOptions,
+    skipped: &SkipCounter,
+) -> Result<Box<dyn Iterator<Item = Result<Request>> + Send>> {
     match format {
         Format::Msr => boxed(path, msr::Msr, options, format, skipped),
         Format::Spc => boxed(path, spc::Spc::for_file(path, options.asu)?, options, format, skipped),
@@ -199,7 +223,9 @@ pub(crate) fn requests(path: &Path, format: Format, options: &TraceOptions, skip
         Format::Disksim => boxed(path, ssdsim::Disksim, options, format, skipped),
         Format::Mqsim => boxed(path, mqsim::Mqsim, options, format, skipped),
         Format::Generic => {
-            let spec = options.generic.clone().ok_or_else(|| SimError::config("trace.columns", "the generic format needs a column mapping (--columns)"))?;
+            let spec = options.generic.clone().ok_or_else(|| {
+                SimError::config("trace.columns", "the generic format needs a column mapping (--columns)")
+            })?;
             boxed(path, generic::Generic::new(spec), options, format, skipped)
         }
     }

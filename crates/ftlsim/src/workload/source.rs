@@ -67,7 +67,14 @@ pub(crate) fn open_bytes(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     if named != Compression::None && named != compression {
         return Err(SimError::input(
             path.display().to_string(),
-            format!("the file name says {named:?} compression but the content is {}", if compression == Compression::None { "not compressed".to_string() } else { format!("{compression:?}") }),
+            format!(
+                "the file name says {named:?} compression but the content is {}",
+                if compression == Compression::None {
+                    "not compressed".to_string()
+                } else {
+                    format!("{compression:?}")
+                }
+            ),
         ));
     }
     let file = BufReader::with_capacity(BUFFER, file);
@@ -76,7 +83,10 @@ pub(crate) fn open_bytes(path: &Path) -> Result<Box<dyn BufRead + Send>> {
         Compression::Gzip => Box::new(BufReader::with_capacity(BUFFER, flate2::bufread::MultiGzDecoder::new(file))),
         Compression::Bzip2 => Box::new(BufReader::with_capacity(BUFFER, bzip2::bufread::MultiBzDecoder::new(file))),
         Compression::Xz => Box::new(BufReader::with_capacity(BUFFER, xz2::bufread::XzDecoder::new_multi_decoder(file))),
-        Compression::Zstd => Box::new(BufReader::with_capacity(BUFFER, zstd::stream::read::Decoder::with_buffer(file).map_err(|e| io_error(path, e))?)),
+        Compression::Zstd => Box::new(BufReader::with_capacity(
+            BUFFER,
+            zstd::stream::read::Decoder::with_buffer(file).map_err(|e| io_error(path, e))?,
+        )),
     })
 }
 
@@ -105,7 +115,10 @@ impl Lines {
         }
         self.line += 1;
         if n as u64 == MAX_LINE && self.buf.last() != Some(&b'\n') {
-            return Err(SimError::input(format!("{}:{}", self.name, self.line), format!("line longer than {} MiB: not a text trace", MAX_LINE >> 20)));
+            return Err(SimError::input(
+                format!("{}:{}", self.name, self.line),
+                format!("line longer than {} MiB: not a text trace", MAX_LINE >> 20),
+            ));
         }
         let mut line = self.buf.as_slice();
         if let [rest @ .., b'\n'] = line {

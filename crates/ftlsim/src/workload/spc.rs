@@ -89,8 +89,12 @@ impl LineFormat for Spc {
             return Ok(None);
         }
         if !self.bases.is_empty() {
-            let base = self.bases.get(&asu).ok_or_else(|| LineError::Line(format!("ASU {asu} was not seen by the first pass")))?;
-            raw.offset = raw.offset.checked_add(*base).ok_or_else(|| LineError::Line("offset overflows 64 bits".into()))?;
+            let base = self
+                .bases
+                .get(&asu)
+                .ok_or_else(|| LineError::Line(format!("ASU {asu} was not seen by the first pass")))?;
+            raw.offset =
+                raw.offset.checked_add(*base).ok_or_else(|| LineError::Line("offset overflows 64 bits".into()))?;
         }
         Ok(Some(raw))
     }

@@ -26,7 +26,12 @@ pub(crate) fn common(f: &mut Fields, time_unit_ns: u64) -> Result<(u64, u64, u64
 fn sector_fingerprints(index: usize, b: &[u8], len: u64) -> Result<Fingerprints, LineError> {
     let sectors = len / SECTOR;
     if b.len() as u64 != sectors * 32 {
-        return Err(field_error(index, "md5", format!("{sectors} MD5s of 32 hex digits ({} characters)", sectors * 32), b));
+        return Err(field_error(
+            index,
+            "md5",
+            format!("{sectors} MD5s of 32 hex digits ({} characters)", sectors * 32),
+            b,
+        ));
     }
     let parse = |chunk: &[u8]| md5_prefix(chunk).ok_or_else(|| field_error(index, "md5", "hexadecimal MD5s", chunk));
     if sectors as usize <= INLINE {

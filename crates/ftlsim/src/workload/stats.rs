@@ -120,11 +120,19 @@ fn kind_index(kind: IoKind) -> usize {
 }
 
 fn percent(part: u64, whole: u64) -> f64 {
-    if whole == 0 { 0.0 } else { part as f64 * 100.0 / whole as f64 }
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
 }
 
 fn kb(bytes: u64, count: u64) -> f64 {
-    if count == 0 { 0.0 } else { bytes as f64 / count as f64 / 1024.0 }
+    if count == 0 {
+        0.0
+    } else {
+        bytes as f64 / count as f64 / 1024.0
+    }
 }
 
 impl StatsBuilder {

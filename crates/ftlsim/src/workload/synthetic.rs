@@ -52,7 +52,11 @@ impl Default for MixedSpec {
 impl MixedSpec {
     pub fn validate(&self) -> Result<()> {
         let fraction = |field: &str, v: f64| {
-            if (0.0..=1.0).contains(&v) { Ok(()) } else { Err(SimError::config(field, format!("must be in [0, 1], found {v}"))) }
+            if (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(SimError::config(field, format!("must be in [0, 1], found {v}")))
+            }
         };
         fraction("workload.read_fraction", self.read_fraction)?;
         fraction("workload.sequential_fraction", self.sequential_fraction)?;
@@ -100,13 +104,18 @@ impl MixedSpec {
             } else {
                 let count = rng.gen_range(1..=spec.random_max_pages as u64).min(pages);
                 let hot = rng.gen_bool(spec.hot_access_fraction);
-                let (base, span) = if hot || hot_pages == pages { (0, hot_pages) } else { (hot_pages, pages - hot_pages) };
+                let (base, span) =
+                    if hot || hot_pages == pages { (0, hot_pages) } else { (hot_pages, pages - hot_pages) };
                 let first = (base + rng.gen_range(0..span)).min(pages - count);
                 (first, count)
             };
             Some(Ok(Request::new(now as u64, kind, first * page, count * page, index)))
         });
-        Ok(Workload::new("synthetic:oltp-mix", serde_json::json!({ "generator": "oltp-mix", "synthetic": true, "spec": self }), iter))
+        Ok(Workload::new(
+            "synthetic:oltp-mix",
+            serde_json::json!({ "generator": "oltp-mix", "synthetic": true, "spec": self }),
+            iter,
+        ))
     }
 }
 

@@ -77,8 +77,12 @@ impl TraceWriter {
     }
 
     pub fn write(&mut self, r: &Request) -> Result<()> {
-        let line = format_line(self.format, r).map_err(|m| SimError::input(&self.name, format!("request from line {}: {m}", r.line)))?;
-        self.sink.writer().write_all(line.as_bytes()).map_err(|e| SimError::input(&self.name, format!("cannot write: {e}")))
+        let line = format_line(self.format, r)
+            .map_err(|m| SimError::input(&self.name, format!("request from line {}: {m}", r.line)))?;
+        self.sink
+            .writer()
+            .write_all(line.as_bytes())
+            .map_err(|e| SimError::input(&self.name, format!("cannot write: {e}")))
     }
 
     /// Flushes and completes the compressed stream.
@@ -114,7 +118,12 @@ pub fn format_line(format: Format, r: &Request) -> Result<String, String> {
             while fraction.len() > 6 && fraction.ends_with('0') {
                 fraction.pop();
             }
-            format!("0,{lba},{},{},{}.{fraction}\n", r.len_bytes, if read { 'r' } else { 'w' }, r.arrival_ns / 1_000_000_000)
+            format!(
+                "0,{lba},{},{},{}.{fraction}\n",
+                r.len_bytes,
+                if read { 'r' } else { 'w' },
+                r.arrival_ns / 1_000_000_000
+            )
         }
         Format::Mqsim => {
             let lba = sectors(format, "offset", r.offset_bytes)?;
@@ -132,7 +141,10 @@ mod tests {
     #[test]
     fn lines_of_each_format() {
         let r = Request::new(1_500_000_100, IoKind::Write, 1024, 4096, 1);
-        assert_eq!(format_line(Format::Msr, &r).unwrap(), format!("{},ftlsim,0,Write,1024,4096,0\n", MSR_EPOCH_TICKS + 15_000_001));
+        assert_eq!(
+            format_line(Format::Msr, &r).unwrap(),
+            format!("{},ftlsim,0,Write,1024,4096,0\n", MSR_EPOCH_TICKS + 15_000_001)
+        );
         assert_eq!(format_line(Format::Spc, &r).unwrap(), "0,2,4096,w,1.5000001\n");
         assert_eq!(format_line(Format::Mqsim, &r).unwrap(), "1500000100 0 2 8 0\n");
         let zero = Request::new(0, IoKind::Read, 0, 512, 1);

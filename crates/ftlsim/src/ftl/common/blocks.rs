@@ -25,7 +25,14 @@ const NIL: u32 = u32::MAX;
 pub trait Relocate {
     /// The page with `spare` moved from `old` to `new`; update the mapping. `blocks` is available
     /// for allocations (for example a translation-page write-back).
-    fn relocated(&mut self, blocks: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()>;
+    fn relocated(
+        &mut self,
+        blocks: &mut BlockManager,
+        spare: Spare,
+        old: Ppn,
+        new: Ppn,
+        ctx: &mut FtlCtx,
+    ) -> Result<()>;
 
     /// A hint that the page with `spare` will be relocated soon (GC looks a few pages ahead in
     /// its victim); bring its mapping entry toward the cache. Must not change any state.
@@ -164,7 +171,13 @@ impl BlockManager {
     }
 
     #[cold]
-    fn allocate_elsewhere<R: Relocate>(&mut self, full: u32, stream: Stream, reloc: &mut R, ctx: &mut FtlCtx) -> Result<Ppn> {
+    fn allocate_elsewhere<R: Relocate>(
+        &mut self,
+        full: u32,
+        stream: Stream,
+        reloc: &mut R,
+        ctx: &mut FtlCtx,
+    ) -> Result<Ppn> {
         let units = self.units();
         let mut last = SimError::DeviceFull { unit: full as usize, free: self.free_blocks(full) };
         for step in 1..units {
@@ -189,7 +202,13 @@ impl BlockManager {
         Ok(self.geometry.first_page(self.open[u][s]) + offset)
     }
 
-    fn replace_open_block<R: Relocate>(&mut self, unit: u32, stream: Stream, reloc: &mut R, ctx: &mut FtlCtx) -> Result<()> {
+    fn replace_open_block<R: Relocate>(
+        &mut self,
+        unit: u32,
+        stream: Stream,
+        reloc: &mut R,
+        ctx: &mut FtlCtx,
+    ) -> Result<()> {
         let (u, s) = (unit as usize, stream as usize);
         let full = self.open[u][s];
         if full != NIL {
@@ -244,7 +263,8 @@ impl BlockManager {
         let ppb = self.geometry.pages_per_block;
         while self.free[unit as usize].len() <= self.gc_threshold as usize {
             let free = self.free[unit as usize].len();
-            let Some(victim) = self.victims.select(unit, self.policy).filter(|&v| ctx.flash.valid_count(v) < ppb) else {
+            let Some(victim) = self.victims.select(unit, self.policy).filter(|&v| ctx.flash.valid_count(v) < ppb)
+            else {
                 self.gc_found_nothing = true;
                 return Err(SimError::DeviceFull { unit: unit as usize, free });
             };
@@ -357,7 +377,10 @@ impl BlockManager {
             }
         }
         if free_seen != self.total_free_blocks() {
-            return Err(format!("{free_seen} blocks are marked free but the free pools hold {}", self.total_free_blocks()));
+            return Err(format!(
+                "{free_seen} blocks are marked free but the free pools hold {}",
+                self.total_free_blocks()
+            ));
         }
         Ok(())
     }
@@ -385,11 +408,16 @@ mod tests {
     /// 1 die, 1 plane, 8 blocks x 4 pages, GC when at most 1 free block.
     fn config() -> Config {
         ConfigBuilder::new()
-            .set("device.geometry.planes_per_die=1").unwrap()
-            .set("device.geometry.blocks_per_plane=8").unwrap()
-            .set("device.geometry.pages_per_block=4").unwrap()
-            .set("device.overprovisioning=0.5").unwrap()
-            .set("gc.free_blocks_low=1").unwrap()
+            .set("device.geometry.planes_per_die=1")
+            .unwrap()
+            .set("device.geometry.blocks_per_plane=8")
+            .unwrap()
+            .set("device.geometry.pages_per_block=4")
+            .unwrap()
+            .set("device.overprovisioning=0.5")
+            .unwrap()
+            .set("gc.free_blocks_low=1")
+            .unwrap()
             .build()
             .unwrap()
     }
@@ -473,7 +501,14 @@ mod tests {
         units: Vec<u32>,
     }
     impl Relocate for WritesBack {
-        fn relocated(&mut self, bm: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {
+        fn relocated(
+            &mut self,
+            bm: &mut BlockManager,
+            spare: Spare,
+            old: Ppn,
+            new: Ppn,
+            ctx: &mut FtlCtx,
+        ) -> Result<()> {
             self.map.relocated(bm, spare, old, new, ctx)?;
             let ppn = bm.allocate(1, Stream::Translation, self, ctx)?;
             ctx.program(ppn, Stream::Translation, 0, 0, Purpose::Translation)?;
@@ -486,12 +521,18 @@ mod tests {
     #[test]
     fn gc_keeps_every_allocation_in_its_unit_and_reserves_a_block_per_stream() {
         let c = ConfigBuilder::new()
-            .set("device.geometry.planes_per_die=2").unwrap()
-            .set("device.geometry.blocks_per_plane=8").unwrap()
-            .set("device.geometry.pages_per_block=4").unwrap()
-            .set("device.allocation_unit=\"plane\"").unwrap()
-            .set("device.overprovisioning=0.5").unwrap()
-            .set("gc.free_blocks_low=1").unwrap()
+            .set("device.geometry.planes_per_die=2")
+            .unwrap()
+            .set("device.geometry.blocks_per_plane=8")
+            .unwrap()
+            .set("device.geometry.pages_per_block=4")
+            .unwrap()
+            .set("device.allocation_unit=\"plane\"")
+            .unwrap()
+            .set("device.overprovisioning=0.5")
+            .unwrap()
+            .set("gc.free_blocks_low=1")
+            .unwrap()
             .build()
             .unwrap();
         let mut flash = FlashArray::new(&c.device.geometry);

@@ -75,7 +75,11 @@ pub struct DemandFtl<S> {
 
 impl<S: DemandScheme> DemandFtl<S> {
     pub fn new(config: &Config, map: S) -> Self {
-        DemandFtl { map, blocks: BlockManager::new(config, DEMAND_STREAMS), physical_pages: config.device.geometry.total_pages() as u64 }
+        DemandFtl {
+            map,
+            blocks: BlockManager::new(config, DEMAND_STREAMS),
+            physical_pages: config.device.geometry.total_pages() as u64,
+        }
     }
 
     pub fn scheme(&self) -> &S {
@@ -325,7 +329,12 @@ pub mod tests_support {
         for (i, request) in workload.requests.enumerate() {
             let r = request.unwrap();
             let kind = if i % 40 == 39 { IoKind::Trim } else { r.kind };
-            let req = PageRequest { arrival: r.arrival_ns, kind, first: (r.offset_bytes / page) as u32, pages: (r.len_bytes / page) as u32 };
+            let req = PageRequest {
+                arrival: r.arrival_ns,
+                kind,
+                first: (r.offset_bytes / page) as u32,
+                pages: (r.len_bytes / page) as u32,
+            };
             sim.serve(req).unwrap_or_else(|e| panic!("{ftl} {sets:?}, request {i}: {e}"));
         }
         sim.power_loss().unwrap_or_else(|e| panic!("{ftl} {sets:?}, final power loss: {e}"));

@@ -310,7 +310,9 @@ impl TranslationStore {
             for ppn in (first..first + ctx.flash.write_pointer(pbn)).rev() {
                 let Some(spare) = ctx.probe_spare(ppn) else { continue };
                 let t = spare.logical as usize;
-                if t < self.gtd.len() && (self.gtd[t] == UNMAPPED || spare.version.wrapping_sub(self.versions[t]) as i32 > 0) {
+                if t < self.gtd.len()
+                    && (self.gtd[t] == UNMAPPED || spare.version.wrapping_sub(self.versions[t]) as i32 > 0)
+                {
                     self.gtd[t] = ppn;
                     self.versions[t] = spare.version;
                 }
@@ -424,13 +426,20 @@ mod tests {
     /// 1 die, 1 plane, 16 blocks x 8 pages, 32-byte pages: 8 entries per TP; 40 logical pages.
     fn config() -> Config {
         ConfigBuilder::new()
-            .set("device.geometry.planes_per_die=1").unwrap()
-            .set("device.geometry.blocks_per_plane=16").unwrap()
-            .set("device.geometry.pages_per_block=8").unwrap()
-            .set("device.geometry.page_size=32").unwrap()
-            .set("device.geometry.sector_size=32").unwrap()
-            .set("device.logical_pages=40").unwrap()
-            .set("gc.free_blocks_low=1").unwrap()
+            .set("device.geometry.planes_per_die=1")
+            .unwrap()
+            .set("device.geometry.blocks_per_plane=16")
+            .unwrap()
+            .set("device.geometry.pages_per_block=8")
+            .unwrap()
+            .set("device.geometry.page_size=32")
+            .unwrap()
+            .set("device.geometry.sector_size=32")
+            .unwrap()
+            .set("device.logical_pages=40")
+            .unwrap()
+            .set("gc.free_blocks_low=1")
+            .unwrap()
             .build()
             .unwrap()
     }
@@ -444,7 +453,14 @@ mod tests {
     }
 
     impl Relocate for Toy {
-        fn relocated(&mut self, blocks: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {
+        fn relocated(
+            &mut self,
+            blocks: &mut BlockManager,
+            spare: Spare,
+            old: Ppn,
+            new: Ppn,
+            ctx: &mut FtlCtx,
+        ) -> Result<()> {
             if let Some(lpn) = self.store.relocated(spare, old, new)? {
                 self.pending.push((lpn, new));
                 let tp = self.store.tp_of(lpn);

@@ -43,7 +43,10 @@ impl VictimIndex {
             pages_per_block,
             head: vec![NIL; buckets],
             tail: vec![NIL; buckets],
-            links: unit_of.into_iter().map(|unit| Link { prev: NIL, next: NIL, filed_at: NIL, unit, modified: 0 }).collect(),
+            links: unit_of
+                .into_iter()
+                .map(|unit| Link { prev: NIL, next: NIL, filed_at: NIL, unit, modified: 0 })
+                .collect(),
             clock: 0,
         }
     }
@@ -91,8 +94,16 @@ impl VictimIndex {
             return;
         }
         let b = self.bucket(pbn, filed_at);
-        if prev == NIL { self.head[b] = next } else { self.links[prev as usize].next = next }
-        if next == NIL { self.tail[b] = prev } else { self.links[next as usize].prev = prev }
+        if prev == NIL {
+            self.head[b] = next
+        } else {
+            self.links[prev as usize].next = next
+        }
+        if next == NIL {
+            self.tail[b] = prev
+        } else {
+            self.links[next as usize].prev = prev
+        }
         self.links[pbn as usize].filed_at = NIL;
     }
 

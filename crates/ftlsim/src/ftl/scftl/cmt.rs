@@ -288,7 +288,9 @@ impl Cmt {
     #[inline]
     pub fn find_with_left(&self, lpn: Lpn) -> (Option<u32>, Option<u32>) {
         let Some(left) = lpn.checked_sub(1) else { return (self.find(lpn), None) };
-        let Some(head) = self.head_at_or_before(lpn, left.saturating_sub(self.max_len() - 1)) else { return (None, None) };
+        let Some(head) = self.head_at_or_before(lpn, left.saturating_sub(self.max_len() - 1)) else {
+            return (None, None);
+        };
         let slot = self.slot_of[head as usize];
         if head == lpn {
             return (Some(slot), self.find(left));
@@ -322,7 +324,16 @@ impl Cmt {
     /// from `ppn_of`.
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    pub fn insert(&mut self, tag: Lpn, tp: u32, len: u32, ppn_of: impl Fn(Lpn) -> Ppn, dirty: bool, referenced: bool, stamp: u32) -> u32 {
+    pub fn insert(
+        &mut self,
+        tag: Lpn,
+        tp: u32,
+        len: u32,
+        ppn_of: impl Fn(Lpn) -> Ppn,
+        dirty: bool,
+        referenced: bool,
+        stamp: u32,
+    ) -> u32 {
         debug_assert_eq!(tp, tag / self.entries_per_tp);
         let slot = self.free.pop().expect("insert into a full CMT");
         let base = ppn_of(tag);
@@ -345,7 +356,15 @@ impl Cmt {
     /// TP `tp`, whose length and first PPN `run` measures once the old entry is gone: an eviction
     /// and an insert in one, the slot staying occupied. Returns the new entry's length.
     #[inline]
-    pub fn refill(&mut self, slot: u32, tag: Lpn, tp: u32, referenced: bool, stamp: u32, run: impl FnOnce(&Cmt) -> (u32, Ppn)) -> u32 {
+    pub fn refill(
+        &mut self,
+        slot: u32,
+        tag: Lpn,
+        tp: u32,
+        referenced: bool,
+        stamp: u32,
+        run: impl FnOnce(&Cmt) -> (u32, Ppn),
+    ) -> u32 {
         let old = self.entries[slot as usize];
         debug_assert!(!old.dirty && matches!(self.layout, Layout::Small { .. }));
         debug_assert_eq!(tp, tag / self.entries_per_tp);
@@ -379,7 +398,6 @@ impl Cmt {
         }
         self.policy.set_modified(slot, self.entries[slot as usize].len);
     }
-
 
     /// Modified entries of a TP.
     #[inline]
@@ -496,7 +514,8 @@ impl Cmt {
             let e = self.entries[slot as usize];
             let last = e.tag + e.len - 1;
             let name = format!("CMT entry {}..={last} (slot {slot})", e.tag);
-            if e.len == 0 || e.len > max_len || last >= store.logical_pages() || store.tp_of(last) != store.tp_of(e.tag) {
+            if e.len == 0 || e.len > max_len || last >= store.logical_pages() || store.tp_of(last) != store.tp_of(e.tag)
+            {
                 return Err(format!("{name} is empty, too long or crosses a translation page"));
             }
             if e.tp != store.tp_of(e.tag) {
@@ -519,11 +538,18 @@ impl Cmt {
                 }
             }
             if self.dirty_lists.list_of(slot) != e.dirty.then(|| self.tp(slot)) {
-                return Err(format!("{name} (modified {}) is in dirty list {:?}", e.dirty, self.dirty_lists.list_of(slot)));
+                return Err(format!(
+                    "{name} (modified {}) is in dirty list {:?}",
+                    e.dirty,
+                    self.dirty_lists.list_of(slot)
+                ));
             }
             if !e.dirty {
                 if let Some((lpn, ppn)) = self.mappings(slot).find(|&(l, p)| store.entry(l) != p) {
-                    return Err(format!("clean {name} maps LPN {lpn} to {ppn}, its translation page to {}", store.entry(lpn)));
+                    return Err(format!(
+                        "clean {name} maps LPN {lpn} to {ppn}, its translation page to {}",
+                        store.entry(lpn)
+                    ));
                 }
             }
         }

@@ -41,7 +41,9 @@ use serde::{Deserialize, Serialize};
 use self::cmt::{Cmt, Layout, Replacement};
 use super::common::cache::nru::{Fetch, Nru, MC_MAX};
 use super::common::cache::Lru;
-use super::common::demand::{entries_in, miss_class, params_json, prefetch_relocation, sram_of, DemandFtl, DemandScheme};
+use super::common::demand::{
+    entries_in, miss_class, params_json, prefetch_relocation, sram_of, DemandFtl, DemandScheme,
+};
 use super::common::translation::{write_back, TranslationOwner, TranslationStore, UNMAPPED};
 use super::common::{BlockManager, Relocate};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
@@ -235,7 +237,14 @@ impl Scftl {
 
     /// Caches the runs in `from..end` (in TP `tp`) that are not cached yet, each with a
     /// spatial-fetch victim. Returns whether an eviction wrote a TP back.
-    fn spatial_fetch(&mut self, tp: u32, mut from: Lpn, end: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
+    fn spatial_fetch(
+        &mut self,
+        tp: u32,
+        mut from: Lpn,
+        end: Lpn,
+        blocks: &mut BlockManager,
+        ctx: &mut FtlCtx,
+    ) -> Result<bool> {
         let referenced = !matches!(self.cmt.policy, Replacement::DNru(_));
         let mut wrote = false;
         while from < end {
@@ -251,7 +260,9 @@ impl Scftl {
                             // The common case, done in place: the run takes the clean victim's slot.
                             ctx.cache.evictions += 1;
                             let store = &self.store;
-                            from += self.cmt.refill(victim, from, tp, referenced, self.access, |cmt| run(cmt, store, from, end));
+                            from += self
+                                .cmt
+                                .refill(victim, from, tp, referenced, self.access, |cmt| run(cmt, store, from, end));
                             continue;
                         }
                         if self.evict(victim, blocks, ctx)? {
@@ -278,7 +289,10 @@ impl Scftl {
     /// block, in the same TP.
     #[inline]
     fn merge_target(&self, lpn: Lpn, ppn: Ppn, left: Option<u32>) -> Option<u32> {
-        if ppn == UNMAPPED || lpn.is_multiple_of(self.store.entries_per_tp()) || ppn.is_multiple_of(self.pages_per_block) {
+        if ppn == UNMAPPED
+            || lpn.is_multiple_of(self.store.entries_per_tp())
+            || ppn.is_multiple_of(self.pages_per_block)
+        {
             return None;
         }
         let slot = left?;
@@ -308,7 +322,14 @@ impl Scftl {
 
     /// Records `lpn -> ppn` (a host write or trim when `host`, else a GC move) as a modified
     /// mapping, making room first. Returns how it went.
-    fn update(&mut self, lpn: Lpn, ppn: Ppn, host: bool, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Updated> {
+    fn update(
+        &mut self,
+        lpn: Lpn,
+        ppn: Ppn,
+        host: bool,
+        blocks: &mut BlockManager,
+        ctx: &mut FtlCtx,
+    ) -> Result<Updated> {
         self.pending.push((lpn, ppn));
         let mut plan = self.plan(lpn, ppn);
         let hit = plan.cached.is_some();
@@ -447,7 +468,14 @@ impl Relocate for Scftl {
         prefetch_relocation(self, spare);
     }
 
-    fn relocated(&mut self, blocks: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {
+    fn relocated(
+        &mut self,
+        blocks: &mut BlockManager,
+        spare: Spare,
+        old: Ppn,
+        new: Ppn,
+        ctx: &mut FtlCtx,
+    ) -> Result<()> {
         let Some(lpn) = self.store.relocated(spare, old, new)? else { return Ok(()) };
         if let Some(waiting) = self.pending.iter_mut().find(|(l, _)| *l == lpn) {
             waiting.1 = new;

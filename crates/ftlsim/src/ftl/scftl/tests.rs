@@ -277,7 +277,11 @@ fn a_spatial_fetch_spares_modified_entries_of_tps_under_the_threshold() {
 
 #[test]
 fn a_dirty_eviction_writes_every_modified_entry_of_its_tp_and_keeps_them_clean() {
-    let mut r = Rig::figure_5_1(&["ftl.scftl.cache_bytes=45", "ftl.scftl.spatial_fetch=false", "ftl.scftl.replacement=\"lru\""]);
+    let mut r = Rig::figure_5_1(&[
+        "ftl.scftl.cache_bytes=45",
+        "ftl.scftl.spatial_fetch=false",
+        "ftl.scftl.replacement=\"lru\"",
+    ]);
     r.write(9); // single-mapping runs in TP 1, both modified
     r.write(13);
     r.reset_counts();
@@ -301,7 +305,10 @@ fn gc_moves_update_the_cache_without_reading_translation_pages() {
     let host = report.host.pages_read + report.host.pages_written + report.host.pages_trimmed;
     assert!(report.cache.accesses > host);
     // Large entries need the chunk from flash even for a GC update: no miss without penalty.
-    let report = run_checked("scftl", &["ftl.scftl.cache_bytes=200", "ftl.scftl.entry_layout=\"large\"", "ftl.scftl.large_entry_mappings=4"]);
+    let report = run_checked(
+        "scftl",
+        &["ftl.scftl.cache_bytes=200", "ftl.scftl.entry_layout=\"large\"", "ftl.scftl.large_entry_mappings=4"],
+    );
     assert_eq!(report.cache.miss_no_penalty, 0);
     assert!(report.cache.miss_fetch > 0 && report.gc_victims > 0);
 }
@@ -369,7 +376,11 @@ fn random_writes_reads_trims_and_power_losses_keep_every_mapping_in_every_varian
                     r.power_loss();
                     for lpn in 0..288 {
                         let found = r.ftl.lookup(lpn, &r.flash);
-                        assert_eq!(r.version(found, lpn), model[lpn as usize], "{variant:?} seed {seed} recovered LPN {lpn}");
+                        assert_eq!(
+                            r.version(found, lpn),
+                            model[lpn as usize],
+                            "{variant:?} seed {seed} recovered LPN {lpn}"
+                        );
                     }
                 }
             }
@@ -448,7 +459,7 @@ fn paper_000_table_5_2_sram() {
     assert!(sram[1].structure.contains("512 entries x 36 bits"));
     assert_eq!(sram[2].bytes, 128 * 1024); // GC 128 KB
     assert_eq!(sram.iter().map(|s| s.bytes).sum::<u64>(), 151_808); // 148.25 KB
-    // Chapter 7's 64 KB row: 72.00 KB of CMT.
+                                                                    // Chapter 7's 64 KB row: 72.00 KB of CMT.
     let c = ConfigBuilder::new().preset("mlc8g").unwrap().set("ftl.scftl.cache_bytes=73728").unwrap().build().unwrap();
     assert!(Scftl::build(&c).unwrap().sram()[0].structure.starts_with("CMT (8192 entries"));
 }
@@ -456,7 +467,8 @@ fn paper_000_table_5_2_sram() {
 #[test]
 fn the_cache_size_in_bytes_is_converted_with_the_variants_own_entry_size() {
     let entries = |sets: &[&str]| {
-        let c = sets.iter().fold(ConfigBuilder::new().preset("mlc8g").unwrap(), |b, s| b.set(s).unwrap()).build().unwrap();
+        let c =
+            sets.iter().fold(ConfigBuilder::new().preset("mlc8g").unwrap(), |b, s| b.set(s).unwrap()).build().unwrap();
         Scftl::new(&c, ftl_params(&c, "scftl").unwrap()).unwrap().cmt.capacity()
     };
     assert_eq!(entries(&[]), 2048);

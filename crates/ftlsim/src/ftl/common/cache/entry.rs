@@ -191,7 +191,11 @@ impl<P: Policy> EntryCache<P> {
             let listed = self.dirty_lists.list_of(slot);
             let expected = self.dirty[slot as usize].then(|| self.tp(slot));
             if listed != expected {
-                return Err(format!("cached LPN {} (dirty {}) is in dirty list {listed:?}", self.lpn(slot), self.is_dirty(slot)));
+                return Err(format!(
+                    "cached LPN {} (dirty {}) is in dirty list {listed:?}",
+                    self.lpn(slot),
+                    self.is_dirty(slot)
+                ));
             }
         }
         if used != self.len() {

@@ -130,8 +130,16 @@ impl<P: Copy + Default> ListSet<P> {
         node.owner = NIL;
         let ends = &mut self.lists[owner as usize];
         ends.len -= 1;
-        if prev == NIL { ends.head = next } else { self.nodes[prev as usize].next = next }
-        if next == NIL { ends.tail = prev } else { self.nodes[next as usize].prev = prev }
+        if prev == NIL {
+            ends.head = next
+        } else {
+            self.nodes[prev as usize].next = next
+        }
+        if next == NIL {
+            ends.tail = prev
+        } else {
+            self.nodes[next as usize].prev = prev
+        }
     }
 
     /// Moves a slot (listed or not) to the front of `list`.

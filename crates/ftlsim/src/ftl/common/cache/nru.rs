@@ -195,7 +195,11 @@ impl Nru {
 
     #[inline]
     fn class(&self, tp: u32) -> u32 {
-        if self.count[tp as usize] >= self.threshold { HIGH } else { LOW }
+        if self.count[tp as usize] >= self.threshold {
+            HIGH
+        } else {
+            LOW
+        }
     }
 
     /// Adds a slot to the list of its state.
@@ -304,7 +308,10 @@ impl Nru {
             for a in [UNREFERENCED, REFERENCED] {
                 let expected = (!self.lists.is_empty(MODIFIED + 2 * tp + a)).then(|| self.class(tp));
                 if self.tps[a as usize].list_of(tp) != expected {
-                    return Err(format!("NRU lists TP {tp} (A {a}) in {:?}, expected {expected:?}", self.tps[a as usize].list_of(tp)));
+                    return Err(format!(
+                        "NRU lists TP {tp} (A {a}) in {:?}, expected {expected:?}",
+                        self.tps[a as usize].list_of(tp)
+                    ));
                 }
             }
         }
@@ -312,8 +319,7 @@ impl Nru {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.count.len() * 4 + self.lists.memory_bytes()
-            + self.tps.iter().map(ListSet::memory_bytes).sum::<usize>()
+        self.count.len() * 4 + self.lists.memory_bytes() + self.tps.iter().map(ListSet::memory_bytes).sum::<usize>()
     }
 }
 
@@ -387,7 +393,9 @@ mod tests {
     /// 5 A M, TP 1. TP 0 keeps MC >= c and TP 1 MC < c as slots leave.
     fn table_5_1() -> Nru {
         let mut p = Nru::new(6, 3, 3);
-        for (slot, tp, referenced, weight) in [(0, 2, false, 0), (1, 0, false, 3), (2, 1, false, 1), (3, 2, true, 0), (4, 0, true, 3), (5, 1, true, 1)] {
+        for (slot, tp, referenced, weight) in
+            [(0, 2, false, 0), (1, 0, false, 3), (2, 1, false, 1), (3, 2, true, 0), (4, 0, true, 3), (5, 1, true, 1)]
+        {
             p.insert_entry(slot, tp, referenced);
             p.set_modified(slot, weight);
         }
@@ -413,7 +421,9 @@ mod tests {
     #[test]
     fn table_5_1_each_combination_alone() {
         // (A, M, MC >= c) -> allowed for a spatial fetch.
-        for (referenced, weight, spatial_ok) in [(false, 0, true), (false, 3, true), (false, 1, false), (true, 0, true), (true, 3, true), (true, 1, false)] {
+        for (referenced, weight, spatial_ok) in
+            [(false, 0, true), (false, 3, true), (false, 1, false), (true, 0, true), (true, 3, true), (true, 1, false)]
+        {
             let mut p = Nru::new(2, 1, 3);
             p.insert_entry(0, 0, referenced);
             p.set_modified(0, weight);

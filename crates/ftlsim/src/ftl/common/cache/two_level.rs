@@ -79,7 +79,14 @@ pub struct TwoLevelCache {
 impl TwoLevelCache {
     /// A cache of `budget` bytes, `entry_bytes` per entry node and `node_bytes` per TP node; the
     /// budget must hold one node with one entry.
-    pub fn new(order: PageOrder, budget: u64, entry_bytes: u32, node_bytes: u32, logical_pages: u32, entries_per_tp: u32) -> Self {
+    pub fn new(
+        order: PageOrder,
+        budget: u64,
+        entry_bytes: u32,
+        node_bytes: u32,
+        logical_pages: u32,
+        entries_per_tp: u32,
+    ) -> Self {
         let (e, n) = (entry_bytes.max(1) as u64, node_bytes as u64);
         let slots = (budget.saturating_sub(n) / e).min(logical_pages as u64) as usize;
         let tps = logical_pages.div_ceil(entries_per_tp) as usize;
@@ -441,15 +448,23 @@ impl TwoLevelCache {
                 dirty += self.dirty[s] as u32;
                 clean += !self.dirty[s] as u32;
                 if (self.clean.list_of(slot) == Some(tp)) == self.dirty[s] {
-                    return Err(format!("LPN {} (dirty {}) is misfiled in the clean lists", self.lpn[s], self.dirty[s]));
+                    return Err(format!(
+                        "LPN {} (dirty {}) is misfiled in the clean lists",
+                        self.lpn[s], self.dirty[s]
+                    ));
                 }
             }
             let recency: Vec<u64> = self.clean.iter_from_back(tp).map(|s| self.last[s as usize]).collect();
             if recency.windows(2).any(|w| w[0] > w[1]) {
                 return Err(format!("TP node {tp}'s clean list is out of recency order"));
             }
-            if sum != self.sum_last[tp as usize] || dirty != self.dirty_count[tp as usize] || clean != self.clean.len(tp) {
-                return Err(format!("TP node {tp}'s recency sum, dirty count or clean list disagrees with its entries"));
+            if sum != self.sum_last[tp as usize]
+                || dirty != self.dirty_count[tp as usize]
+                || clean != self.clean.len(tp)
+            {
+                return Err(format!(
+                    "TP node {tp}'s recency sum, dirty count or clean list disagrees with its entries"
+                ));
             }
             entries += self.entries.len(tp);
         }
@@ -582,7 +597,9 @@ mod tests {
                     while c.free_bytes() < need {
                         let v = c.coldest_except(tp).unwrap_or(tp);
                         // The coldest node by a brute-force scan agrees with the heap.
-                        let mean = |t: u32| c.node_entries(t).map(|s| c.last[s as usize]).sum::<u64>() as f64 / c.node_len(t) as f64;
+                        let mean = |t: u32| {
+                            c.node_entries(t).map(|s| c.last[s as usize]).sum::<u64>() as f64 / c.node_len(t) as f64
+                        };
                         let best = (0..8).filter(|&t| t != tp && c.node_len(t) > 0).map(mean).fold(f64::MAX, f64::min);
                         if v != tp {
                             assert_eq!(mean(v), best);
