@@ -163,6 +163,12 @@ const CASES: &[Case] = &[
         expect: &["device.gtd_span", "both"],
     },
     Case {
+        name: "--set unknown program order",
+        args: &["run", "--set", "device.program_order=\"random\""],
+        files: &[],
+        expect: &["device.program_order", "random", "sequential", "any-free-page"],
+    },
+    Case {
         name: "spare enough for PFTL, not for a demand FTL's translation pages",
         args: &["run", "--ftl", "dftl", "--set", "device.logical_pages=1952"],
         files: &[],

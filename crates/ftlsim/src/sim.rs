@@ -72,7 +72,7 @@ impl Simulation {
         config.validate()?;
         let power_loss_at = PowerLossPlan::parse(&config.check.power_loss_at)?.points(config.seed, None)?;
         let mut sim = Simulation {
-            flash: FlashArray::new(&config.device.geometry),
+            flash: FlashArray::new(&config.device.geometry, config.device.program_order),
             ops: OpLog::new(),
             cache: CacheStats::default(),
             timing: TimingEngine::new(&config.device),

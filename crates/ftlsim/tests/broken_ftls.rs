@@ -34,8 +34,13 @@ enum Bug {
     NoRecovery,
     /// Recovery reads spare areas tagged as host reads.
     UntaggedRecoveryReads,
-    /// Every write skips a page of the open block.
+    /// Every write skips a page of the open block (legal under the sequential rule: not a bug).
     SkipsAPage,
+    /// Every write takes two pages and programs the second one first (and so also holds a page
+    /// across an allocation, against the block manager's contract: only short runs use it).
+    ProgramsBackwards,
+    /// Every write programs its page a second time.
+    ReprogramsAPage,
 }
 
 const UNMAPPED: Ppn = Ppn::MAX;
@@ -107,11 +112,28 @@ impl Ftl for Toy {
         if old != UNMAPPED && self.map.bug != Bug::ForgetsToInvalidate {
             self.blocks.invalidate(old, ctx.flash)?;
         }
-        if self.map.bug == Bug::SkipsAPage {
-            let unit = self.blocks.next_unit(Stream::Data);
-            self.blocks.allocate(unit, Stream::Data, &mut self.map, ctx)?;
-        }
-        self.map.l2p[lpn as usize] = self.program(Stream::Data, lpn, version, ctx)?;
+        let unit = self.blocks.next_unit(Stream::Data);
+        let ppn = match self.map.bug {
+            Bug::SkipsAPage => {
+                self.blocks.allocate(unit, Stream::Data, &mut self.map, ctx)?;
+                self.program(Stream::Data, lpn, version, ctx)?
+            }
+            Bug::ProgramsBackwards => {
+                let first = self.blocks.allocate(unit, Stream::Data, &mut self.map, ctx)?;
+                let second = self.blocks.allocate(unit, Stream::Data, &mut self.map, ctx)?;
+                ctx.program(second, Stream::Data, lpn, version, Purpose::Host)?;
+                ctx.program(first, Stream::Data, lpn, version, Purpose::Host)?;
+                self.blocks.invalidate(second, ctx.flash)?;
+                first
+            }
+            Bug::ReprogramsAPage => {
+                let ppn = self.program(Stream::Data, lpn, version, ctx)?;
+                ctx.program(ppn, Stream::Data, lpn, version, Purpose::Host)?;
+                ppn
+            }
+            _ => self.program(Stream::Data, lpn, version, ctx)?,
+        };
+        self.map.l2p[lpn as usize] = ppn;
         self.writes += 1;
         if self.writes.is_multiple_of(CHECKPOINT_EVERY) {
             self.write_checkpoint(ctx)?;
@@ -149,6 +171,10 @@ impl Ftl for Toy {
         for pbn in 0..g.total_blocks() {
             let first = g.first_page(pbn);
             for ppn in first..first + ctx.flash.write_pointer(pbn) {
+                if ctx.flash.page_state(ppn) == PageState::Free {
+                    ctx.probe_spare(ppn); // a page skipped under the sequential rule reads as erased
+                    continue;
+                }
                 let spare = if self.map.bug == Bug::UntaggedRecoveryReads {
                     ctx.read_spare(ppn, Purpose::Host)?
                 } else {
@@ -219,15 +245,13 @@ impl Ftl for Toy {
 /// 1 die x 2 planes x 16 blocks x 8 pages, 160 logical pages; full invariants every
 /// `invariants_every` requests (0 = never).
 fn config(invariants_every: u64) -> Config {
-    test_device(
-        "toy",
-        1,
-        2,
-        16,
-        8,
-        &["device.logical_pages=160".into(), format!("check.invariants_every={invariants_every}")],
-    )
-    .unwrap()
+    config_with(invariants_every, &[])
+}
+
+fn config_with(invariants_every: u64, extra: &[&str]) -> Config {
+    let mut sets = vec!["device.logical_pages=160".to_string(), format!("check.invariants_every={invariants_every}")];
+    sets.extend(extra.iter().map(|s| s.to_string()));
+    test_device("toy", 1, 2, 16, 8, &sets).unwrap()
 }
 
 fn sim(bug: Bug, config: &Config) -> Simulation {
@@ -253,7 +277,11 @@ fn random_run(sim: &mut Simulation, requests: u64) -> Result<()> {
 }
 
 fn error_of(bug: Bug, invariants_every: u64, requests: u64) -> String {
-    let mut sim = sim(bug, &config(invariants_every));
+    error_on(bug, &config(invariants_every), requests)
+}
+
+fn error_on(bug: Bug, config: &Config, requests: u64) -> String {
+    let mut sim = sim(bug, config);
     let err = random_run(&mut sim, requests).and_then(|()| sim.check_invariants()).expect_err("the bug goes unnoticed");
     err.to_string()
 }
@@ -376,7 +404,19 @@ fn recovery_reads_must_be_tagged_so_they_are_counted() {
 }
 
 #[test]
-fn the_flash_array_refuses_out_of_order_programs() {
-    let err = error_of(Bug::SkipsAPage, 0, 10);
+fn the_sequential_rule_refuses_out_of_order_programs_and_allows_gaps() {
+    let err = error_of(Bug::ProgramsBackwards, 0, 10);
     assert_mentions(&err, &["NAND rule violated by program of PPN", "out-of-order program"]);
+    let mut skipping = sim(Bug::SkipsAPage, &config(1));
+    skipping.set_power_loss_points(vec![300]);
+    random_run(&mut skipping, 1500).unwrap();
+    skipping.check_invariants().unwrap();
+}
+
+#[test]
+fn the_any_free_page_rule_allows_any_order_but_refuses_a_second_program() {
+    let any = config_with(1, &["device.program_order=\"any-free-page\""]);
+    random_run(&mut sim(Bug::ProgramsBackwards, &any), 10).unwrap();
+    let err = error_on(Bug::ReprogramsAPage, &any, 10);
+    assert_mentions(&err, &["NAND rule violated by program of PPN", "not free"]);
 }

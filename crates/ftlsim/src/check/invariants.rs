@@ -1,8 +1,9 @@
 //! Full consistency check of an FTL against the flash array: run every N requests with
 //! `check.invariants_every`, after every power-loss recovery, and in all tests.
 //!
-//! In-order programming and "no page programmed twice between erases" need no scan: the flash
-//! array refuses every program that would break them (`SimError::FlashRule`, naming the PPN).
+//! The program-order rule and "no page programmed twice between erases" are enforced when a page
+//! is programmed: the flash array refuses every program that would break them
+//! (`SimError::FlashRule`, naming the PPN); the check here recounts each block's bookkeeping.
 
 use crate::error::{Result, SimError};
 use crate::flash::{BlockState, FlashArray, PageState, Stream};
@@ -29,6 +30,7 @@ type Check = std::result::Result<(), String>;
 
 fn check_valid_counts(flash: &FlashArray) -> Check {
     for pbn in 0..flash.geometry().total_blocks() {
+        flash.check_block_pages(pbn)?;
         let counted = flash.recount_valid(pbn);
         if counted != flash.valid_count(pbn) {
             return Err(format!("block {pbn} records {} valid pages but holds {counted}", flash.valid_count(pbn)));

@@ -107,7 +107,7 @@ mod tests {
     #[test]
     fn catches_a_stale_page_and_a_missing_mapping() {
         let c = Config::preset("mlc8g").unwrap();
-        let mut flash = FlashArray::new(&c.device.geometry);
+        let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
         let mut o = Oracle::new(16);
         let v1 = o.next_version(3);
         flash.program(0, Stream::Data, 3, v1).unwrap();

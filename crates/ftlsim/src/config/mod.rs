@@ -71,6 +71,19 @@ pub enum GtdSpan {
     Physical,
 }
 
+/// The NAND rule for the order in which the pages of a block are programmed (each page at most
+/// once between erases under either rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProgramOrder {
+    /// Ascending offsets, gaps allowed: a skipped page stays unprogrammed until the erase (MLC
+    /// and later NAND; what block-level copies, merges and in-place first writes need).
+    #[default]
+    Sequential,
+    /// Any free page, in any order (the older SLC rule).
+    AnyFreePage,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeviceConfig {
@@ -91,6 +104,9 @@ pub struct DeviceConfig {
     pub allocation_unit: AllocationUnit,
     #[serde(default)]
     pub gtd_span: GtdSpan,
+    /// In which order the pages of a block may be programmed.
+    #[serde(default)]
+    pub program_order: ProgramOrder,
 }
 
 impl DeviceConfig {

@@ -1,12 +1,14 @@
 //! Functional state of the flash array: what every page holds and which NAND rules it obeys.
 //!
 //! Memory per physical page: 4 bytes logical number + 4 bytes version in the spare area model,
-//! and 1 bit of validity. A page is free when its offset is at or past its block's write pointer,
-//! so "free" costs nothing extra. Per-block bookkeeping is amortised over the block's pages.
+//! and 1 bit of validity. A free (erased) page carries a reserved version, so "free" costs
+//! nothing extra and works under either program-order rule. Per-block bookkeeping is amortised
+//! over the block's pages.
 
 use serde::Serialize;
 
 use super::{Geometry, Pbn, Ppn};
+use crate::config::ProgramOrder;
 use crate::error::{Result, SimError};
 use crate::mem::{filled_vec, zeroed_vec};
 
@@ -54,15 +56,24 @@ pub enum PageState {
 pub enum BlockState {
     /// Erased, no page programmed.
     Erased,
-    /// Some pages programmed, some free.
+    /// Some page may still be programmed.
     Partial,
-    /// Every page programmed.
+    /// No page may be programmed before the next erase (every page programmed, or under
+    /// `sequential` the last one).
     Full,
 }
 
+/// The version a free page carries in the array's spare model (never written by a writer: the
+/// writers' versions count up from 1 and would take billions of writes of one page to get here).
+const ERASED: u32 = u32::MAX;
+
 #[derive(Debug, Clone, Copy, Default)]
 struct BlockMeta {
+    /// One past the highest programmed offset (under `sequential`, the lowest offset that may
+    /// still be programmed).
     write_ptr: u32,
+    /// Pages programmed since the erase.
+    programmed: u32,
     valid: u32,
     erases: u32,
     stream: u8,
@@ -70,6 +81,7 @@ struct BlockMeta {
 
 pub struct FlashArray {
     geometry: Geometry,
+    order: ProgramOrder,
     logical: Vec<u32>,
     version: Vec<u32>,
     valid_bits: Vec<u64>,
@@ -77,12 +89,13 @@ pub struct FlashArray {
 }
 
 impl FlashArray {
-    pub fn new(geometry: &Geometry) -> Self {
+    pub fn new(geometry: &Geometry, order: ProgramOrder) -> Self {
         let pages = geometry.total_pages() as usize;
         FlashArray {
             geometry: geometry.clone(),
+            order,
             logical: zeroed_vec(pages),
-            version: zeroed_vec(pages),
+            version: filled_vec(pages, ERASED),
             valid_bits: zeroed_vec(pages.div_ceil(64)),
             blocks: filled_vec(geometry.total_blocks() as usize, BlockMeta::default()),
         }
@@ -90,6 +103,10 @@ impl FlashArray {
 
     pub fn geometry(&self) -> &Geometry {
         &self.geometry
+    }
+
+    pub fn program_order(&self) -> ProgramOrder {
+        self.order
     }
 
     /// Bytes of simulator state this array holds per physical page (spare model included).
@@ -113,9 +130,13 @@ impl FlashArray {
         }
     }
 
+    #[inline]
+    fn is_free(&self, ppn: Ppn) -> bool {
+        self.version[ppn as usize] == ERASED
+    }
+
     pub fn page_state(&self, ppn: Ppn) -> PageState {
-        let meta = &self.blocks[self.geometry.block_of(ppn) as usize];
-        if self.geometry.page_offset(ppn) >= meta.write_ptr {
+        if self.is_free(ppn) {
             PageState::Free
         } else if self.is_valid_bit(ppn) {
             PageState::Valid
@@ -124,22 +145,26 @@ impl FlashArray {
         }
     }
 
-    /// Programs a free page. Pages of a block must be programmed in order, each exactly once
-    /// between erases, and every page of a block belongs to one stream.
+    /// Programs a free page: each page at most once between erases, in the order the device's
+    /// [`ProgramOrder`] allows, and every page of a block belongs to one stream.
     #[inline]
     pub fn program(&mut self, ppn: Ppn, stream: Stream, logical: u32, version: u32) -> Result<()> {
         self.check_ppn("program", ppn)?;
-        let offset = self.geometry.page_offset(ppn);
-        let meta = &mut self.blocks[self.geometry.block_of(ppn) as usize];
-        if offset != meta.write_ptr {
-            let rule = if offset < meta.write_ptr {
-                "page is not free (already programmed since the last erase)".to_string()
-            } else {
-                format!("out-of-order program: the block's next free page is offset {}", meta.write_ptr)
-            };
+        debug_assert_ne!(version, ERASED, "version {ERASED} is reserved for free pages");
+        if !self.is_free(ppn) {
+            let rule = "page is not free (already programmed since the last erase)".to_string();
             return Err(SimError::FlashRule { op: "program", ppn, rule });
         }
-        if offset == 0 {
+        let offset = self.geometry.page_offset(ppn);
+        let meta = &mut self.blocks[self.geometry.block_of(ppn) as usize];
+        if self.order == ProgramOrder::Sequential && offset < meta.write_ptr {
+            let rule = format!(
+                "out-of-order program: under the sequential rule the block's next programmable page is offset {}",
+                meta.write_ptr
+            );
+            return Err(SimError::FlashRule { op: "program", ppn, rule });
+        }
+        if meta.programmed == 0 {
             meta.stream = stream as u8;
         } else if meta.stream != stream as u8 {
             return Err(SimError::FlashRule {
@@ -148,7 +173,8 @@ impl FlashArray {
                 rule: format!("block holds {:?} pages, not {:?}", Stream::from_index(meta.stream), stream),
             });
         }
-        meta.write_ptr += 1;
+        meta.write_ptr = meta.write_ptr.max(offset + 1);
+        meta.programmed += 1;
         meta.valid += 1;
         self.logical[ppn as usize] = logical;
         self.version[ppn as usize] = version;
@@ -186,8 +212,7 @@ impl FlashArray {
     #[inline]
     pub fn read(&self, ppn: Ppn) -> Result<Spare> {
         self.check_ppn("read", ppn)?;
-        let meta = &self.blocks[self.geometry.block_of(ppn) as usize];
-        if self.geometry.page_offset(ppn) >= meta.write_ptr {
+        if self.is_free(ppn) {
             return Err(SimError::FlashRule {
                 op: "read",
                 ppn,
@@ -220,8 +245,12 @@ impl FlashArray {
                 rule: format!("block {pbn} still holds {} valid pages", meta.valid),
             });
         }
+        let programmed = meta.write_ptr;
         meta.write_ptr = 0;
+        meta.programmed = 0;
         meta.erases += 1;
+        let first = first as usize;
+        self.version[first..first + programmed as usize].fill(ERASED);
         Ok(())
     }
 
@@ -229,9 +258,15 @@ impl FlashArray {
     pub fn valid_count(&self, pbn: Pbn) -> u32 {
         self.blocks[pbn as usize].valid
     }
+    /// One past the highest programmed offset of the block (0 when erased): every programmed
+    /// page lies below it; under `sequential`, no page below it may be programmed.
     #[inline]
     pub fn write_pointer(&self, pbn: Pbn) -> u32 {
         self.blocks[pbn as usize].write_ptr
+    }
+    /// Pages programmed since the block's erase.
+    pub fn programmed_count(&self, pbn: Pbn) -> u32 {
+        self.blocks[pbn as usize].programmed
     }
     pub fn erase_count(&self, pbn: Pbn) -> u32 {
         self.blocks[pbn as usize].erases
@@ -240,9 +275,14 @@ impl FlashArray {
         Stream::from_index(self.blocks[pbn as usize].stream)
     }
     pub fn block_state(&self, pbn: Pbn) -> BlockState {
-        match self.blocks[pbn as usize].write_ptr {
+        let meta = &self.blocks[pbn as usize];
+        let last = match self.order {
+            ProgramOrder::Sequential => meta.write_ptr,
+            ProgramOrder::AnyFreePage => meta.programmed,
+        };
+        match meta.programmed {
             0 => BlockState::Erased,
-            w if w == self.geometry.pages_per_block => BlockState::Full,
+            _ if last == self.geometry.pages_per_block => BlockState::Full,
             _ => BlockState::Partial,
         }
     }
@@ -253,7 +293,32 @@ impl FlashArray {
     /// Recounts the valid pages of a block from the page states (for invariant checks).
     pub fn recount_valid(&self, pbn: Pbn) -> u32 {
         let first = self.geometry.first_page(pbn);
-        (first..first + self.blocks[pbn as usize].write_ptr).filter(|&p| self.is_valid_bit(p)).count() as u32
+        (first..first + self.blocks[pbn as usize].write_ptr)
+            .filter(|&p| !self.is_free(p) && self.is_valid_bit(p))
+            .count() as u32
+    }
+
+    /// Checks a block's program bookkeeping against its pages (for invariant checks): the
+    /// programmed count and the write pointer agree with the pages that hold data, and no valid
+    /// bit is left on a free page.
+    pub fn check_block_pages(&self, pbn: Pbn) -> std::result::Result<(), String> {
+        let first = self.geometry.first_page(pbn);
+        let meta = &self.blocks[pbn as usize];
+        let pages = first..first + self.geometry.pages_per_block;
+        let programmed: Vec<u32> = pages.clone().filter(|&p| !self.is_free(p)).map(|p| p - first).collect();
+        let top = programmed.last().map_or(0, |&o| o + 1);
+        if programmed.len() as u32 != meta.programmed || top != meta.write_ptr {
+            return Err(format!(
+                "block {pbn} records {} programmed pages below offset {}, but holds {} below offset {top}",
+                meta.programmed,
+                meta.write_ptr,
+                programmed.len()
+            ));
+        }
+        match pages.into_iter().find(|&p| self.is_free(p) && self.is_valid_bit(p)) {
+            Some(ppn) => Err(format!("free page PPN {ppn} of block {pbn} is marked valid")),
+            None => Ok(()),
+        }
     }
 }
 
@@ -263,7 +328,11 @@ mod tests {
     use crate::flash::BlockLayout;
 
     fn tiny() -> FlashArray {
-        FlashArray::new(&Geometry {
+        with_order(ProgramOrder::Sequential)
+    }
+
+    fn with_order(order: ProgramOrder) -> FlashArray {
+        let geometry = Geometry {
             channels: 1,
             chips_per_channel: 1,
             dies_per_chip: 1,
@@ -274,7 +343,8 @@ mod tests {
             spare_size: 64,
             sector_size: 512,
             block_layout: BlockLayout::Interleaved,
-        })
+        };
+        FlashArray::new(&geometry, order)
     }
 
     #[test]
@@ -299,8 +369,43 @@ mod tests {
     #[test]
     fn out_of_order_program_is_rejected() {
         let mut f = tiny();
-        let err = f.program(2, Stream::Data, 1, 1).unwrap_err().to_string();
-        assert!(err.contains("out-of-order") && err.contains("PPN 2"), "{err}");
+        f.program(2, Stream::Data, 1, 1).unwrap();
+        let err = f.program(1, Stream::Data, 1, 1).unwrap_err().to_string();
+        assert!(err.contains("out-of-order") && err.contains("PPN 1"), "{err}");
+    }
+
+    #[test]
+    fn sequential_allows_gaps_that_stay_free_until_the_erase() {
+        let mut f = tiny();
+        f.program(1, Stream::Data, 7, 1).unwrap();
+        assert_eq!(f.page_state(0), PageState::Free);
+        let err = f.program(0, Stream::Data, 8, 1).unwrap_err().to_string();
+        assert!(err.contains("out-of-order") && err.contains("offset 2"), "{err}");
+        f.program(3, Stream::Data, 9, 1).unwrap();
+        assert_eq!((f.programmed_count(0), f.write_pointer(0)), (2, 4));
+        assert_eq!(f.block_state(0), BlockState::Full, "nothing is programmable past the last page");
+        assert!(f.read(2).unwrap_err().to_string().contains("free"));
+        f.check_block_pages(0).unwrap();
+        f.invalidate(1).unwrap();
+        f.invalidate(3).unwrap();
+        f.erase(0).unwrap();
+        assert_eq!(f.block_state(0), BlockState::Erased);
+        f.program(0, Stream::Data, 8, 2).unwrap();
+        f.check_block_pages(0).unwrap();
+    }
+
+    #[test]
+    fn any_free_page_programs_in_any_order_but_once() {
+        let mut f = with_order(ProgramOrder::AnyFreePage);
+        for (ppn, lpn) in [(3, 1), (0, 2), (2, 3)] {
+            f.program(ppn, Stream::Data, lpn, 1).unwrap();
+        }
+        assert_eq!(f.block_state(0), BlockState::Partial, "page 1 is still free");
+        assert!(f.program(0, Stream::Data, 4, 1).unwrap_err().to_string().contains("not free"));
+        f.program(1, Stream::Data, 4, 1).unwrap();
+        assert_eq!(f.block_state(0), BlockState::Full);
+        assert_eq!(f.read(0).unwrap().logical, 2);
+        f.check_block_pages(0).unwrap();
     }
 
     #[test]

@@ -190,7 +190,7 @@ mod tests {
     fn writes_go_out_of_place_and_reads_find_the_newest_copy() {
         let config = tiny();
         let mut ftl = PageFtl::new(&config);
-        let mut flash = FlashArray::new(&config.device.geometry);
+        let mut flash = FlashArray::new(&config.device.geometry, config.device.program_order);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
         assert_eq!(ftl.read(3, &mut ctx).unwrap(), None, "unwritten LPN reads as unmapped, no flash access");
@@ -210,7 +210,7 @@ mod tests {
     fn recovery_reads_every_page_and_keeps_the_newest_valid_copies() {
         let config = tiny();
         let mut ftl = PageFtl::new(&config);
-        let mut flash = FlashArray::new(&config.device.geometry);
+        let mut flash = FlashArray::new(&config.device.geometry, config.device.program_order);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
         for (lpn, version) in [(0, 1), (1, 1), (0, 2), (2, 1), (1, 2), (2, 2)] {

@@ -588,7 +588,7 @@ mod tests {
             }
             let c = b.build().unwrap();
             let mut r = Rig {
-                flash: FlashArray::new(&c.device.geometry),
+                flash: FlashArray::new(&c.device.geometry, c.device.program_order),
                 ops: OpLog::new(),
                 cache: CacheStats::default(),
                 blocks: BlockManager::new(&c, 2),

@@ -444,7 +444,7 @@ mod tests {
     #[test]
     fn allocates_in_order_and_opens_blocks_fifo() {
         let c = config();
-        let mut flash = FlashArray::new(&c.device.geometry);
+        let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
         let mut bm = BlockManager::new(&c, 1);
@@ -462,7 +462,7 @@ mod tests {
     #[test]
     fn greedy_gc_moves_valid_pages_and_erases_the_emptiest_block() {
         let c = config();
-        let mut flash = FlashArray::new(&c.device.geometry);
+        let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
         let mut bm = BlockManager::new(&c, 1);
@@ -535,7 +535,7 @@ mod tests {
             .unwrap()
             .build()
             .unwrap();
-        let mut flash = FlashArray::new(&c.device.geometry);
+        let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
         let mut bm = BlockManager::new(&c, 2);
@@ -562,7 +562,7 @@ mod tests {
     #[test]
     fn a_device_with_no_reclaimable_space_reports_full() {
         let c = config();
-        let mut flash = FlashArray::new(&c.device.geometry);
+        let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
         let mut bm = BlockManager::new(&c, 1);
@@ -582,7 +582,7 @@ mod tests {
     #[test]
     fn rebuild_recovers_the_same_roles() {
         let c = config();
-        let mut flash = FlashArray::new(&c.device.geometry);
+        let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
         let mut bm = BlockManager::new(&c, 1);

@@ -498,7 +498,7 @@ mod tests {
         fn new() -> Rig {
             let c = config();
             Rig {
-                flash: FlashArray::new(&c.device.geometry),
+                flash: FlashArray::new(&c.device.geometry, c.device.program_order),
                 ops: OpLog::new(),
                 cache: CacheStats::default(),
                 blocks: BlockManager::new(&c, DEMAND_STREAMS),

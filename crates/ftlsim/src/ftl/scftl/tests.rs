@@ -22,7 +22,7 @@ impl Rig {
         let config = tiny_config(sets);
         let scftl = Scftl::new(&config, ftl_params(&config, "scftl").unwrap()).unwrap();
         Rig {
-            flash: FlashArray::new(&config.device.geometry),
+            flash: FlashArray::new(&config.device.geometry, config.device.program_order),
             ops: OpLog::new(),
             cache: CacheStats::default(),
             ftl: DemandFtl::new(&config, scftl),
