@@ -157,8 +157,8 @@ impl Simulation {
         self.ops.clear();
         self.ops.reset_counts();
         self.cache = CacheStats::default();
-        self.gc_victims_base = self.ftl.blocks().gc_victims;
-        self.gc_stats_base = self.ftl.blocks().gc_stats;
+        self.gc_victims_base = self.ftl.blocks().gc_victims();
+        self.gc_stats_base = self.ftl.blocks().gc_stats();
         self.timing = TimingEngine::new(&self.config.device);
         Ok(())
     }
@@ -354,8 +354,8 @@ impl Simulation {
             cache: &self.cache,
             flash: &self.flash,
             sram: self.ftl.sram(),
-            gc_victims: self.ftl.blocks().gc_victims - self.gc_victims_base,
-            gc_stats: self.ftl.blocks().gc_stats.since(&self.gc_stats_base),
+            gc_victims: self.ftl.blocks().gc_victims() - self.gc_victims_base,
+            gc_stats: self.ftl.blocks().gc_stats().since(&self.gc_stats_base),
             plane_register_hits: self.timing.register_hits(),
             recovery: self.recovery.clone(),
             wall_seconds,

@@ -7,7 +7,8 @@
 //! cleaning; greedy converges to it as pages per block grow; Xiang and Kurkoski 2012 give the same
 //! expression for greedy).
 
-use ftlsim::flash::{OpKind, Purpose, Stream};
+use ftlsim::flash::{OpKind, Purpose};
+use ftlsim::ftl::common::StreamId;
 use ftlsim::host::PageRequest;
 use ftlsim::workload::IoKind;
 use ftlsim::{ConfigBuilder, Simulation};
@@ -112,14 +113,15 @@ fn measure(op: f64, warm_up: u32, window: u32) -> Measured {
     }
     let host0 = sim.ops().count(OpKind::Program, Purpose::Host);
     let gc0 = sim.ops().count(OpKind::Program, Purpose::Gc);
-    let victims0 = sim.ftl().blocks().gc_victims;
+    let victims0 = sim.ftl().blocks().gc_victims();
     let mut empty_pages: u64 = 0;
     let samples = window as u64 * logical as u64;
     for _ in 0..samples {
         write(&mut sim);
         let blocks = sim.ftl().blocks();
+        // PFTL writes one stream.
         let open_unwritten =
-            blocks.open_block(0, Stream::Data).map_or(0, |b| PAGES_PER_BLOCK - sim.flash().write_pointer(b));
+            blocks.open_block(0, StreamId::new(0)).map_or(0, |b| PAGES_PER_BLOCK - sim.flash().write_pointer(b));
         empty_pages += blocks.total_free_blocks() as u64 * PAGES_PER_BLOCK as u64 + open_unwritten as u64;
     }
     let host = sim.ops().count(OpKind::Program, Purpose::Host) - host0;
@@ -131,7 +133,7 @@ fn measure(op: f64, warm_up: u32, window: u32) -> Measured {
         alpha_nominal: physical as f64 / logical as f64,
         alpha_effective: in_circulation / logical as f64,
         wa: (host + gc) as f64 / host as f64,
-        gc_victims: sim.ftl().blocks().gc_victims - victims0,
+        gc_victims: sim.ftl().blocks().gc_victims() - victims0,
     }
 }
 

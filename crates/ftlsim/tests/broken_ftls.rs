@@ -5,8 +5,8 @@
 //! metadata pages has something to check. Each [`Bug`] breaks one thing. None is registered.
 
 use ftlsim::check::suite::test_device;
-use ftlsim::flash::{FlashArray, Lpn, OpKind, PageState, Ppn, Purpose, Spare, Stream};
-use ftlsim::ftl::common::{BlockManager, Relocate};
+use ftlsim::flash::{FlashArray, Lpn, OpKind, PageKind, PageState, Ppn, Purpose, Spare};
+use ftlsim::ftl::common::{BlockManager, Relocate, StreamId, StreamSpec};
 use ftlsim::ftl::{Ftl, FtlCtx, PageRef, SramBreakdown, SramItem};
 use ftlsim::host::PageRequest;
 use ftlsim::workload::IoKind;
@@ -44,6 +44,10 @@ enum Bug {
 }
 
 const UNMAPPED: Ppn = Ppn::MAX;
+const STREAMS: &[StreamSpec] =
+    &[StreamSpec::new("data", PageKind::Data), StreamSpec::new("checkpoint", PageKind::Metadata)];
+const DATA: StreamId = StreamId::new(0);
+const CHECKPOINT: StreamId = StreamId::new(1);
 /// A checkpoint (metadata page 0) is written after this many host writes.
 const CHECKPOINT_EVERY: u64 = 16;
 
@@ -55,8 +59,8 @@ struct Map {
 
 impl Relocate for Map {
     fn relocated(&mut self, _: &mut BlockManager, spare: Spare, _old: Ppn, new: Ppn, _: &mut FtlCtx) -> Result<()> {
-        match spare.stream {
-            Stream::Metadata => self.checkpoint = Some(new),
+        match spare.kind {
+            PageKind::Metadata => self.checkpoint = Some(new),
             _ if self.bug == Bug::ForgetsRelocation => {}
             _ => self.l2p[spare.logical as usize] = new,
         }
@@ -73,19 +77,19 @@ struct Toy {
 impl Toy {
     fn build(bug: Bug, config: &Config) -> Box<dyn Ftl> {
         let l2p = vec![UNMAPPED; config.device.logical_pages() as usize];
-        Box::new(Toy { map: Map { l2p, checkpoint: None, bug }, blocks: BlockManager::new(config, 1), writes: 0 })
+        Box::new(Toy { map: Map { l2p, checkpoint: None, bug }, blocks: BlockManager::new(config, STREAMS), writes: 0 })
     }
 
-    fn program(&mut self, stream: Stream, logical: u32, version: u32, ctx: &mut FtlCtx) -> Result<Ppn> {
+    fn program(&mut self, stream: StreamId, logical: u32, version: u32, ctx: &mut FtlCtx) -> Result<Ppn> {
         let unit = self.blocks.next_unit(stream);
         let ppn = self.blocks.allocate(unit, stream, &mut self.map, ctx)?;
-        ctx.program(ppn, stream, logical, version, Purpose::Host)?;
+        ctx.program(ppn, STREAMS[stream.index()].kind, logical, version, Purpose::Host)?;
         Ok(ppn)
     }
 
     fn write_checkpoint(&mut self, ctx: &mut FtlCtx) -> Result<()> {
         let version = (self.writes / CHECKPOINT_EVERY) as u32;
-        let new = self.program(Stream::Metadata, 0, version, ctx)?;
+        let new = self.program(CHECKPOINT, 0, version, ctx)?;
         if let Some(old) = self.map.checkpoint.replace(new) {
             if self.map.bug != Bug::LeaksCheckpoint {
                 self.blocks.invalidate(old, ctx.flash)?;
@@ -112,26 +116,26 @@ impl Ftl for Toy {
         if old != UNMAPPED && self.map.bug != Bug::ForgetsToInvalidate {
             self.blocks.invalidate(old, ctx.flash)?;
         }
-        let unit = self.blocks.next_unit(Stream::Data);
+        let unit = self.blocks.next_unit(DATA);
         let ppn = match self.map.bug {
             Bug::SkipsAPage => {
-                self.blocks.allocate(unit, Stream::Data, &mut self.map, ctx)?;
-                self.program(Stream::Data, lpn, version, ctx)?
+                self.blocks.allocate(unit, DATA, &mut self.map, ctx)?;
+                self.program(DATA, lpn, version, ctx)?
             }
             Bug::ProgramsBackwards => {
-                let first = self.blocks.allocate(unit, Stream::Data, &mut self.map, ctx)?;
-                let second = self.blocks.allocate(unit, Stream::Data, &mut self.map, ctx)?;
-                ctx.program(second, Stream::Data, lpn, version, Purpose::Host)?;
-                ctx.program(first, Stream::Data, lpn, version, Purpose::Host)?;
+                let first = self.blocks.allocate(unit, DATA, &mut self.map, ctx)?;
+                let second = self.blocks.allocate(unit, DATA, &mut self.map, ctx)?;
+                ctx.program(second, PageKind::Data, lpn, version, Purpose::Host)?;
+                ctx.program(first, PageKind::Data, lpn, version, Purpose::Host)?;
                 self.blocks.invalidate(second, ctx.flash)?;
                 first
             }
             Bug::ReprogramsAPage => {
-                let ppn = self.program(Stream::Data, lpn, version, ctx)?;
-                ctx.program(ppn, Stream::Data, lpn, version, Purpose::Host)?;
+                let ppn = self.program(DATA, lpn, version, ctx)?;
+                ctx.program(ppn, PageKind::Data, lpn, version, Purpose::Host)?;
                 ppn
             }
-            _ => self.program(Stream::Data, lpn, version, ctx)?,
+            _ => self.program(DATA, lpn, version, ctx)?,
         };
         self.map.l2p[lpn as usize] = ppn;
         self.writes += 1;
@@ -181,7 +185,7 @@ impl Ftl for Toy {
                     ctx.read_spare(ppn, Purpose::Recovery)?
                 };
                 let valid = ctx.flash.page_state(ppn) == PageState::Valid;
-                if spare.stream == Stream::Metadata {
+                if spare.kind == PageKind::Metadata {
                     if valid {
                         self.map.checkpoint = Some(ppn);
                     }
@@ -226,7 +230,7 @@ impl Ftl for Toy {
     }
 
     fn referenced_pages(&self) -> Option<Vec<PageRef>> {
-        Some(self.map.checkpoint.map(|ppn| PageRef { ppn, stream: Stream::Metadata, logical: 0 }).into_iter().collect())
+        Some(self.map.checkpoint.map(|ppn| PageRef { ppn, kind: PageKind::Metadata, logical: 0 }).into_iter().collect())
     }
 
     fn state_bytes(&self) -> usize {

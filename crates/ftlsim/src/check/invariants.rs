@@ -6,7 +6,7 @@
 //! (`SimError::FlashRule`, naming the PPN); the check here recounts each block's bookkeeping.
 
 use crate::error::{Result, SimError};
-use crate::flash::{BlockState, FlashArray, PageState, Stream};
+use crate::flash::{BlockState, FlashArray, PageKind, PageState};
 use crate::ftl::common::BlockRole;
 use crate::ftl::Ftl;
 
@@ -49,10 +49,10 @@ fn check_data_mapping(ftl: &dyn Ftl, flash: &FlashArray, logical_pages: u32) -> 
                 return Err(format!("LPN {lpn} maps to PPN {ppn}, which is not a valid page"));
             }
             let spare = flash.spare_unchecked(ppn);
-            if spare.stream != Stream::Data || spare.logical != lpn {
+            if spare.kind != PageKind::Data || spare.logical != lpn {
                 return Err(format!(
                     "LPN {lpn} maps to PPN {ppn}, which holds {:?} page {}",
-                    spare.stream, spare.logical
+                    spare.kind, spare.logical
                 ));
             }
             mapped_valid += 1;
@@ -60,7 +60,7 @@ fn check_data_mapping(ftl: &dyn Ftl, flash: &FlashArray, logical_pages: u32) -> 
     }
     let mut valid_data = 0u64;
     for ppn in 0..g.total_pages() {
-        if flash.page_state(ppn) == PageState::Valid && flash.block_stream(g.block_of(ppn)) == Stream::Data {
+        if flash.page_state(ppn) == PageState::Valid && flash.block_kind(g.block_of(ppn)) == PageKind::Data {
             valid_data += 1;
             let lpn = flash.spare_unchecked(ppn).logical;
             if lpn >= logical_pages || ftl.lookup(lpn, flash) != Some(ppn) {
@@ -95,8 +95,8 @@ fn check_referenced_pages(ftl: &dyn Ftl, flash: &FlashArray) -> Check {
     let mut referenced = vec![false; g.total_pages() as usize];
     let mut names = std::collections::HashSet::with_capacity(refs.len());
     for r in &refs {
-        let what = format!("{:?} page {} referenced at PPN {}", r.stream, r.logical, r.ppn);
-        if r.stream == Stream::Data {
+        let what = format!("{:?} page {} referenced at PPN {}", r.kind, r.logical, r.ppn);
+        if r.kind == PageKind::Data {
             return Err(format!("{what}: data pages are checked through lookup, not referenced_pages"));
         }
         if r.ppn >= g.total_pages() || flash.page_state(r.ppn) != PageState::Valid {
@@ -108,19 +108,19 @@ fn check_referenced_pages(ftl: &dyn Ftl, flash: &FlashArray) -> Check {
             return Err(format!("{what}: the page is {state}, not valid"));
         }
         let spare = flash.spare_unchecked(r.ppn);
-        if spare.stream != r.stream || spare.logical != r.logical {
-            return Err(format!("{what}: the page holds {:?} page {}", spare.stream, spare.logical));
+        if spare.kind != r.kind || spare.logical != r.logical {
+            return Err(format!("{what}: the page holds {:?} page {}", spare.kind, spare.logical));
         }
         if std::mem::replace(&mut referenced[r.ppn as usize], true) {
             return Err(format!("{what}: PPN {} is referenced twice", r.ppn));
         }
-        if !names.insert((r.stream, r.logical)) {
-            return Err(format!("{what}: {:?} page {} is referenced at two PPNs", r.stream, r.logical));
+        if !names.insert((r.kind, r.logical)) {
+            return Err(format!("{what}: {:?} page {} is referenced at two PPNs", r.kind, r.logical));
         }
     }
     for ppn in 0..g.total_pages() {
-        let stream = flash.block_stream(g.block_of(ppn));
-        if stream != Stream::Data && flash.page_state(ppn) == PageState::Valid && !referenced[ppn as usize] {
+        let stream = flash.block_kind(g.block_of(ppn));
+        if stream != PageKind::Data && flash.page_state(ppn) == PageState::Valid && !referenced[ppn as usize] {
             let logical = flash.spare_unchecked(ppn).logical;
             return Err(format!(
                 "valid {stream:?} page PPN {ppn} (logical {logical}) is referenced by no directory: an old copy was not invalidated"

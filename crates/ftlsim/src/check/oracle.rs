@@ -2,7 +2,7 @@
 //! The version travels to the page's spare area, so a read can be checked against it.
 
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, PageState, Ppn, Stream};
+use crate::flash::{FlashArray, Lpn, PageKind, PageState, Ppn};
 
 /// Per LPN: the last version written in the low 31 bits (0 = never written) and a trimmed flag
 /// in the top bit. Versions keep counting across trims, so a copy written after a trim is always
@@ -84,7 +84,7 @@ impl Oracle {
                 let spare = flash.spare_unchecked(ppn);
                 if expected != 0
                     && state == PageState::Valid
-                    && spare.stream == Stream::Data
+                    && spare.kind == PageKind::Data
                     && spare.logical == lpn
                     && spare.version == expected
                 {
@@ -92,7 +92,7 @@ impl Oracle {
                 }
                 fail(format!(
                     "PPN {ppn} ({state:?} {:?} page of LPN {} version {})",
-                    spare.stream, spare.logical, spare.version
+                    spare.kind, spare.logical, spare.version
                 ))
             }
         }
@@ -110,10 +110,10 @@ mod tests {
         let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
         let mut o = Oracle::new(16);
         let v1 = o.next_version(3);
-        flash.program(0, Stream::Data, 3, v1).unwrap();
+        flash.program(0, PageKind::Data, 3, v1).unwrap();
         o.verify("x", 0, 3, Some(0), &flash).unwrap();
         let v2 = o.next_version(3);
-        flash.program(1, Stream::Data, 3, v2).unwrap();
+        flash.program(1, PageKind::Data, 3, v2).unwrap();
         flash.invalidate(0).unwrap();
         let err = o.verify("buggy", 9, 3, Some(0), &flash).unwrap_err().to_string();
         assert!(

@@ -12,32 +12,38 @@ use crate::config::ProgramOrder;
 use crate::error::{Result, SimError};
 use crate::mem::{filled_vec, zeroed_vec};
 
-/// The write stream a block belongs to; every page of a block belongs to the same stream,
-/// so the page type in the spare area is the block's stream.
+/// What a page holds, recorded in its spare area. Every page of a block holds one kind (the
+/// block's kind is set by its first program); the FTL's write streams decide which blocks hold which.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[repr(u8)]
-pub enum Stream {
+pub enum PageKind {
+    /// Host data.
     Data = 0,
+    /// A page of the logical-to-physical map (demand-based FTLs).
     Translation = 1,
+    /// Other FTL metadata: checkpoints, block summaries.
     Metadata = 2,
+    /// A log of invalidated pages (ILog, paper 000 chapter 8).
+    InvalidationLog = 3,
+    /// Compressed deltas of data pages (Delta-FTL, paper 001 chapter 4).
+    Delta = 4,
 }
-pub const STREAMS: usize = 3;
+pub const PAGE_KINDS: usize = 5;
 
-impl Stream {
-    pub fn from_index(i: u8) -> Stream {
-        match i {
-            0 => Stream::Data,
-            1 => Stream::Translation,
-            _ => Stream::Metadata,
-        }
+impl PageKind {
+    pub const ALL: [PageKind; PAGE_KINDS] =
+        [PageKind::Data, PageKind::Translation, PageKind::Metadata, PageKind::InvalidationLog, PageKind::Delta];
+
+    pub fn from_index(i: u8) -> PageKind {
+        PageKind::ALL[i as usize]
     }
 }
 
 /// The FTL-visible content of a page's spare area.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Spare {
-    pub stream: Stream,
+    pub kind: PageKind,
     /// LPN of a data page, logical translation-page number of a translation page, and so on.
     pub logical: u32,
     /// The version the writer assigned (the oracle's version for host data; a per-page
@@ -76,7 +82,7 @@ struct BlockMeta {
     programmed: u32,
     valid: u32,
     erases: u32,
-    stream: u8,
+    kind: u8,
 }
 
 pub struct FlashArray {
@@ -146,9 +152,9 @@ impl FlashArray {
     }
 
     /// Programs a free page: each page at most once between erases, in the order the device's
-    /// [`ProgramOrder`] allows, and every page of a block belongs to one stream.
+    /// [`ProgramOrder`] allows, and every page of a block is of one kind.
     #[inline]
-    pub fn program(&mut self, ppn: Ppn, stream: Stream, logical: u32, version: u32) -> Result<()> {
+    pub fn program(&mut self, ppn: Ppn, kind: PageKind, logical: u32, version: u32) -> Result<()> {
         self.check_ppn("program", ppn)?;
         debug_assert_ne!(version, ERASED, "version {ERASED} is reserved for free pages");
         if !self.is_free(ppn) {
@@ -165,12 +171,12 @@ impl FlashArray {
             return Err(SimError::FlashRule { op: "program", ppn, rule });
         }
         if meta.programmed == 0 {
-            meta.stream = stream as u8;
-        } else if meta.stream != stream as u8 {
+            meta.kind = kind as u8;
+        } else if meta.kind != kind as u8 {
             return Err(SimError::FlashRule {
                 op: "program",
                 ppn,
-                rule: format!("block holds {:?} pages, not {:?}", Stream::from_index(meta.stream), stream),
+                rule: format!("block holds {:?} pages, not {:?}", PageKind::from_index(meta.kind), kind),
             });
         }
         meta.write_ptr = meta.write_ptr.max(offset + 1);
@@ -227,7 +233,7 @@ impl FlashArray {
     pub fn spare_unchecked(&self, ppn: Ppn) -> Spare {
         let meta = &self.blocks[self.geometry.block_of(ppn) as usize];
         Spare {
-            stream: Stream::from_index(meta.stream),
+            kind: PageKind::from_index(meta.kind),
             logical: self.logical[ppn as usize],
             version: self.version[ppn as usize],
         }
@@ -271,8 +277,8 @@ impl FlashArray {
     pub fn erase_count(&self, pbn: Pbn) -> u32 {
         self.blocks[pbn as usize].erases
     }
-    pub fn block_stream(&self, pbn: Pbn) -> Stream {
-        Stream::from_index(self.blocks[pbn as usize].stream)
+    pub fn block_kind(&self, pbn: Pbn) -> PageKind {
+        PageKind::from_index(self.blocks[pbn as usize].kind)
     }
     pub fn block_state(&self, pbn: Pbn) -> BlockState {
         let meta = &self.blocks[pbn as usize];
@@ -350,8 +356,8 @@ mod tests {
     #[test]
     fn program_in_order_then_read_back() {
         let mut f = tiny();
-        f.program(0, Stream::Data, 42, 1).unwrap();
-        f.program(1, Stream::Data, 43, 1).unwrap();
+        f.program(0, PageKind::Data, 42, 1).unwrap();
+        f.program(1, PageKind::Data, 43, 1).unwrap();
         assert_eq!(f.read(1).unwrap().logical, 43);
         assert_eq!(f.valid_count(0), 2);
         assert_eq!(f.page_state(2), PageState::Free);
@@ -361,27 +367,27 @@ mod tests {
     #[test]
     fn reprogramming_a_page_is_rejected_with_its_ppn() {
         let mut f = tiny();
-        f.program(0, Stream::Data, 1, 1).unwrap();
-        let err = f.program(0, Stream::Data, 1, 2).unwrap_err().to_string();
+        f.program(0, PageKind::Data, 1, 1).unwrap();
+        let err = f.program(0, PageKind::Data, 1, 2).unwrap_err().to_string();
         assert!(err.contains("PPN 0") && err.contains("not free"), "{err}");
     }
 
     #[test]
     fn out_of_order_program_is_rejected() {
         let mut f = tiny();
-        f.program(2, Stream::Data, 1, 1).unwrap();
-        let err = f.program(1, Stream::Data, 1, 1).unwrap_err().to_string();
+        f.program(2, PageKind::Data, 1, 1).unwrap();
+        let err = f.program(1, PageKind::Data, 1, 1).unwrap_err().to_string();
         assert!(err.contains("out-of-order") && err.contains("PPN 1"), "{err}");
     }
 
     #[test]
     fn sequential_allows_gaps_that_stay_free_until_the_erase() {
         let mut f = tiny();
-        f.program(1, Stream::Data, 7, 1).unwrap();
+        f.program(1, PageKind::Data, 7, 1).unwrap();
         assert_eq!(f.page_state(0), PageState::Free);
-        let err = f.program(0, Stream::Data, 8, 1).unwrap_err().to_string();
+        let err = f.program(0, PageKind::Data, 8, 1).unwrap_err().to_string();
         assert!(err.contains("out-of-order") && err.contains("offset 2"), "{err}");
-        f.program(3, Stream::Data, 9, 1).unwrap();
+        f.program(3, PageKind::Data, 9, 1).unwrap();
         assert_eq!((f.programmed_count(0), f.write_pointer(0)), (2, 4));
         assert_eq!(f.block_state(0), BlockState::Full, "nothing is programmable past the last page");
         assert!(f.read(2).unwrap_err().to_string().contains("free"));
@@ -390,7 +396,7 @@ mod tests {
         f.invalidate(3).unwrap();
         f.erase(0).unwrap();
         assert_eq!(f.block_state(0), BlockState::Erased);
-        f.program(0, Stream::Data, 8, 2).unwrap();
+        f.program(0, PageKind::Data, 8, 2).unwrap();
         f.check_block_pages(0).unwrap();
     }
 
@@ -398,11 +404,11 @@ mod tests {
     fn any_free_page_programs_in_any_order_but_once() {
         let mut f = with_order(ProgramOrder::AnyFreePage);
         for (ppn, lpn) in [(3, 1), (0, 2), (2, 3)] {
-            f.program(ppn, Stream::Data, lpn, 1).unwrap();
+            f.program(ppn, PageKind::Data, lpn, 1).unwrap();
         }
         assert_eq!(f.block_state(0), BlockState::Partial, "page 1 is still free");
-        assert!(f.program(0, Stream::Data, 4, 1).unwrap_err().to_string().contains("not free"));
-        f.program(1, Stream::Data, 4, 1).unwrap();
+        assert!(f.program(0, PageKind::Data, 4, 1).unwrap_err().to_string().contains("not free"));
+        f.program(1, PageKind::Data, 4, 1).unwrap();
         assert_eq!(f.block_state(0), BlockState::Full);
         assert_eq!(f.read(0).unwrap().logical, 2);
         f.check_block_pages(0).unwrap();
@@ -417,28 +423,28 @@ mod tests {
     #[test]
     fn erase_needs_no_valid_pages_and_frees_the_block() {
         let mut f = tiny();
-        f.program(4, Stream::Translation, 9, 1).unwrap();
+        f.program(4, PageKind::Translation, 9, 1).unwrap();
         assert!(f.erase(1).unwrap_err().to_string().contains("valid pages"));
         assert_eq!(f.invalidate(4).unwrap(), 0);
         assert_eq!(f.page_state(4), PageState::Invalid);
         f.erase(1).unwrap();
         assert_eq!(f.erase_count(1), 1);
         assert_eq!(f.page_state(4), PageState::Free);
-        f.program(4, Stream::Data, 1, 1).unwrap();
+        f.program(4, PageKind::Data, 1, 1).unwrap();
     }
 
     #[test]
     fn invalidating_twice_is_rejected() {
         let mut f = tiny();
-        f.program(0, Stream::Data, 1, 1).unwrap();
+        f.program(0, PageKind::Data, 1, 1).unwrap();
         f.invalidate(0).unwrap();
         assert!(f.invalidate(0).unwrap_err().to_string().contains("Invalid"));
     }
 
     #[test]
-    fn mixing_streams_in_a_block_is_rejected() {
+    fn mixing_page_kinds_in_a_block_is_rejected() {
         let mut f = tiny();
-        f.program(0, Stream::Data, 1, 1).unwrap();
-        assert!(f.program(1, Stream::Translation, 1, 1).is_err());
+        f.program(0, PageKind::Data, 1, 1).unwrap();
+        assert!(f.program(1, PageKind::Translation, 1, 1).is_err());
     }
 }

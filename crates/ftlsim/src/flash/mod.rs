@@ -5,7 +5,7 @@ mod array;
 mod geometry;
 mod op;
 
-pub use array::{BlockState, FlashArray, PageState, Spare, Stream, STREAMS};
+pub use array::{BlockState, FlashArray, PageKind, PageState, Spare, PAGE_KINDS};
 pub use geometry::{BlockLayout, Geometry};
 pub use op::{FlashOp, OpKind, OpLog, Purpose, NO_DEP, OP_KINDS, PURPOSES};
 

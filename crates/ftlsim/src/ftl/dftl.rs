@@ -400,7 +400,7 @@ mod tests {
         sim.power_loss().unwrap();
         let g = &c.device.geometry;
         let translation_pages: u64 = (0..g.total_blocks())
-            .filter(|&b| sim.flash().block_stream(b) == crate::flash::Stream::Translation)
+            .filter(|&b| sim.flash().block_kind(b) == crate::flash::PageKind::Translation)
             .map(|b| sim.flash().write_pointer(b) as u64)
             .sum();
         let r = sim.result("t", serde_json::Value::Null, 1.0).report.recovery;

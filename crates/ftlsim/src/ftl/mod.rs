@@ -20,7 +20,7 @@ pub use registry::{build_ftl, ftl_names, ftl_params, FtlInfo, REGISTRY};
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::flash::{FlashArray, Lpn, OpKind, OpLog, Pbn, Ppn, Purpose, Spare, Stream};
+use crate::flash::{FlashArray, Lpn, OpKind, OpLog, PageKind, Pbn, Ppn, Purpose, Spare};
 use crate::metrics::CacheStats;
 
 /// One named structure of an FTL's SRAM.
@@ -36,7 +36,7 @@ pub type SramBreakdown = Vec<SramItem>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PageRef {
     pub ppn: Ppn,
-    pub stream: Stream,
+    pub kind: PageKind,
     /// The logical number the page's spare area must carry (a translation-page number, ...).
     pub logical: u32,
 }
@@ -72,8 +72,8 @@ impl FtlCtx<'_> {
     }
 
     #[inline]
-    pub fn program(&mut self, ppn: Ppn, stream: Stream, logical: u32, version: u32, purpose: Purpose) -> Result<()> {
-        self.flash.program(ppn, stream, logical, version)?;
+    pub fn program(&mut self, ppn: Ppn, kind: PageKind, logical: u32, version: u32, purpose: Purpose) -> Result<()> {
+        self.flash.program(ppn, kind, logical, version)?;
         self.ops.push(OpKind::Program, purpose, ppn);
         Ok(())
     }
@@ -148,7 +148,7 @@ pub trait Ftl: Send {
     }
 
     /// Every translation or metadata page the FTL's directories (a GTD, a checkpoint index)
-    /// point at, for the shared invariant check: each must be a valid page of its stream holding
+    /// point at, for the shared invariant check: each must be a valid page of its kind holding
     /// that logical number, none may be referenced twice, and no valid page of a translation or
     /// metadata block may be left unreferenced. `None` (the default) skips that check; an FTL that
     /// keeps such pages should report them.

@@ -3,14 +3,16 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::common::{BlockManager, Relocate};
+use super::common::{BlockManager, Relocate, StreamId, StreamSpec};
 use super::{ftl_params, Ftl, FtlCtx, Prefetch, SramBreakdown, SramItem};
 use crate::config::Config;
 use crate::error::Result;
-use crate::flash::{FlashArray, Lpn, PageState, Ppn, Purpose, Spare, Stream};
+use crate::flash::{FlashArray, Lpn, PageKind, PageState, Ppn, Purpose, Spare};
 use crate::mem::filled_vec;
 
 const UNMAPPED: Ppn = Ppn::MAX;
+/// PFTL's one stream.
+const DATA: StreamId = StreamId::new(0);
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -47,7 +49,7 @@ impl PageFtl {
     pub fn new(config: &Config) -> Self {
         PageFtl {
             map: PageMap { l2p: filled_vec(config.device.logical_pages() as usize, UNMAPPED) },
-            blocks: BlockManager::new(config, 1),
+            blocks: BlockManager::new(config, &[StreamSpec::new("data", PageKind::Data)]),
             physical_pages: config.device.geometry.total_pages() as u64,
         }
     }
@@ -79,9 +81,9 @@ impl Ftl for PageFtl {
         if old != UNMAPPED {
             self.blocks.invalidate(old, ctx.flash)?;
         }
-        let unit = self.blocks.next_unit(Stream::Data);
-        let ppn = self.blocks.allocate(unit, Stream::Data, &mut self.map, ctx)?;
-        ctx.program(ppn, Stream::Data, lpn, version, Purpose::Host)?;
+        let unit = self.blocks.next_unit(DATA);
+        let ppn = self.blocks.allocate(unit, DATA, &mut self.map, ctx)?;
+        ctx.program(ppn, PageKind::Data, lpn, version, Purpose::Host)?;
         self.map.l2p[lpn as usize] = ppn;
         Ok(())
     }
@@ -125,7 +127,7 @@ impl Ftl for PageFtl {
             }
             for ppn in first..first + g.pages_per_block {
                 let Some(spare) = ctx.probe_spare(ppn) else { break };
-                if spare.stream != Stream::Data {
+                if spare.kind != PageKind::Data {
                     continue;
                 }
                 let lpn = spare.logical as usize;

@@ -591,7 +591,7 @@ mod tests {
                 flash: FlashArray::new(&c.device.geometry, c.device.program_order),
                 ops: OpLog::new(),
                 cache: CacheStats::default(),
-                blocks: BlockManager::new(&c, 2),
+                blocks: BlockManager::new(&c, crate::ftl::common::translation::DEMAND_STREAMS),
                 tp: Tpftl::new(&c, ftl_params(&c, "tpftl").unwrap()).unwrap(),
             };
             for tp in 0..6 {

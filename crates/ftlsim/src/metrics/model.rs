@@ -18,19 +18,19 @@
 use serde::Serialize;
 
 use super::CacheStats;
-use crate::flash::{Stream, STREAMS};
+use crate::flash::{PageKind, PAGE_KINDS};
 
 /// Blocks reclaimed by GC and the valid pages moved out of them, by the victim's stream.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct GcStats {
-    pub victims: [u64; STREAMS],
-    pub moved: [u64; STREAMS],
+    pub victims: [u64; PAGE_KINDS],
+    pub moved: [u64; PAGE_KINDS],
 }
 
 impl GcStats {
     pub fn since(&self, earlier: &GcStats) -> GcStats {
         let mut d = *self;
-        for s in 0..STREAMS {
+        for s in 0..PAGE_KINDS {
             d.victims[s] -= earlier.victims[s];
             d.moved[s] -= earlier.moved[s];
         }
@@ -67,7 +67,7 @@ impl WaCounts {
         translation_programs: u64,
         pages_per_block: u64,
     ) -> Self {
-        let (d, t) = (Stream::Data as usize, Stream::Translation as usize);
+        let (d, t) = (PageKind::Data as usize, PageKind::Translation as usize);
         WaCounts {
             pages_per_block,
             host_pages_written,

@@ -1,25 +1,22 @@
-//! The block manager: free pools, one open block per (allocation unit, stream), and foreground
-//! garbage collection with a pluggable victim policy. Every FTL that writes pages out of place
-//! allocates through it.
+//! The block manager: the [`FreePool`], the FTL's write [`Frontiers`] and the [`GcEngine`], and
+//! the role of every block among them. Every FTL that writes pages out of place allocates through
+//! it; an FTL that places pages itself (block-mapped and log-block schemes) takes whole blocks
+//! with [`BlockManager::take_block`] and gives them back erased with [`BlockManager::release_block`].
 //!
-//! GC runs when a unit needs a new block and has at most `gc.free_blocks_low` free blocks, or
-//! at most one per stream the FTL writes if that is more (reclaiming one victim may have to open
-//! a block in every stream, for example a data block for the moves and a translation block for
-//! the mapping write-backs they cause); it reclaims victims until the unit has more. Moves go to
-//! the open block of the victim page's own stream in the same unit. GC never nests: allocations
-//! made while collecting (moves, and any mapping write-backs the FTL does from
-//! [`Relocate::relocated`]) draw on the unit's reserve, in that unit.
+//! GC runs when a unit needs a new block and has at most [`gc_threshold`] free blocks; it
+//! reclaims victims until the unit has more. Moves go to the open block of the page's stream in
+//! the victim's unit. GC never nests: allocations made while collecting (moves, and any mapping
+//! write-backs the FTL does from [`Relocate::relocated`]) draw on the unit's reserve, in that unit.
 
-use std::collections::VecDeque;
-
+use super::frontier::{Frontiers, StreamId, StreamSpec};
+use super::gc::{gc_threshold, GcEngine};
+use super::pool::FreePool;
 use super::VictimIndex;
-use crate::config::{AllocationUnit, Config, VictimPolicyKind};
+use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{BlockState, FlashArray, Geometry, PageState, Pbn, Ppn, Purpose, Spare, Stream, STREAMS};
+use crate::flash::{BlockState, FlashArray, Geometry, Pbn, Ppn, Purpose, Spare};
 use crate::ftl::FtlCtx;
 use crate::metrics::GcStats;
-
-const NIL: u32 = u32::MAX;
 
 /// What the FTL does when GC moves one of its valid pages.
 pub trait Relocate {
@@ -34,114 +31,95 @@ pub trait Relocate {
         ctx: &mut FtlCtx,
     ) -> Result<()>;
 
+    /// Asked before GC moves the page with `spare`: the stream it goes to, or `None` (the
+    /// default) for the first declared stream of its kind. Hot/cold separation answers here.
+    fn gc_destination(&self, _spare: Spare) -> Option<StreamId> {
+        None
+    }
+
     /// A hint that the page with `spare` will be relocated soon (GC looks a few pages ahead in
     /// its victim); bring its mapping entry toward the cache. Must not change any state.
     fn prefetch_relocation(&self, _spare: Spare) {}
 }
 
-/// How many pages ahead of the page being moved GC prefetches mapping entries.
-const GC_PREFETCH_DISTANCE: u32 = 8;
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockRole {
     Free,
+    /// A stream's open block.
     Open,
+    /// Written and filed for victim selection.
     Closed,
     /// Being collected.
     Victim,
+    /// Taken whole by the FTL, which places pages in it itself; GC never selects it.
+    Owned,
 }
 
 pub struct BlockManager {
-    geometry: Geometry,
-    unit_kind: AllocationUnit,
-    free: Vec<VecDeque<Pbn>>,
-    open: Vec<[Pbn; STREAMS]>,
-    next_offset: Vec<[u32; STREAMS]>,
-    role: Vec<BlockRole>,
-    victims: VictimIndex,
-    policy: VictimPolicyKind,
-    /// GC starts at this many free blocks in a unit (see the module comment).
-    gc_threshold: u32,
-    cursor: [u32; STREAMS],
-    in_gc: bool,
-    /// The unit being collected while `in_gc`.
-    gc_unit: u32,
-    /// The last GC stopped because its unit had no reclaimable block, before touching any page
-    /// (the only `DeviceFull` another unit may absorb; one raised mid-collection is final).
-    gc_found_nothing: bool,
-    /// Blocks reclaimed by GC so far.
-    pub gc_victims: u64,
-    /// Victims and the pages moved out of them, by stream (paper 002's V_d and V_t).
-    pub gc_stats: GcStats,
+    pub(super) geometry: Geometry,
+    pub(super) pool: FreePool,
+    pub(super) frontiers: Frontiers,
+    pub(super) gc: GcEngine,
+    pub(super) role: Vec<BlockRole>,
 }
 
 impl BlockManager {
-    /// A block manager for an FTL that writes `streams` streams of pages (1, or 2 with
-    /// translation pages). Its spare blocks are checked by [`Config::check_spare_blocks`].
-    pub fn new(config: &Config, streams: u32) -> Self {
+    /// A block manager for an FTL that writes the given streams. Its spare blocks are checked
+    /// by [`Config::check_spare_blocks`].
+    pub fn new(config: &Config, streams: &[StreamSpec]) -> Self {
         let geometry = config.device.geometry.clone();
-        let unit_kind = config.device.allocation_unit;
         let units = config.device.allocation_units();
-        let unit_of: Vec<u32> = (0..geometry.total_blocks()).map(|b| unit_of_block(&geometry, unit_kind, b)).collect();
-        let mut free = vec![VecDeque::new(); units as usize];
-        for (pbn, &u) in unit_of.iter().enumerate() {
-            free[u as usize].push_back(pbn as Pbn);
-        }
+        let pool = FreePool::new(&geometry, config.device.allocation_unit, units);
+        let victims = VictimIndex::new(units, geometry.pages_per_block, pool.units_of_blocks().to_vec());
         BlockManager {
-            victims: VictimIndex::new(units, geometry.pages_per_block, unit_of),
-            open: vec![[NIL; STREAMS]; units as usize],
-            next_offset: vec![[0; STREAMS]; units as usize],
+            gc: GcEngine::new(victims, config.gc.policy, gc_threshold(config.gc.free_blocks_low, streams.len() as u32)),
+            frontiers: Frontiers::new(streams, units),
             role: vec![BlockRole::Free; geometry.total_blocks() as usize],
-            free,
+            pool,
             geometry,
-            unit_kind,
-            policy: config.gc.policy,
-            gc_threshold: gc_threshold(config.gc.free_blocks_low, streams),
-            cursor: [0; STREAMS],
-            in_gc: false,
-            gc_unit: 0,
-            gc_found_nothing: false,
-            gc_victims: 0,
-            gc_stats: GcStats::default(),
         }
     }
 
     pub fn units(&self) -> u32 {
-        self.free.len() as u32
+        self.pool.units()
     }
 
     #[inline]
     pub fn unit_of(&self, pbn: Pbn) -> u32 {
-        unit_of_block(&self.geometry, self.unit_kind, pbn)
+        self.pool.unit_of(pbn)
     }
 
     /// The next unit for a stream, round robin (spreads writes over dies or planes).
     #[inline]
-    pub fn next_unit(&mut self, stream: Stream) -> u32 {
-        let units = self.free.len() as u32;
-        let c = &mut self.cursor[stream as usize];
-        let unit = *c;
-        *c = if unit + 1 == units { 0 } else { unit + 1 };
-        unit
+    pub fn next_unit(&mut self, stream: StreamId) -> u32 {
+        self.frontiers.next_unit(stream)
+    }
+
+    pub fn streams(&self) -> &[StreamSpec] {
+        self.frontiers.streams()
     }
 
     pub fn role(&self, pbn: Pbn) -> BlockRole {
         self.role[pbn as usize]
     }
     pub fn free_blocks(&self, unit: u32) -> usize {
-        self.free[unit as usize].len()
+        self.pool.len(unit)
     }
     pub fn total_free_blocks(&self) -> usize {
-        self.free.iter().map(VecDeque::len).sum()
+        self.pool.total()
     }
-    pub fn open_block(&self, unit: u32, stream: Stream) -> Option<Pbn> {
-        Some(self.open[unit as usize][stream as usize]).filter(|&b| b != NIL)
+    pub fn open_block(&self, unit: u32, stream: StreamId) -> Option<Pbn> {
+        self.frontiers.open_block(unit, stream)
     }
-    pub fn is_filed(&self, pbn: Pbn) -> bool {
-        self.victims.is_filed(pbn)
+
+    /// Blocks reclaimed by GC so far.
+    pub fn gc_victims(&self) -> u64 {
+        self.gc.reclaimed
     }
-    pub fn in_gc(&self) -> bool {
-        self.in_gc
+
+    /// Victims and the pages moved out of them, by page kind.
+    pub fn gc_stats(&self) -> GcStats {
+        self.gc.stats
     }
 
     /// The next free page of `stream` in `unit`, opening a block (and collecting garbage first
@@ -157,13 +135,19 @@ impl BlockManager {
     /// a collection lives on its own unit's reserve (a mapping write-back sent to another unit
     /// would spend that unit's reserve without collecting there).
     #[inline]
-    pub fn allocate<R: Relocate>(&mut self, unit: u32, stream: Stream, reloc: &mut R, ctx: &mut FtlCtx) -> Result<Ppn> {
-        if self.in_gc {
-            return self.allocate_in(self.gc_unit, stream, reloc, ctx);
+    pub fn allocate<R: Relocate>(
+        &mut self,
+        unit: u32,
+        stream: StreamId,
+        reloc: &mut R,
+        ctx: &mut FtlCtx,
+    ) -> Result<Ppn> {
+        if let Some(collected) = self.gc.active_unit() {
+            return self.allocate_in(collected, stream, reloc, ctx);
         }
-        self.gc_found_nothing = false;
+        self.gc.found_nothing = false;
         match self.allocate_in(unit, stream, reloc, ctx) {
-            Err(SimError::DeviceFull { .. }) if self.gc_found_nothing => {
+            Err(SimError::DeviceFull { .. }) if self.gc.found_nothing => {
                 self.allocate_elsewhere(unit, stream, reloc, ctx)
             }
             result => result,
@@ -174,16 +158,16 @@ impl BlockManager {
     fn allocate_elsewhere<R: Relocate>(
         &mut self,
         full: u32,
-        stream: Stream,
+        stream: StreamId,
         reloc: &mut R,
         ctx: &mut FtlCtx,
     ) -> Result<Ppn> {
         let units = self.units();
         let mut last = SimError::DeviceFull { unit: full as usize, free: self.free_blocks(full) };
         for step in 1..units {
-            self.gc_found_nothing = false;
+            self.gc.found_nothing = false;
             match self.allocate_in((full + step) % units, stream, reloc, ctx) {
-                Err(e @ SimError::DeviceFull { .. }) if self.gc_found_nothing => last = e,
+                Err(e @ SimError::DeviceFull { .. }) if self.gc.found_nothing => last = e,
                 result => return result,
             }
         }
@@ -191,47 +175,76 @@ impl BlockManager {
     }
 
     #[inline]
-    fn allocate_in<R: Relocate>(&mut self, unit: u32, stream: Stream, reloc: &mut R, ctx: &mut FtlCtx) -> Result<Ppn> {
-        let (u, s) = (unit as usize, stream as usize);
+    fn allocate_in<R: Relocate>(
+        &mut self,
+        unit: u32,
+        stream: StreamId,
+        reloc: &mut R,
+        ctx: &mut FtlCtx,
+    ) -> Result<Ppn> {
         let ppb = self.geometry.pages_per_block;
-        if self.open[u][s] == NIL || self.next_offset[u][s] == ppb {
-            self.replace_open_block(unit, stream, reloc, ctx)?;
-        }
-        let offset = self.next_offset[u][s];
-        self.next_offset[u][s] = offset + 1;
-        Ok(self.geometry.first_page(self.open[u][s]) + offset)
+        let (block, offset) = match self.frontiers.take_page(unit, stream, ppb) {
+            Some(page) => page,
+            None => {
+                self.replace_open_block(unit, stream, reloc, ctx)?;
+                self.frontiers.take_page(unit, stream, ppb).expect("a block was just opened")
+            }
+        };
+        Ok(self.geometry.first_page(block) + offset)
     }
 
     fn replace_open_block<R: Relocate>(
         &mut self,
         unit: u32,
-        stream: Stream,
+        stream: StreamId,
         reloc: &mut R,
         ctx: &mut FtlCtx,
     ) -> Result<()> {
-        let (u, s) = (unit as usize, stream as usize);
-        let full = self.open[u][s];
-        if full != NIL {
-            self.role[full as usize] = BlockRole::Closed;
-            self.victims.insert(full, ctx.flash.valid_count(full));
-            self.open[u][s] = NIL;
+        if let Some(full) = self.frontiers.close(unit, stream) {
+            self.file_closed(full, ctx.flash);
         }
-        if !self.in_gc && self.free[u].len() <= self.gc_threshold as usize {
+        if self.gc.active_unit().is_none() && self.gc.wants_collection(self.pool.len(unit)) {
             self.collect(unit, reloc, ctx)?;
         }
-        // GC may have opened a block for this stream while moving pages.
-        if self.open[u][s] != NIL && self.next_offset[u][s] < self.geometry.pages_per_block {
+        // GC may have opened a block for this stream while moving pages, and perhaps filled it.
+        let ppb = self.geometry.pages_per_block;
+        if self.frontiers.has_room(unit, stream, ppb) {
             return Ok(());
         }
-        if self.open[u][s] != NIL {
-            let full = self.open[u][s];
-            self.role[full as usize] = BlockRole::Closed;
-            self.victims.insert(full, ctx.flash.valid_count(full));
+        if let Some(full) = self.frontiers.close(unit, stream) {
+            self.file_closed(full, ctx.flash);
         }
-        let pbn = self.free[u].pop_front().ok_or(SimError::DeviceFull { unit: u, free: 0 })?;
+        let pbn = self.pool.take(unit).ok_or(SimError::DeviceFull { unit: unit as usize, free: 0 })?;
         self.role[pbn as usize] = BlockRole::Open;
-        self.open[u][s] = pbn;
-        self.next_offset[u][s] = 0;
+        self.frontiers.open(unit, stream, pbn, 0);
+        Ok(())
+    }
+
+    /// A written block leaves its frontier: file it for victim selection.
+    fn file_closed(&mut self, pbn: Pbn, flash: &FlashArray) {
+        self.role[pbn as usize] = BlockRole::Closed;
+        self.gc.victims_mut().insert(pbn, flash.valid_count(pbn));
+    }
+
+    /// Takes a whole erased block of `unit` for the FTL to fill itself (at the offsets the
+    /// device's program order allows). GC never selects it; the FTL gives it back with
+    /// [`BlockManager::release_block`].
+    pub fn take_block(&mut self, unit: u32) -> Result<Pbn> {
+        let pbn = self.pool.take(unit).ok_or(SimError::DeviceFull { unit: unit as usize, free: 0 })?;
+        self.role[pbn as usize] = BlockRole::Owned;
+        Ok(pbn)
+    }
+
+    /// Erases a block taken with [`BlockManager::take_block`], whose pages the FTL has all
+    /// invalidated, and returns it to the free pool.
+    pub fn release_block(&mut self, pbn: Pbn, purpose: Purpose, ctx: &mut FtlCtx) -> Result<()> {
+        if self.role[pbn as usize] != BlockRole::Owned {
+            let message = format!("released, but it is {:?}, not owned by the FTL", self.role[pbn as usize]);
+            return Err(SimError::Block { pbn, message });
+        }
+        ctx.erase(pbn, purpose)?;
+        self.role[pbn as usize] = BlockRole::Free;
+        self.pool.put(pbn);
         Ok(())
     }
 
@@ -239,115 +252,50 @@ impl BlockManager {
     #[inline]
     pub fn prefetch_page(&self, ppn: Ppn, flash: &FlashArray) {
         flash.prefetch_page(ppn);
-        self.victims.prefetch(self.geometry.block_of(ppn));
+        self.gc.victims().prefetch(self.geometry.block_of(ppn));
     }
 
     /// Marks a page invalid and refiles its block for victim selection.
     #[inline]
     pub fn invalidate(&mut self, ppn: Ppn, flash: &mut FlashArray) -> Result<()> {
         let valid = flash.invalidate(ppn)?;
-        self.victims.update(self.geometry.block_of(ppn), valid);
-        Ok(())
-    }
-
-    /// Foreground GC of one unit.
-    fn collect<R: Relocate>(&mut self, unit: u32, reloc: &mut R, ctx: &mut FtlCtx) -> Result<()> {
-        self.in_gc = true;
-        self.gc_unit = unit;
-        let result = self.collect_until_enough(unit, reloc, ctx);
-        self.in_gc = false;
-        result
-    }
-
-    fn collect_until_enough<R: Relocate>(&mut self, unit: u32, reloc: &mut R, ctx: &mut FtlCtx) -> Result<()> {
-        let ppb = self.geometry.pages_per_block;
-        while self.free[unit as usize].len() <= self.gc_threshold as usize {
-            let free = self.free[unit as usize].len();
-            let Some(victim) = self.victims.select(unit, self.policy).filter(|&v| ctx.flash.valid_count(v) < ppb)
-            else {
-                self.gc_found_nothing = true;
-                return Err(SimError::DeviceFull { unit: unit as usize, free });
-            };
-            self.reclaim(victim, reloc, ctx)?;
-        }
-        Ok(())
-    }
-
-    /// Moves every valid page out of `victim` and erases it.
-    fn reclaim<R: Relocate>(&mut self, victim: Pbn, reloc: &mut R, ctx: &mut FtlCtx) -> Result<()> {
-        self.victims.remove(victim);
-        self.role[victim as usize] = BlockRole::Victim;
-        let unit = self.unit_of(victim);
-        let first = self.geometry.first_page(victim);
-        let written = ctx.flash.write_pointer(victim);
-        let stream = ctx.flash.block_stream(victim) as usize;
-        for old in first..first + written {
-            let ahead = old + GC_PREFETCH_DISTANCE;
-            if ahead < first + written {
-                reloc.prefetch_relocation(ctx.flash.spare_unchecked(ahead));
-            }
-            // Re-checked per page: a mapping write-back during this loop may invalidate a later page.
-            if ctx.flash.page_state(old) != PageState::Valid {
-                continue;
-            }
-            ctx.ops.begin_chain();
-            let spare = ctx.read(old, Purpose::Gc)?;
-            let new = self.allocate(unit, spare.stream, reloc, ctx)?;
-            ctx.program(new, spare.stream, spare.logical, spare.version, Purpose::Gc)?;
-            self.invalidate(old, ctx.flash)?;
-            self.gc_stats.moved[stream] += 1;
-            reloc.relocated(self, spare, old, new, ctx)?;
-        }
-        ctx.erase(victim, Purpose::Gc)?;
-        self.role[victim as usize] = BlockRole::Free;
-        self.free[unit as usize].push_back(victim);
-        self.gc_victims += 1;
-        self.gc_stats.victims[stream] += 1;
+        self.gc.victims_mut().update(self.geometry.block_of(ppn), valid);
         Ok(())
     }
 
     /// Forgets all SRAM state and rebuilds it from the flash array's block states (after power
-    /// loss). Issues no operations: the FTL's recovery procedure accounts for the reads it needs.
+    /// loss): erased blocks are free, the first partly written block of each page kind in a unit
+    /// becomes the open block of that kind's first stream, every other written block is closed.
+    /// Issues no operations: the FTL's recovery procedure accounts for the reads it needs.
     pub fn rebuild(&mut self, flash: &FlashArray) {
-        for q in &mut self.free {
-            q.clear();
-        }
-        for o in &mut self.open {
-            *o = [NIL; STREAMS];
-        }
-        let units = self.free.len() as u32;
-        let mut victims = VictimIndex::new(
-            units,
-            self.geometry.pages_per_block,
-            (0..self.geometry.total_blocks()).map(|b| self.unit_of(b)).collect(),
-        );
+        self.pool.clear();
+        self.frontiers.clear();
+        let mut victims =
+            VictimIndex::new(self.units(), self.geometry.pages_per_block, self.pool.units_of_blocks().to_vec());
         for pbn in 0..self.geometry.total_blocks() {
-            let unit = self.unit_of(pbn) as usize;
-            let stream = flash.block_stream(pbn) as usize;
-            self.role[pbn as usize] = match flash.block_state(pbn) {
-                BlockState::Erased => {
-                    self.free[unit].push_back(pbn);
+            let unit = self.unit_of(pbn);
+            let stream = self.frontiers.stream_of_kind(flash.block_kind(pbn));
+            self.role[pbn as usize] = match (flash.block_state(pbn), stream) {
+                (BlockState::Erased, _) => {
+                    self.pool.put(pbn);
                     BlockRole::Free
                 }
-                BlockState::Partial if self.open[unit][stream] == NIL => {
-                    self.open[unit][stream] = pbn;
-                    self.next_offset[unit][stream] = flash.write_pointer(pbn);
+                (BlockState::Partial, Some(stream)) if self.frontiers.open_block(unit, stream).is_none() => {
+                    self.frontiers.open(unit, stream, pbn, flash.write_pointer(pbn));
                     BlockRole::Open
                 }
-                BlockState::Partial | BlockState::Full => {
+                _ => {
                     victims.insert(pbn, flash.valid_count(pbn));
                     BlockRole::Closed
                 }
             };
         }
-        self.victims = victims;
-        self.cursor = [0; STREAMS];
-        self.in_gc = false;
+        self.gc.reset(victims);
     }
 
     /// Simulator memory of this structure.
     pub fn state_bytes(&self) -> usize {
-        self.victims.memory_bytes() + self.role.len() + self.total_free_blocks() * 4
+        self.gc.victims().memory_bytes() + self.role.len() + self.pool.state_bytes()
     }
 
     /// Checks the block accounting: roles agree with the free pools, open slots and victim index.
@@ -355,25 +303,23 @@ impl BlockManager {
         let mut free_seen = 0usize;
         for pbn in 0..self.geometry.total_blocks() {
             let role = self.role[pbn as usize];
-            let filed = self.victims.is_filed(pbn);
+            let filed = self.gc.victims().is_filed(pbn);
             match role {
                 BlockRole::Free => {
                     free_seen += 1;
-                    if flash.write_pointer(pbn) != 0 {
+                    if flash.block_state(pbn) != BlockState::Erased {
                         return Err(format!("free block {pbn} has programmed pages"));
                     }
                 }
                 BlockRole::Closed if !filed => return Err(format!("closed block {pbn} is not in the victim index")),
-                BlockRole::Open if filed => return Err(format!("open block {pbn} is in the victim index")),
+                BlockRole::Open | BlockRole::Owned if filed => {
+                    return Err(format!("{role:?} block {pbn} is in the victim index"))
+                }
                 BlockRole::Victim => return Err(format!("block {pbn} is still marked as a GC victim")),
                 _ => {}
             }
-            if role == BlockRole::Open {
-                let unit = self.unit_of(pbn) as usize;
-                let stream = flash.block_stream(pbn) as usize;
-                if self.open[unit][stream] != pbn && flash.write_pointer(pbn) != 0 {
-                    return Err(format!("block {pbn} is marked open but is not its unit's open block"));
-                }
+            if role == BlockRole::Open && !self.frontiers.is_open(self.unit_of(pbn), pbn) {
+                return Err(format!("block {pbn} is marked open but is not an open block of its unit"));
             }
         }
         if free_seen != self.total_free_blocks() {
@@ -386,24 +332,19 @@ impl BlockManager {
     }
 }
 
-/// Free blocks at which a unit collects garbage (see the module comment).
-pub fn gc_threshold(free_blocks_low: u32, streams: u32) -> u32 {
-    free_blocks_low.max(streams)
-}
-
-fn unit_of_block(geometry: &Geometry, kind: AllocationUnit, pbn: Pbn) -> u32 {
-    match kind {
-        AllocationUnit::Die => geometry.die_of_block(pbn),
-        AllocationUnit::Plane => geometry.plane_of_block(pbn),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::config::ConfigBuilder;
-    use crate::flash::OpLog;
+    use crate::flash::{OpLog, PageKind, PageState};
     use crate::metrics::CacheStats;
+
+    const ONE_STREAM: &[StreamSpec] = &[StreamSpec::new("data", PageKind::Data)];
+    const TWO_STREAMS: &[StreamSpec] =
+        &[StreamSpec::new("data", PageKind::Data), StreamSpec::new("translation", PageKind::Translation)];
+    const DATA: StreamId = StreamId::new(0);
+    const TRANSLATION: StreamId = StreamId::new(1);
+    const NIL: Ppn = Ppn::MAX;
 
     /// 1 die, 1 plane, 8 blocks x 4 pages, GC when at most 1 free block.
     fn config() -> Config {
@@ -436,8 +377,8 @@ mod tests {
         if map.0[lpn as usize] != NIL {
             bm.invalidate(map.0[lpn as usize], ctx.flash).unwrap();
         }
-        let ppn = bm.allocate(0, Stream::Data, map, ctx).unwrap();
-        ctx.program(ppn, Stream::Data, lpn, 0, Purpose::Host).unwrap();
+        let ppn = bm.allocate(0, DATA, map, ctx).unwrap();
+        ctx.program(ppn, PageKind::Data, lpn, 0, Purpose::Host).unwrap();
         map.0[lpn as usize] = ppn;
     }
 
@@ -447,7 +388,7 @@ mod tests {
         let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
-        let mut bm = BlockManager::new(&c, 1);
+        let mut bm = BlockManager::new(&c, ONE_STREAM);
         let mut map = Map(vec![NIL; 16]);
         for lpn in 0..6 {
             write(&mut bm, &mut map, lpn, &mut ctx);
@@ -465,7 +406,7 @@ mod tests {
         let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
-        let mut bm = BlockManager::new(&c, 1);
+        let mut bm = BlockManager::new(&c, ONE_STREAM);
         let mut map = Map(vec![NIL; 32]);
         // Fill blocks 0..=5 with LPNs 0..24, then overwrite LPNs 4..7 (block 1) and LPN 0 (block 0).
         for lpn in 0..24 {
@@ -510,8 +451,8 @@ mod tests {
             ctx: &mut FtlCtx,
         ) -> Result<()> {
             self.map.relocated(bm, spare, old, new, ctx)?;
-            let ppn = bm.allocate(1, Stream::Translation, self, ctx)?;
-            ctx.program(ppn, Stream::Translation, 0, 0, Purpose::Translation)?;
+            let ppn = bm.allocate(1, TRANSLATION, self, ctx)?;
+            ctx.program(ppn, PageKind::Translation, 0, 0, Purpose::Translation)?;
             bm.invalidate(ppn, ctx.flash)?;
             self.units.push(bm.unit_of(ctx.flash.geometry().block_of(ppn)));
             Ok(())
@@ -538,7 +479,7 @@ mod tests {
         let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
-        let mut bm = BlockManager::new(&c, 2);
+        let mut bm = BlockManager::new(&c, TWO_STREAMS);
         let mut owner = WritesBack { map: Map(vec![NIL; 20]), units: Vec::new() };
         // Only unit 0 takes data: 20 LPNs overwritten in a scrambled order leave partly valid blocks.
         for i in 0..200u32 {
@@ -546,15 +487,15 @@ mod tests {
             if owner.map.0[lpn as usize] != NIL {
                 bm.invalidate(owner.map.0[lpn as usize], ctx.flash).unwrap();
             }
-            let (free_before, victims_before) = (bm.free_blocks(0), bm.gc_victims);
-            let ppn = bm.allocate(0, Stream::Data, &mut owner, &mut ctx).unwrap();
-            ctx.program(ppn, Stream::Data, lpn, 0, Purpose::Host).unwrap();
+            let (free_before, victims_before) = (bm.free_blocks(0), bm.gc_victims());
+            let ppn = bm.allocate(0, DATA, &mut owner, &mut ctx).unwrap();
+            ctx.program(ppn, PageKind::Data, lpn, 0, Purpose::Host).unwrap();
             owner.map.0[lpn as usize] = ppn;
-            if victims_before == 0 && bm.gc_victims > 0 {
+            if victims_before == 0 && bm.gc_victims() > 0 {
                 assert_eq!(free_before, 2, "two streams: GC starts at 2 free blocks, gc.free_blocks_low being 1");
             }
         }
-        assert!(bm.gc_victims > 0 && !owner.units.is_empty());
+        assert!(bm.gc_victims() > 0 && !owner.units.is_empty());
         assert!(owner.units.iter().all(|&u| u == 0), "write-backs during GC of unit 0 went to {:?}", owner.units);
         bm.check(ctx.flash).unwrap();
     }
@@ -565,14 +506,14 @@ mod tests {
         let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
-        let mut bm = BlockManager::new(&c, 1);
+        let mut bm = BlockManager::new(&c, ONE_STREAM);
         let mut map = Map(vec![NIL; 64]);
         let err = (0..32).try_for_each(|lpn| {
             if map.0[lpn as usize] != NIL {
                 bm.invalidate(map.0[lpn as usize], ctx.flash)?;
             }
-            let ppn = bm.allocate(0, Stream::Data, &mut map, &mut ctx)?;
-            ctx.program(ppn, Stream::Data, lpn, 0, Purpose::Host)?;
+            let ppn = bm.allocate(0, DATA, &mut map, &mut ctx)?;
+            ctx.program(ppn, PageKind::Data, lpn, 0, Purpose::Host)?;
             map.0[lpn as usize] = ppn;
             Ok::<(), SimError>(())
         });
@@ -585,7 +526,7 @@ mod tests {
         let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
-        let mut bm = BlockManager::new(&c, 1);
+        let mut bm = BlockManager::new(&c, ONE_STREAM);
         let mut map = Map(vec![NIL; 16]);
         for lpn in 0..10 {
             write(&mut bm, &mut map, lpn, &mut ctx);
@@ -596,5 +537,129 @@ mod tests {
         bm.check(ctx.flash).unwrap();
         write(&mut bm, &mut map, 3, &mut ctx);
         assert_eq!(map.0[3], 10);
+    }
+
+    #[test]
+    fn an_owned_block_is_filled_by_the_ftl_never_collected_and_released_erased() {
+        let c = config();
+        let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
+        let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
+        let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
+        let mut bm = BlockManager::new(&c, ONE_STREAM);
+        let owned = bm.take_block(0).unwrap();
+        assert_eq!((bm.role(owned), bm.free_blocks(0)), (BlockRole::Owned, 7));
+        // The FTL places pages at offsets of its choosing (a gap at offset 1).
+        let first = ctx.flash.geometry().first_page(owned);
+        ctx.program(first, PageKind::Data, 100, 1, Purpose::Host).unwrap();
+        ctx.program(first + 2, PageKind::Data, 102, 1, Purpose::Host).unwrap();
+        bm.check(ctx.flash).unwrap();
+        // Page-mapped traffic around it collects other blocks only.
+        let mut map = Map(vec![NIL; 32]);
+        for round in 0..40u32 {
+            write(&mut bm, &mut map, round % 12, &mut ctx);
+        }
+        assert!(bm.gc_victims() > 0);
+        assert_eq!((bm.role(owned), ctx.flash.erase_count(owned)), (BlockRole::Owned, 0));
+        assert!(bm.release_block(owned, Purpose::Metadata, &mut ctx).unwrap_err().to_string().contains("valid pages"));
+        bm.invalidate(first, ctx.flash).unwrap();
+        bm.invalidate(first + 2, ctx.flash).unwrap();
+        bm.release_block(owned, Purpose::Metadata, &mut ctx).unwrap();
+        assert_eq!((bm.role(owned), ctx.flash.erase_count(owned)), (BlockRole::Free, 1));
+        assert_eq!(ctx.ops.count(crate::flash::OpKind::Erase, Purpose::Metadata), 1);
+        let err = bm.release_block(owned, Purpose::Metadata, &mut ctx).unwrap_err().to_string();
+        assert!(err.contains("not owned"), "{err}");
+        bm.check(ctx.flash).unwrap();
+    }
+
+    /// Separates hot LPNs (below 4) from cold ones, for GC moves too.
+    struct HotCold(Map);
+    const HOT: StreamId = StreamId::new(0);
+    const COLD: StreamId = StreamId::new(1);
+    fn stream_of(lpn: u32) -> StreamId {
+        if lpn < 4 {
+            HOT
+        } else {
+            COLD
+        }
+    }
+    impl Relocate for HotCold {
+        fn relocated(
+            &mut self,
+            bm: &mut BlockManager,
+            spare: Spare,
+            old: Ppn,
+            new: Ppn,
+            ctx: &mut FtlCtx,
+        ) -> Result<()> {
+            self.0.relocated(bm, spare, old, new, ctx)
+        }
+        fn gc_destination(&self, spare: Spare) -> Option<StreamId> {
+            Some(stream_of(spare.logical))
+        }
+    }
+
+    #[test]
+    fn declared_streams_keep_their_own_blocks_through_gc() {
+        let c = ConfigBuilder::new()
+            .set("device.geometry.planes_per_die=1")
+            .unwrap()
+            .set("device.geometry.blocks_per_plane=12")
+            .unwrap()
+            .set("device.geometry.pages_per_block=4")
+            .unwrap()
+            .set("device.overprovisioning=0.5")
+            .unwrap()
+            .build()
+            .unwrap();
+        let streams = [StreamSpec::new("hot", PageKind::Data), StreamSpec::new("cold", PageKind::Data)];
+        let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
+        let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
+        let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
+        let mut bm = BlockManager::new(&c, &streams);
+        let mut owner = HotCold(Map(vec![NIL; 16]));
+        for i in 0..300u32 {
+            let r = i.wrapping_mul(2_654_435_761).rotate_left(7);
+            let lpn = if r % 3 == 0 { 4 + (r >> 8) % 12 } else { (r >> 8) % 4 };
+            if owner.0 .0[lpn as usize] != NIL {
+                bm.invalidate(owner.0 .0[lpn as usize], ctx.flash).unwrap();
+            }
+            let ppn = bm.allocate(0, stream_of(lpn), &mut owner, &mut ctx).unwrap();
+            ctx.program(ppn, PageKind::Data, lpn, i + 1, Purpose::Host).unwrap();
+            owner.0 .0[lpn as usize] = ppn;
+        }
+        assert!(ctx.ops.count(crate::flash::OpKind::Program, Purpose::Gc) > 0, "GC moved pages");
+        // No block mixes hot and cold valid pages.
+        let g = ctx.flash.geometry().clone();
+        for pbn in 0..g.total_blocks() {
+            let first = g.first_page(pbn);
+            let hot: Vec<bool> = (first..first + g.pages_per_block)
+                .filter(|&p| ctx.flash.page_state(p) == PageState::Valid)
+                .map(|p| ctx.flash.read(p).unwrap().logical < 4)
+                .collect();
+            assert!(hot.windows(2).all(|w| w[0] == w[1]), "block {pbn} mixes hot and cold pages: {hot:?}");
+        }
+        bm.check(ctx.flash).unwrap();
+    }
+
+    #[test]
+    fn reclaim_one_collects_a_victim_on_demand() {
+        let c = config();
+        let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
+        let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
+        let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
+        let mut bm = BlockManager::new(&c, ONE_STREAM);
+        let mut map = Map(vec![NIL; 16]);
+        assert!(!bm.reclaim_one(0, &mut map, &mut ctx).unwrap(), "nothing to reclaim on an empty device");
+        for lpn in [0, 1, 2, 3, 4, 0, 1] {
+            write(&mut bm, &mut map, lpn, &mut ctx);
+        }
+        // Block 0 holds LPNs 0-3 (0 and 1 overwritten); block 1 is open.
+        let free = bm.free_blocks(0);
+        assert!(bm.reclaim_one(0, &mut map, &mut ctx).unwrap());
+        assert_eq!(ctx.flash.erase_count(0), 1);
+        assert_eq!(ctx.ops.count(crate::flash::OpKind::Program, Purpose::Gc), 2, "LPNs 2 and 3 moved");
+        assert_eq!(bm.free_blocks(0), free, "block 0 freed; the second move opened block 2");
+        assert_eq!(bm.gc_victims(), 1);
+        bm.check(ctx.flash).unwrap();
     }
 }

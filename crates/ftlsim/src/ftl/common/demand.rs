@@ -5,11 +5,11 @@
 
 use serde::Serialize;
 
-use super::translation::{write_back, TranslationOwner, TranslationStore, DEMAND_STREAMS, UNMAPPED};
+use super::translation::{write_back, TranslationOwner, TranslationStore, DATA_STREAM, DEMAND_STREAMS, UNMAPPED};
 use super::BlockManager;
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, Ppn, Purpose, Spare, Stream};
+use crate::flash::{FlashArray, Lpn, PageKind, Ppn, Purpose, Spare};
 use crate::ftl::{Ftl, FtlCtx, PageRef, Prefetch, SramBreakdown, SramItem};
 use crate::metrics::CacheAccess;
 
@@ -112,8 +112,8 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
         if old != UNMAPPED {
             self.blocks.invalidate(old, ctx.flash)?;
         }
-        let unit = self.blocks.next_unit(Stream::Data);
-        let ppn = self.blocks.allocate(unit, Stream::Data, &mut self.map, ctx)?;
+        let unit = self.blocks.next_unit(DATA_STREAM);
+        let ppn = self.blocks.allocate(unit, DATA_STREAM, &mut self.map, ctx)?;
         self.map.store().program_data(ppn, lpn, version, ctx)?;
         self.map.remap(lpn, ppn, &mut self.blocks, ctx)
     }
@@ -246,7 +246,7 @@ pub fn at_most_the_map(entries: u64, config: &Config, field: &str) -> Result<u64
 /// will move soon.
 #[inline]
 pub fn prefetch_relocation<S: DemandScheme>(scheme: &S, spare: Spare) {
-    if spare.stream == Stream::Data {
+    if spare.kind == PageKind::Data {
         scheme.prefetch(spare.logical);
     }
 }

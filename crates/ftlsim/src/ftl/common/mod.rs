@@ -1,10 +1,17 @@
-//! Machinery shared by every FTL, written once: block allocation and garbage collection.
+//! Machinery shared by every FTL, written once: the free pool, write frontiers and the GC engine
+//! (composed by the block manager), the translation-page store and the cache policies.
 
 mod blocks;
 pub mod cache;
 pub mod demand;
+mod frontier;
+mod gc;
+mod pool;
 pub mod translation;
 mod victim;
 
-pub use blocks::{gc_threshold, BlockManager, BlockRole, Relocate};
+pub use blocks::{BlockManager, BlockRole, Relocate};
+pub use frontier::{Frontiers, StreamId, StreamSpec};
+pub use gc::{gc_threshold, GcEngine};
+pub use pool::FreePool;
 pub use victim::VictimIndex;

@@ -1,6 +1,6 @@
 //! The translation-page store shared by every demand-based FTL (DFTL, CDFTL, S-FTL, TPFTL, SCFTL):
 //! the full LPN -> PPN table lives in translation pages (TPs) in flash, in their own blocks
-//! (`Stream::Translation`), and a global translation directory (GTD) in SRAM locates the newest
+//! (`PageKind::Translation`), and a global translation directory (GTD) in SRAM locates the newest
 //! copy of each TP.
 //!
 //! What is modelled:
@@ -35,17 +35,23 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use super::{BlockManager, Relocate};
+use super::{StreamId, StreamSpec};
 use crate::config::{Config, GtdSpan};
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, PageState, Ppn, Purpose, Spare, Stream};
+use crate::flash::{FlashArray, Lpn, PageKind, PageState, Ppn, Purpose, Spare};
 use crate::ftl::{FtlCtx, PageRef, SramItem};
 
 /// The PPN of an unmapped entry.
 pub const UNMAPPED: Ppn = Ppn::MAX;
 /// Bytes per mapping entry in a translation page: a 4-byte PPN (both papers).
 pub const TP_ENTRY_BYTES: u32 = 4;
-/// Streams a demand-based FTL writes: data and translation pages.
-pub const DEMAND_STREAMS: u32 = 2;
+/// The streams a demand-based FTL writes: data and translation pages.
+pub const DEMAND_STREAMS: &[StreamSpec] =
+    &[StreamSpec::new("data", PageKind::Data), StreamSpec::new("translation", PageKind::Translation)];
+/// The data stream of [`DEMAND_STREAMS`].
+pub const DATA_STREAM: StreamId = StreamId::new(0);
+/// The translation-page stream of [`DEMAND_STREAMS`].
+pub const TRANSLATION_STREAM: StreamId = StreamId::new(1);
 
 /// A demand-based FTL's mapping state, seen by [`write_back`].
 pub trait TranslationOwner: Relocate {
@@ -72,8 +78,8 @@ pub fn write_back<O: TranslationOwner>(
     if read_old {
         owner.store().fetch(tp, ctx)?;
     }
-    let unit = blocks.next_unit(Stream::Translation);
-    let ppn = blocks.allocate(unit, Stream::Translation, owner, ctx)?;
+    let unit = blocks.next_unit(TRANSLATION_STREAM);
+    let ppn = blocks.allocate(unit, TRANSLATION_STREAM, owner, ctx)?;
     // Changes are collected only now: GC during the allocation may have made new ones.
     let complete = owner.publish(tp);
     owner.store().commit(tp, ppn, complete, blocks, ctx)
@@ -105,7 +111,7 @@ impl TranslationStore {
         let entries_per_tp = Self::entries_per_tp_of(config);
         let logical_pages = config.device.logical_pages();
         let tps = Self::pages_needed(config);
-        config.check_spare_blocks(DEMAND_STREAMS, tps)?;
+        config.check_spare_blocks(DEMAND_STREAMS.len() as u32, tps)?;
         Ok(TranslationStore {
             entries_per_tp,
             logical_pages,
@@ -135,7 +141,7 @@ impl TranslationStore {
 
     /// Spare blocks a demand-based FTL needs on `config`'s device.
     pub fn spare_blocks_needed(config: &Config) -> u64 {
-        config.spare_blocks_needed(DEMAND_STREAMS, Self::pages_needed(config))
+        config.spare_blocks_needed(DEMAND_STREAMS.len() as u32, Self::pages_needed(config))
     }
 
     #[inline]
@@ -188,10 +194,10 @@ impl TranslationStore {
     pub fn fetch(&self, tp: u32, ctx: &mut FtlCtx) -> Result<bool> {
         let Some(ppn) = self.location(tp) else { return Ok(false) };
         let spare = ctx.read(ppn, Purpose::Translation)?;
-        if spare.stream != Stream::Translation || spare.logical != tp {
+        if spare.kind != PageKind::Translation || spare.logical != tp {
             return Err(SimError::Other(format!(
                 "GTD maps translation page {tp} to PPN {ppn}, which holds {:?} page {}",
-                spare.stream, spare.logical
+                spare.kind, spare.logical
             )));
         }
         Ok(true)
@@ -210,7 +216,7 @@ impl TranslationStore {
     /// Programs a host data page and stamps its PSN.
     #[inline]
     pub fn program_data(&mut self, ppn: Ppn, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
-        ctx.program(ppn, Stream::Data, lpn, version, Purpose::Host)?;
+        ctx.program(ppn, PageKind::Data, lpn, version, Purpose::Host)?;
         self.stamp(ppn);
         Ok(())
     }
@@ -226,9 +232,9 @@ impl TranslationStore {
     #[inline]
     pub fn relocated(&mut self, spare: Spare, old: Ppn, new: Ppn) -> Result<Option<Lpn>> {
         self.stamp(new);
-        match spare.stream {
-            Stream::Data => Ok(Some(spare.logical)),
-            Stream::Translation => {
+        match spare.kind {
+            PageKind::Data => Ok(Some(spare.logical)),
+            PageKind::Translation => {
                 let slot = &mut self.gtd[spare.logical as usize];
                 if *slot != old {
                     return Err(SimError::Other(format!(
@@ -239,7 +245,7 @@ impl TranslationStore {
                 *slot = new;
                 Ok(None)
             }
-            Stream::Metadata => Ok(None),
+            PageKind::Metadata | PageKind::InvalidationLog | PageKind::Delta => Ok(None),
         }
     }
 
@@ -248,7 +254,7 @@ impl TranslationStore {
         self.fold_recovered(tp);
         let t = tp as usize;
         self.versions[t] = self.versions[t].wrapping_add(1);
-        ctx.program(ppn, Stream::Translation, tp, self.versions[t], Purpose::Translation)?;
+        ctx.program(ppn, PageKind::Translation, tp, self.versions[t], Purpose::Translation)?;
         self.stamp(ppn);
         if complete {
             self.covered[t] = self.psn[ppn as usize];
@@ -299,10 +305,10 @@ impl TranslationStore {
         for pbn in 0..g.total_blocks() {
             let first = g.first_page(pbn);
             let Some(spare) = ctx.probe_spare(first) else { continue };
-            match spare.stream {
-                Stream::Translation => translation_blocks.push(pbn),
-                Stream::Data => data_blocks[blocks.unit_of(pbn) as usize].push((self.psn[first as usize], pbn)),
-                Stream::Metadata => {}
+            match spare.kind {
+                PageKind::Translation => translation_blocks.push(pbn),
+                PageKind::Data => data_blocks[blocks.unit_of(pbn) as usize].push((self.psn[first as usize], pbn)),
+                PageKind::Metadata | PageKind::InvalidationLog | PageKind::Delta => {}
             }
         }
         for &pbn in &translation_blocks {
@@ -365,17 +371,17 @@ impl TranslationStore {
                 return Err(format!("GTD maps translation page {tp} to PPN {ppn}, which is not valid"));
             }
             let spare = flash.spare_unchecked(ppn);
-            if spare.stream != Stream::Translation || spare.logical != tp as u32 || spare.version != self.versions[tp] {
+            if spare.kind != PageKind::Translation || spare.logical != tp as u32 || spare.version != self.versions[tp] {
                 return Err(format!(
                     "GTD maps translation page {tp} (version {}) to PPN {ppn}, which holds {:?} page {} version {}",
-                    self.versions[tp], spare.stream, spare.logical, spare.version
+                    self.versions[tp], spare.kind, spare.logical, spare.version
                 ));
             }
         }
         let g = flash.geometry();
         let written = self.gtd.iter().filter(|&&p| p != UNMAPPED).count();
         let valid = (0..g.total_blocks())
-            .filter(|&b| flash.block_stream(b) == Stream::Translation && flash.write_pointer(b) > 0)
+            .filter(|&b| flash.block_kind(b) == PageKind::Translation && flash.write_pointer(b) > 0)
             .map(|b| flash.valid_count(b) as usize)
             .sum::<usize>();
         if valid != written {
@@ -387,7 +393,7 @@ impl TranslationStore {
     /// The translation pages the GTD points at (for the shared invariant check).
     pub fn referenced_pages(&self) -> Vec<PageRef> {
         (0..self.tp_count())
-            .filter_map(|tp| self.location(tp).map(|ppn| PageRef { ppn, stream: Stream::Translation, logical: tp }))
+            .filter_map(|tp| self.location(tp).map(|ppn| PageRef { ppn, kind: PageKind::Translation, logical: tp }))
             .collect()
     }
 
@@ -411,7 +417,7 @@ fn holds(flash: &FlashArray, ppn: Ppn, lpn: Lpn) -> bool {
         return false;
     }
     let spare = flash.spare_unchecked(ppn);
-    spare.stream == Stream::Data && spare.logical == lpn
+    spare.kind == PageKind::Data && spare.logical == lpn
 }
 
 #[cfg(test)]
@@ -512,7 +518,7 @@ mod tests {
             if old != UNMAPPED {
                 self.blocks.invalidate(old, ctx.flash).unwrap();
             }
-            let ppn = self.blocks.allocate(0, Stream::Data, &mut self.toy, &mut ctx).unwrap();
+            let ppn = self.blocks.allocate(0, DATA_STREAM, &mut self.toy, &mut ctx).unwrap();
             self.toy.store.program_data(ppn, lpn, version, &mut ctx).unwrap();
             self.toy.pending.push((lpn, ppn));
             let tp = self.toy.store.tp_of(lpn);
@@ -579,7 +585,7 @@ mod tests {
             r.write(lpn, version[lpn as usize]);
             r.assert_consistent();
         }
-        assert!(r.blocks.gc_victims > 0);
+        assert!(r.blocks.gc_victims() > 0);
         assert!(r.ops.count(OpKind::Program, Purpose::Gc) > r.toy.tp_moves as u64);
         assert!(r.toy.tp_moves > 0);
         for lpn in 0..40 {
@@ -605,7 +611,7 @@ mod tests {
             let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
             let old = (0..128).find(|&p| holds(ctx.flash, p, lpn)).unwrap();
             r.blocks.invalidate(old, ctx.flash).unwrap();
-            let ppn = r.blocks.allocate(0, Stream::Data, &mut r.toy, &mut ctx).unwrap();
+            let ppn = r.blocks.allocate(0, DATA_STREAM, &mut r.toy, &mut ctx).unwrap();
             version[lpn as usize] += 1;
             r.toy.store.program_data(ppn, lpn, version[lpn as usize], &mut ctx).unwrap();
         }

@@ -384,7 +384,7 @@ fn random_writes_reads_trims_and_power_losses_keep_every_mapping_in_every_varian
                     }
                 }
             }
-            assert!(r.cache.dirty_evictions > 0 && r.ftl.blocks().gc_victims > 0, "{variant:?}");
+            assert!(r.cache.dirty_evictions > 0 && r.ftl.blocks().gc_victims() > 0, "{variant:?}");
         }
     }
 }

@@ -1,0 +1,166 @@
+//! The GC engine: when a unit collects (its trigger), which closed block it reclaims (the victim
+//! policy over [`VictimIndex`]), and the reclaim procedure that moves a victim's valid pages and
+//! erases it, asking the FTL where each page goes and telling it where each page went.
+//!
+//! Collection is foreground today: a unit collects when an allocation needs a new block and the
+//! unit has at most [`gc_threshold`] free blocks. [`BlockManager::reclaim_one`] runs one step on
+//! its own, for callers that schedule GC themselves (background GC).
+
+use super::{BlockManager, BlockRole, Relocate, StreamId, VictimIndex};
+use crate::config::VictimPolicyKind;
+use crate::error::{Result, SimError};
+use crate::flash::{FlashArray, PageState, Pbn, Purpose, Spare};
+use crate::ftl::FtlCtx;
+use crate::metrics::GcStats;
+
+/// How many pages ahead of the page being moved GC prefetches mapping entries.
+const GC_PREFETCH_DISTANCE: u32 = 8;
+
+/// Free blocks at which a unit collects garbage: `gc.free_blocks_low`, or one per stream the FTL
+/// writes if that is more (reclaiming one victim may have to open a block in every stream, for
+/// example a data block for the moves and a translation block for the mapping write-backs they
+/// cause).
+pub fn gc_threshold(free_blocks_low: u32, streams: u32) -> u32 {
+    free_blocks_low.max(streams)
+}
+
+pub struct GcEngine {
+    victims: VictimIndex,
+    policy: VictimPolicyKind,
+    threshold: u32,
+    /// The unit being collected, while a collection runs (collections never nest).
+    active: Option<u32>,
+    /// The last collection stopped because its unit had no reclaimable block, before touching
+    /// any page (the only `DeviceFull` another unit may absorb; one raised mid-collection is final).
+    pub(super) found_nothing: bool,
+    /// Blocks reclaimed so far.
+    pub reclaimed: u64,
+    /// Victims and the pages moved out of them, by page kind (paper 002's V_d and V_t).
+    pub stats: GcStats,
+}
+
+impl GcEngine {
+    pub fn new(victims: VictimIndex, policy: VictimPolicyKind, threshold: u32) -> Self {
+        GcEngine {
+            victims,
+            policy,
+            threshold,
+            active: None,
+            found_nothing: false,
+            reclaimed: 0,
+            stats: GcStats::default(),
+        }
+    }
+
+    /// The unit being collected, if a collection is running.
+    #[inline]
+    pub fn active_unit(&self) -> Option<u32> {
+        self.active
+    }
+
+    /// Whether a unit with `free` free blocks must collect before opening a block.
+    #[inline]
+    pub fn wants_collection(&self, free: usize) -> bool {
+        free <= self.threshold as usize
+    }
+
+    pub fn victims(&self) -> &VictimIndex {
+        &self.victims
+    }
+
+    pub(super) fn victims_mut(&mut self) -> &mut VictimIndex {
+        &mut self.victims
+    }
+
+    /// Replaces the victim index (after a rebuild).
+    pub(super) fn reset(&mut self, victims: VictimIndex) {
+        self.victims = victims;
+        self.active = None;
+    }
+
+    /// The block `unit` would reclaim next: the policy's choice, if it has an invalid page.
+    pub fn select(&self, unit: u32, flash: &FlashArray) -> Option<Pbn> {
+        let ppb = flash.geometry().pages_per_block;
+        self.victims.select(unit, self.policy).filter(|&v| flash.valid_count(v) < ppb)
+    }
+}
+
+impl BlockManager {
+    /// Foreground GC of one unit: reclaims victims until the unit has more than the threshold of
+    /// free blocks.
+    pub(super) fn collect<R: Relocate>(&mut self, unit: u32, reloc: &mut R, ctx: &mut FtlCtx) -> Result<()> {
+        self.gc.active = Some(unit);
+        let result = self.collect_until_enough(unit, reloc, ctx);
+        self.gc.active = None;
+        result
+    }
+
+    fn collect_until_enough<R: Relocate>(&mut self, unit: u32, reloc: &mut R, ctx: &mut FtlCtx) -> Result<()> {
+        while self.gc.wants_collection(self.pool.len(unit)) {
+            let free = self.pool.len(unit);
+            let Some(victim) = self.gc.select(unit, ctx.flash) else {
+                self.gc.found_nothing = true;
+                return Err(SimError::DeviceFull { unit: unit as usize, free });
+            };
+            self.reclaim(victim, reloc, ctx)?;
+        }
+        Ok(())
+    }
+
+    /// One GC step on `unit`, whatever its free blocks: reclaims the policy's victim, if any
+    /// block has an invalid page. Returns whether a block was reclaimed.
+    pub fn reclaim_one<R: Relocate>(&mut self, unit: u32, reloc: &mut R, ctx: &mut FtlCtx) -> Result<bool> {
+        let Some(victim) = self.gc.select(unit, ctx.flash) else { return Ok(false) };
+        self.gc.active = Some(unit);
+        let result = self.reclaim(victim, reloc, ctx);
+        self.gc.active = None;
+        result.map(|()| true)
+    }
+
+    /// Moves every valid page out of `victim`, each to the stream the FTL names (by default the
+    /// first stream of its kind) in the victim's unit, and erases it.
+    fn reclaim<R: Relocate>(&mut self, victim: Pbn, reloc: &mut R, ctx: &mut FtlCtx) -> Result<()> {
+        self.gc.victims.remove(victim);
+        self.role[victim as usize] = BlockRole::Victim;
+        let unit = self.unit_of(victim);
+        let first = self.geometry.first_page(victim);
+        let written = ctx.flash.write_pointer(victim);
+        let kind = ctx.flash.block_kind(victim) as usize;
+        for old in first..first + written {
+            let ahead = old + GC_PREFETCH_DISTANCE;
+            if ahead < first + written {
+                reloc.prefetch_relocation(ctx.flash.spare_unchecked(ahead));
+            }
+            // Re-checked per page: a mapping write-back during this loop may invalidate a later page.
+            if ctx.flash.page_state(old) != PageState::Valid {
+                continue;
+            }
+            ctx.ops.begin_chain();
+            let spare = ctx.read(old, Purpose::Gc)?;
+            let stream = self.gc_destination(reloc, victim, spare)?;
+            let new = self.allocate(unit, stream, reloc, ctx)?;
+            ctx.program(new, spare.kind, spare.logical, spare.version, Purpose::Gc)?;
+            self.invalidate(old, ctx.flash)?;
+            self.gc.stats.moved[kind] += 1;
+            reloc.relocated(self, spare, old, new, ctx)?;
+        }
+        ctx.erase(victim, Purpose::Gc)?;
+        self.role[victim as usize] = BlockRole::Free;
+        self.pool.put(victim);
+        self.gc.reclaimed += 1;
+        self.gc.stats.victims[kind] += 1;
+        Ok(())
+    }
+
+    /// The stream a page moved out of `victim` goes to: the FTL's choice, or the first declared
+    /// stream of the page's kind.
+    fn gc_destination<R: Relocate>(&self, reloc: &R, victim: Pbn, spare: Spare) -> Result<StreamId> {
+        match reloc.gc_destination(spare) {
+            Some(stream) => Ok(stream),
+            None => self.frontiers.stream_of_kind(spare.kind).ok_or_else(|| SimError::Block {
+                pbn: victim,
+                message: format!("GC found a {:?} page, but the FTL declared no stream of that kind", spare.kind),
+            }),
+        }
+    }
+}
