@@ -97,6 +97,7 @@ fn base_device(
         format!("device.geometry.pages_per_block={pages_per_block}"),
         "device.geometry.page_size=512".into(),
         "device.geometry.spare_size=16".into(),
+        "device.geometry.spare_usable=16".into(),
         "device.overprovisioning=0.25".into(),
         "gc.free_blocks_low=1".into(),
         "precondition.mode=\"none\"".into(),

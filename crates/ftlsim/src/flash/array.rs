@@ -347,6 +347,7 @@ mod tests {
             pages_per_block: 4,
             page_size: 4096,
             spare_size: 64,
+            spare_usable: None,
             sector_size: 512,
             block_layout: BlockLayout::Interleaved,
         };

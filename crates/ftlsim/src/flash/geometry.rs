@@ -30,6 +30,9 @@ pub struct Geometry {
     pub page_size: u32,
     /// Spare (out-of-band) bytes per page.
     pub spare_size: u32,
+    /// Spare bytes per page left to the FTL's metadata (the rest holds ECC); all of them when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spare_usable: Option<u32>,
     /// Host sector size; page_size must be a multiple of it.
     #[serde(default = "default_sector")]
     pub sector_size: u32,
@@ -45,6 +48,20 @@ fn default_layout() -> BlockLayout {
 }
 
 impl Geometry {
+    /// Spare bytes per page the FTL may use.
+    pub fn spare_usable_bytes(&self) -> u32 {
+        self.spare_usable.unwrap_or(self.spare_size)
+    }
+
+    /// The configuration field that sets [`Geometry::spare_usable_bytes`].
+    pub fn spare_usable_field(&self) -> &'static str {
+        if self.spare_usable.is_some() {
+            "device.geometry.spare_usable"
+        } else {
+            "device.geometry.spare_size"
+        }
+    }
+
     pub fn validate(&self) -> Result<()> {
         let positive = [
             ("device.geometry.channels", self.channels),
@@ -65,6 +82,12 @@ impl Geometry {
             return Err(SimError::config(
                 "device.geometry.page_size",
                 format!("{} is not a multiple of the sector size {}", self.page_size, self.sector_size),
+            ));
+        }
+        if self.spare_usable.is_some_and(|usable| usable > self.spare_size) {
+            return Err(SimError::config(
+                "device.geometry.spare_usable",
+                format!("{} exceeds the spare area of {} bytes", self.spare_usable.unwrap_or(0), self.spare_size),
             ));
         }
         let pages = self.total_pages_u64();
@@ -156,6 +179,7 @@ mod tests {
             pages_per_block: 8,
             page_size: 4096,
             spare_size: 128,
+            spare_usable: None,
             sector_size: 512,
             block_layout: BlockLayout::Interleaved,
         }

@@ -4,10 +4,12 @@
 mod array;
 mod geometry;
 mod op;
+mod spare;
 
 pub use array::{BlockState, FlashArray, PageKind, PageState, Spare, PAGE_KINDS};
 pub use geometry::{BlockLayout, Geometry};
 pub use op::{FlashOp, OpKind, OpLog, Purpose, NO_DEP, OP_KINDS, PURPOSES};
+pub use spare::{SpareField, SpareLayout, BASIC_LAYOUT, KIND_FIELD, LOGICAL_FIELD, VERSION_FIELD};
 
 /// Logical page number (host address space, in flash pages).
 pub type Lpn = u32;

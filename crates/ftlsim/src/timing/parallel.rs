@@ -102,6 +102,7 @@ mod tests {
                 pages_per_block = 4
                 page_size = 4096
                 spare_size = 0
+                spare_usable = 0
                 [device.latency]
                 read_us = 25.0
                 program_us = 200.0

@@ -295,6 +295,7 @@ pub mod tests_support {
             "device.geometry.page_size=32",
             "device.geometry.sector_size=32",
             "device.geometry.spare_size=16",
+            "device.geometry.spare_usable=16",
             "device.logical_pages=288",
             "gc.free_blocks_low=2",
             "check.invariants_every=1",
