@@ -318,9 +318,12 @@ impl Simulation {
             let (k, purposes) = (kind as usize, after[0].len());
             (0..purposes).filter(|&p| purpose.is_none_or(|q| q as usize == p)).map(|p| after[k][p] - before[k][p]).sum()
         };
+        // Recovery's own reads, and those of any collection its writes trigger.
         let reads = issued(OpKind::Read, None) + issued(OpKind::SpareRead, None);
-        let tagged_reads =
-            issued(OpKind::Read, Some(Purpose::Recovery)) + issued(OpKind::SpareRead, Some(Purpose::Recovery));
+        let tagged_reads = [Purpose::Recovery, Purpose::Gc]
+            .iter()
+            .map(|&p| issued(OpKind::Read, Some(p)) + issued(OpKind::SpareRead, Some(p)))
+            .sum::<u64>();
         if reads != tagged_reads {
             return Err(SimError::Invariant {
                 ftl: self.ftl.name().to_string(),

@@ -5,7 +5,9 @@
 
 use serde::Serialize;
 
-use super::translation::{write_back, TranslationOwner, TranslationStore, DATA_STREAM, DEMAND_STREAMS, UNMAPPED};
+use super::translation::{
+    write_back, write_back_recovered, TranslationOwner, TranslationStore, DATA_STREAM, DEMAND_STREAMS, UNMAPPED,
+};
 use super::BlockManager;
 use crate::config::Config;
 use crate::error::{Result, SimError};
@@ -82,6 +84,13 @@ impl<S: DemandScheme> DemandFtl<S> {
         }
     }
 
+    fn recover_and_write_back(&mut self, ctx: &mut FtlCtx) -> Result<()> {
+        self.map.store().recover(&self.blocks, ctx)?;
+        self.map.recovered();
+        write_back_recovered(&mut self.map, &mut self.blocks, ctx)?;
+        self.map.flush(&mut self.blocks, ctx)
+    }
+
     pub fn scheme(&self) -> &S {
         &self.map
     }
@@ -144,13 +153,17 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
         (ppn != UNMAPPED).then_some(ppn)
     }
 
-    /// Paper 000 Fig 8.1 (see [`TranslationStore::recover`]); the cache starts empty.
+    /// Paper 000 Fig 8.1 (see [`TranslationStore::recover`]); the cache starts empty. Recovery
+    /// then writes back the TPs with mapping changes found only in data pages, and whatever
+    /// changes GC made meanwhile, so the FTL resumes with nothing newer than flash outside its
+    /// cache; that traffic is recovery cost.
     fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
         self.blocks.rebuild(ctx.flash);
         self.map.clear_cache();
-        self.map.store().recover(&self.blocks, ctx)?;
-        self.map.recovered();
-        Ok(())
+        self.map.store().set_recovering(true);
+        let result = self.recover_and_write_back(ctx);
+        self.map.store().set_recovering(false);
+        result
     }
 
     fn sram(&self) -> SramBreakdown {

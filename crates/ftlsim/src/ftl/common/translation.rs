@@ -85,6 +85,21 @@ pub fn write_back<O: TranslationOwner>(
     owner.store().commit(tp, ppn, complete, blocks, ctx)
 }
 
+/// Ends a recovery: writes a new copy of every TP that holds recovered entries (mapping changes
+/// found only in data pages, newer than the TP's copy on flash). Afterwards the store holds
+/// nothing newer than flash outside the scheme's cache, as if the changes had been cached and
+/// written back.
+pub fn write_back_recovered<O: TranslationOwner>(
+    owner: &mut O,
+    blocks: &mut BlockManager,
+    ctx: &mut FtlCtx,
+) -> Result<()> {
+    while let Some(tp) = owner.store().tp_with_recovered_entries() {
+        write_back(owner, blocks, tp, true, ctx)?;
+    }
+    Ok(())
+}
+
 pub struct TranslationStore {
     entries_per_tp: u32,
     logical_pages: u32,
@@ -101,6 +116,9 @@ pub struct TranslationStore {
     next_psn: u32,
     /// Modified entries recovered after a power loss, not yet written to their TP.
     recovered: BTreeMap<Lpn, Ppn>,
+    /// The purpose TP reads and writes are tagged with: translation, or recovery while a
+    /// recovery writes back what it rebuilt.
+    traffic: Purpose,
 }
 
 impl TranslationStore {
@@ -126,6 +144,7 @@ impl TranslationStore {
             psn: crate::mem::filled_vec(g.total_pages() as usize, 0),
             next_psn: 1,
             recovered: BTreeMap::new(),
+            traffic: Purpose::Translation,
         })
     }
 
@@ -193,7 +212,7 @@ impl TranslationStore {
     /// which costs nothing (every entry is unmapped).
     pub fn fetch(&self, tp: u32, ctx: &mut FtlCtx) -> Result<bool> {
         let Some(ppn) = self.location(tp) else { return Ok(false) };
-        let spare = ctx.read(ppn, Purpose::Translation)?;
+        let spare = ctx.read(ppn, self.traffic)?;
         if spare.kind != PageKind::Translation || spare.logical != tp {
             return Err(SimError::Other(format!(
                 "GTD maps translation page {tp} to PPN {ppn}, which holds {:?} page {}",
@@ -254,7 +273,7 @@ impl TranslationStore {
         self.fold_recovered(tp);
         let t = tp as usize;
         self.versions[t] = self.versions[t].wrapping_add(1);
-        ctx.program(ppn, PageKind::Translation, tp, self.versions[t], Purpose::Translation)?;
+        ctx.program(ppn, PageKind::Translation, tp, self.versions[t], self.traffic)?;
         self.stamp(ppn);
         if complete {
             self.covered[t] = self.psn[ppn as usize];
@@ -277,7 +296,12 @@ impl TranslationStore {
         }
     }
 
-    /// A TP holding recovered entries not yet written (a scheme's `flush` writes them back).
+    /// Tags TP reads and writes as recovery traffic (`true`) or translation traffic (`false`).
+    pub fn set_recovering(&mut self, recovering: bool) {
+        self.traffic = if recovering { Purpose::Recovery } else { Purpose::Translation };
+    }
+
+    /// A TP holding recovered entries not yet written ([`write_back_recovered`] writes them all).
     pub fn tp_with_recovered_entries(&self) -> Option<u32> {
         self.recovered.keys().next().map(|&lpn| self.tp_of(lpn))
     }
@@ -363,6 +387,12 @@ impl TranslationStore {
     /// Checks that every GTD entry points to the valid newest copy of its TP and that no other
     /// translation page is valid.
     pub fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
+        if !self.recovered.is_empty() {
+            return Err(format!(
+                "{} mapping changes rebuilt by recovery are held outside the cache (recovery writes them back)",
+                self.recovered.len()
+            ));
+        }
         for (tp, &ppn) in self.gtd.iter().enumerate() {
             if ppn == UNMAPPED {
                 continue;
