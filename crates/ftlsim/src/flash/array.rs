@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use super::{Geometry, Pbn, Ppn};
+use super::{Geometry, PageRecords, Pbn, Ppn};
 use crate::config::ProgramOrder;
 use crate::error::{Result, SimError};
 use crate::mem::{filled_vec, zeroed_vec};
@@ -92,6 +92,8 @@ pub struct FlashArray {
     version: Vec<u32>,
     valid_bits: Vec<u64>,
     blocks: Vec<BlockMeta>,
+    /// What each page's data is, for content-aware schemes ([`FlashArray::enable_payload`]).
+    payload: Option<PageRecords<u64>>,
 }
 
 impl FlashArray {
@@ -104,7 +106,39 @@ impl FlashArray {
             version: filled_vec(pages, ERASED),
             valid_bits: zeroed_vec(pages.div_ceil(64)),
             blocks: filled_vec(geometry.total_blocks() as usize, BlockMeta::default()),
+            payload: None,
         }
+    }
+
+    /// Keeps a payload record per page from now on (a content fingerprint, or the size of a
+    /// compressed delta: the scheme decides what it means), 0 for pages programmed without one.
+    pub fn enable_payload(&mut self) {
+        if self.payload.is_none() {
+            self.payload = Some(PageRecords::new(self.geometry.total_pages()));
+        }
+    }
+
+    /// Programs a page (as [`FlashArray::program`]) with its payload record.
+    pub fn program_with_payload(
+        &mut self,
+        ppn: Ppn,
+        kind: PageKind,
+        logical: u32,
+        version: u32,
+        payload: u64,
+    ) -> Result<()> {
+        if self.payload.is_none() {
+            return Err(SimError::FlashRule { op: "program", ppn, rule: "payload records are not enabled".into() });
+        }
+        self.program(ppn, kind, logical, version)?;
+        self.payload.as_mut().expect("checked above").set(ppn, payload);
+        Ok(())
+    }
+
+    /// The payload record of a programmed page (0 if it was programmed without one), or `None`
+    /// when payload records are not enabled.
+    pub fn payload(&self, ppn: Ppn) -> Option<u64> {
+        self.payload.as_ref().map(|records| records.get(ppn))
     }
 
     pub fn geometry(&self) -> &Geometry {
@@ -121,6 +155,7 @@ impl FlashArray {
             + self.version.len() * 4
             + self.valid_bits.len() * 8
             + self.blocks.len() * std::mem::size_of::<BlockMeta>()
+            + self.payload.as_ref().map_or(0, PageRecords::state_bytes)
     }
 
     #[inline]
@@ -255,6 +290,9 @@ impl FlashArray {
         meta.write_ptr = 0;
         meta.programmed = 0;
         meta.erases += 1;
+        if let Some(records) = self.payload.as_mut() {
+            records.clear(first..first + programmed);
+        }
         let first = first as usize;
         self.version[first..first + programmed as usize].fill(ERASED);
         Ok(())
@@ -413,6 +451,23 @@ mod tests {
         assert_eq!(f.block_state(0), BlockState::Full);
         assert_eq!(f.read(0).unwrap().logical, 2);
         f.check_block_pages(0).unwrap();
+    }
+
+    #[test]
+    fn payload_records_cost_nothing_until_enabled_and_are_erased_with_their_block() {
+        let mut f = tiny();
+        let plain = f.state_bytes();
+        assert_eq!(f.payload(0), None);
+        assert!(f.program_with_payload(0, PageKind::Data, 1, 1, 7).is_err());
+        f.enable_payload();
+        assert_eq!(f.state_bytes(), plain + 8 * 8, "8 pages x 8 bytes");
+        f.program_with_payload(0, PageKind::Data, 1, 1, 0xfeed).unwrap();
+        f.program(1, PageKind::Data, 2, 1).unwrap();
+        assert_eq!((f.payload(0), f.payload(1)), (Some(0xfeed), Some(0)));
+        f.invalidate(0).unwrap();
+        f.invalidate(1).unwrap();
+        f.erase(0).unwrap();
+        assert_eq!(f.payload(0), Some(0));
     }
 
     #[test]

@@ -4,11 +4,13 @@
 mod array;
 mod geometry;
 mod op;
+mod records;
 mod spare;
 
 pub use array::{BlockState, FlashArray, PageKind, PageState, Spare, PAGE_KINDS};
 pub use geometry::{BlockLayout, Geometry};
 pub use op::{FlashOp, OpKind, OpLog, Purpose, NO_DEP, OP_KINDS, PURPOSES};
+pub use records::PageRecords;
 pub use spare::{SpareField, SpareLayout, BASIC_LAYOUT, KIND_FIELD, LOGICAL_FIELD, VERSION_FIELD};
 
 /// Logical page number (host address space, in flash pages).
