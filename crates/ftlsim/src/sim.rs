@@ -342,7 +342,7 @@ impl Simulation {
         for lpn in 0..self.oracle.logical_pages() {
             let found = self.ftl.lookup(lpn, &self.flash);
             self.oracle
-                .verify(name, self.requests, lpn, found, &self.flash)
+                .verify_recovered(name, self.requests, lpn, found, &self.flash)
                 .map_err(|e| tagged(e, "after power-loss recovery"))?;
         }
         self.check_invariants()

@@ -5,7 +5,7 @@
 //! metadata pages has something to check. Each [`Bug`] breaks one thing. None is registered.
 
 use ftlsim::check::suite::test_device;
-use ftlsim::flash::{FlashArray, Lpn, OpKind, PageKind, PageState, Ppn, Purpose, Spare};
+use ftlsim::flash::{FlashArray, Lpn, OpKind, PageKind, Ppn, Purpose, Spare};
 use ftlsim::ftl::common::{BlockManager, Relocate, StreamId, StreamSpec};
 use ftlsim::ftl::{Ftl, FtlCtx, PageRef, SramBreakdown, SramItem};
 use ftlsim::host::PageRequest;
@@ -36,6 +36,10 @@ enum Bug {
     UntaggedRecoveryReads,
     /// Every write skips a page of the open block (legal under the sequential rule: not a bug).
     SkipsAPage,
+    /// Recovery rebuilds validity with every data page valid (stale copies included).
+    RecoveryKeepsStalePagesValid,
+    /// Recovery rebuilds validity with the newest copy of odd LPNs invalid.
+    RecoveryLosesValidPages,
     /// Every write takes two pages and programs the second one first (and so also holds a page
     /// across an allocation, against the block manager's contract: only short runs use it).
     ProgramsBackwards,
@@ -161,21 +165,20 @@ impl Ftl for Toy {
     }
 
     /// Scans every programmed page: for data the newest version of each LPN wins (the oldest
-    /// with the bug) and is mapped if still valid; the newest valid checkpoint is the checkpoint.
+    /// with the bug), for checkpoints the newest; the winners are the valid pages.
     fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
         if self.map.bug == Bug::NoRecovery {
             return Err(SimError::RecoveryUnsupported { ftl: self.name().into() });
         }
-        self.blocks.rebuild(ctx.flash);
         let l2p = &mut self.map.l2p;
         l2p.fill(UNMAPPED);
-        self.map.checkpoint = None;
+        let mut checkpoint: Option<(u32, Ppn)> = None;
         let mut chosen = vec![0u32; l2p.len()];
         let g = ctx.flash.geometry().clone();
         for pbn in 0..g.total_blocks() {
             let first = g.first_page(pbn);
             for ppn in first..first + ctx.flash.write_pointer(pbn) {
-                if ctx.flash.page_state(ppn) == PageState::Free {
+                if !ctx.flash.is_programmed(ppn) {
                     ctx.probe_spare(ppn); // a page skipped under the sequential rule reads as erased
                     continue;
                 }
@@ -184,10 +187,9 @@ impl Ftl for Toy {
                 } else {
                     ctx.read_spare(ppn, Purpose::Recovery)?
                 };
-                let valid = ctx.flash.page_state(ppn) == PageState::Valid;
                 if spare.kind == PageKind::Metadata {
-                    if valid {
-                        self.map.checkpoint = Some(ppn);
+                    if checkpoint.is_none_or(|(version, _)| spare.version > version) {
+                        checkpoint = Some((spare.version, ppn));
                     }
                     continue;
                 }
@@ -202,14 +204,14 @@ impl Ftl for Toy {
                 }
             }
         }
-        for ppn in l2p.iter_mut() {
-            if *ppn != UNMAPPED
-                && ctx.flash.page_state(*ppn) != PageState::Valid
-                && self.map.bug != Bug::RecoversOlderVersion
-            {
-                *ppn = UNMAPPED;
-            }
-        }
+        self.map.checkpoint = checkpoint.map(|(_, ppn)| ppn);
+        let (l2p, checkpoint, bug) = (&self.map.l2p, self.map.checkpoint, self.map.bug);
+        self.blocks.rebuild(ctx.flash, |ppn, spare| match spare.kind {
+            PageKind::Metadata => checkpoint == Some(ppn),
+            _ if bug == Bug::RecoveryKeepsStalePagesValid => true,
+            _ if bug == Bug::RecoveryLosesValidPages && spare.logical % 2 == 1 => false,
+            _ => l2p[spare.logical as usize] == ppn,
+        });
         Ok(())
     }
 
@@ -333,7 +335,7 @@ fn the_oracle_catches_a_page_gc_moved_without_remapping() {
         i += 1;
     }
     let err = (0..160).try_for_each(|lpn| sim.serve(page(i, IoKind::Read, lpn))).unwrap_err().to_string();
-    assert_mentions(&err, &["oracle: FTL toy at request", "expected a valid data page holding version", "found PPN"]);
+    assert_mentions(&err, &["oracle: FTL toy at request", "expected a data page holding version", "found PPN"]);
 }
 
 #[test]
@@ -342,10 +344,7 @@ fn the_oracle_catches_a_trim_that_keeps_the_mapping() {
     sim.serve(page(0, IoKind::Write, 5)).unwrap();
     let err =
         sim.serve(page(1, IoKind::Trim, 5)).and_then(|()| sim.serve(page(2, IoKind::Read, 5))).unwrap_err().to_string();
-    assert_mentions(
-        &err,
-        &["FTL toy", "LPN 5", "expected unmapped", "found PPN 0 (Invalid Data page of LPN 5 version 1)"],
-    );
+    assert_mentions(&err, &["FTL toy", "LPN 5", "expected unmapped", "found PPN 0 (Data page of LPN 5 version 1)"]);
 }
 
 #[test]
@@ -423,4 +422,17 @@ fn the_any_free_page_rule_allows_any_order_but_refuses_a_second_program() {
     random_run(&mut sim(Bug::ProgramsBackwards, &any), 10).unwrap();
     let err = error_on(Bug::ReprogramsAPage, &any, 10);
     assert_mentions(&err, &["NAND rule violated by program of PPN", "not free"]);
+}
+
+#[test]
+fn rebuilt_validity_must_equal_the_recovered_mapping() {
+    for (bug, parts) in [
+        (Bug::RecoveryKeepsStalePagesValid, &["after request 300", "is not what its LPN maps to"][..]),
+        (Bug::RecoveryLosesValidPages, &["after request 300", "which is not a valid page"][..]),
+    ] {
+        let mut sim = sim(bug, &config(0));
+        random_run(&mut sim, 300).unwrap();
+        let err = sim.power_loss().unwrap_err().to_string();
+        assert_mentions(&err, parts);
+    }
 }

@@ -6,18 +6,21 @@
 //! (`SimError::FlashRule`, naming the PPN); the check here recounts each block's bookkeeping.
 
 use crate::error::{Result, SimError};
-use crate::flash::{BlockState, FlashArray, PageKind, PageState};
-use crate::ftl::common::BlockRole;
+use crate::flash::{BlockState, FlashArray, PageKind, Ppn};
+use crate::ftl::common::{BlockManager, BlockRole};
 use crate::ftl::Ftl;
 
-/// Checks: valid counts equal page states; every valid data page is reachable from exactly the
+/// Validity is what the FTL's tracker says (the flash array knows only what is programmed), so
+/// after a recovery these checks also check the validity it rebuilt: exactly the mapped pages.
+///
+/// Checks: each block's program bookkeeping adds up; every valid data page is reachable from exactly the
 /// LPN in its spare area and every mapped LPN resolves to a valid page of that LPN; the block
 /// manager's accounting adds up and no erased block leaked from it; the translation and metadata
 /// pages the FTL references are valid, distinct and complete; the SRAM in use fits the configured
 /// SRAM; the FTL's own checks pass.
 pub fn check_invariants(ftl: &dyn Ftl, flash: &FlashArray, logical_pages: u32, request: u64) -> Result<()> {
     let fail = |message: String| Err(SimError::Invariant { ftl: ftl.name().to_string(), request, message });
-    check_valid_counts(flash).or_else(fail)?;
+    check_program_bookkeeping(flash).or_else(fail)?;
     check_data_mapping(ftl, flash, logical_pages).or_else(fail)?;
     ftl.blocks().check(flash).or_else(fail)?;
     check_no_leaked_block(ftl, flash).or_else(fail)?;
@@ -28,24 +31,29 @@ pub fn check_invariants(ftl: &dyn Ftl, flash: &FlashArray, logical_pages: u32, r
 
 type Check = std::result::Result<(), String>;
 
-fn check_valid_counts(flash: &FlashArray) -> Check {
-    for pbn in 0..flash.geometry().total_blocks() {
-        flash.check_block_pages(pbn)?;
-        let counted = flash.recount_valid(pbn);
-        if counted != flash.valid_count(pbn) {
-            return Err(format!("block {pbn} records {} valid pages but holds {counted}", flash.valid_count(pbn)));
-        }
+fn check_program_bookkeeping(flash: &FlashArray) -> Check {
+    (0..flash.geometry().total_blocks()).try_for_each(|pbn| flash.check_block_pages(pbn))
+}
+
+/// "free", "invalid" or "valid", as the FTL's validity tracker knows the page.
+fn state(blocks: &BlockManager, flash: &FlashArray, ppn: Ppn) -> &'static str {
+    if !flash.is_programmed(ppn) {
+        "free"
+    } else if blocks.is_valid(ppn, flash) {
+        "valid"
+    } else {
+        "invalid"
     }
-    Ok(())
 }
 
 /// Mapped LPNs and valid data pages are in one-to-one correspondence.
 fn check_data_mapping(ftl: &dyn Ftl, flash: &FlashArray, logical_pages: u32) -> Check {
     let g = flash.geometry();
+    let blocks = ftl.blocks();
     let mut mapped_valid = 0u64;
     for lpn in 0..logical_pages {
         if let Some(ppn) = ftl.lookup(lpn, flash) {
-            if ppn >= g.total_pages() || flash.page_state(ppn) != PageState::Valid {
+            if ppn >= g.total_pages() || !blocks.is_valid(ppn, flash) {
                 return Err(format!("LPN {lpn} maps to PPN {ppn}, which is not a valid page"));
             }
             let spare = flash.spare_unchecked(ppn);
@@ -60,7 +68,7 @@ fn check_data_mapping(ftl: &dyn Ftl, flash: &FlashArray, logical_pages: u32) -> 
     }
     let mut valid_data = 0u64;
     for ppn in 0..g.total_pages() {
-        if flash.page_state(ppn) == PageState::Valid && flash.block_kind(g.block_of(ppn)) == PageKind::Data {
+        if blocks.is_valid(ppn, flash) && flash.block_kind(g.block_of(ppn)) == PageKind::Data {
             valid_data += 1;
             let lpn = flash.spare_unchecked(ppn).logical;
             if lpn >= logical_pages || ftl.lookup(lpn, flash) != Some(ppn) {
@@ -92,6 +100,7 @@ fn check_no_leaked_block(ftl: &dyn Ftl, flash: &FlashArray) -> Check {
 fn check_referenced_pages(ftl: &dyn Ftl, flash: &FlashArray) -> Check {
     let Some(refs) = ftl.referenced_pages() else { return Ok(()) };
     let g = flash.geometry();
+    let blocks = ftl.blocks();
     let mut referenced = vec![false; g.total_pages() as usize];
     let mut names = std::collections::HashSet::with_capacity(refs.len());
     for r in &refs {
@@ -99,12 +108,8 @@ fn check_referenced_pages(ftl: &dyn Ftl, flash: &FlashArray) -> Check {
         if r.kind == PageKind::Data {
             return Err(format!("{what}: data pages are checked through lookup, not referenced_pages"));
         }
-        if r.ppn >= g.total_pages() || flash.page_state(r.ppn) != PageState::Valid {
-            let state = if r.ppn >= g.total_pages() {
-                "beyond the device".into()
-            } else {
-                format!("{:?}", flash.page_state(r.ppn))
-            };
+        if r.ppn >= g.total_pages() || !blocks.is_valid(r.ppn, flash) {
+            let state = if r.ppn >= g.total_pages() { "beyond the device" } else { state(blocks, flash, r.ppn) };
             return Err(format!("{what}: the page is {state}, not valid"));
         }
         let spare = flash.spare_unchecked(r.ppn);
@@ -120,7 +125,7 @@ fn check_referenced_pages(ftl: &dyn Ftl, flash: &FlashArray) -> Check {
     }
     for ppn in 0..g.total_pages() {
         let stream = flash.block_kind(g.block_of(ppn));
-        if stream != PageKind::Data && flash.page_state(ppn) == PageState::Valid && !referenced[ppn as usize] {
+        if stream != PageKind::Data && blocks.is_valid(ppn, flash) && !referenced[ppn as usize] {
             let logical = flash.spare_unchecked(ppn).logical;
             return Err(format!(
                 "valid {stream:?} page PPN {ppn} (logical {logical}) is referenced by no directory: an old copy was not invalidated"

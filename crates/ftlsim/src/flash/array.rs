@@ -1,9 +1,12 @@
 //! Functional state of the flash array: what every page holds and which NAND rules it obeys.
 //!
-//! Memory per physical page: 4 bytes logical number + 4 bytes version in the spare area model,
-//! and 1 bit of validity. A free (erased) page carries a reserved version, so "free" costs
-//! nothing extra and works under either program-order rule. Per-block bookkeeping is amortised
-//! over the block's pages.
+//! Only what is physically on flash: whether each page is programmed, and its spare record.
+//! Which programmed pages are still valid is the FTL's knowledge, kept in its SRAM
+//! (`ftl::common::Validity`), lost at power loss and rebuilt by recovery.
+//!
+//! Memory per physical page: 4 bytes logical number + 4 bytes version in the spare area model.
+//! A free (erased) page carries a reserved version, so "free" costs nothing extra and works
+//! under either program-order rule. Per-block bookkeeping is amortised over the block's pages.
 
 use serde::Serialize;
 
@@ -52,13 +55,6 @@ pub struct Spare {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PageState {
-    Free,
-    Valid,
-    Invalid,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockState {
     /// Erased, no page programmed.
     Erased,
@@ -80,7 +76,6 @@ struct BlockMeta {
     write_ptr: u32,
     /// Pages programmed since the erase.
     programmed: u32,
-    valid: u32,
     erases: u32,
     kind: u8,
 }
@@ -90,7 +85,6 @@ pub struct FlashArray {
     order: ProgramOrder,
     logical: Vec<u32>,
     version: Vec<u32>,
-    valid_bits: Vec<u64>,
     blocks: Vec<BlockMeta>,
     /// What each page's data is, for content-aware schemes ([`FlashArray::enable_payload`]).
     payload: Option<PageRecords<u64>>,
@@ -104,7 +98,6 @@ impl FlashArray {
             order,
             logical: zeroed_vec(pages),
             version: filled_vec(pages, ERASED),
-            valid_bits: zeroed_vec(pages.div_ceil(64)),
             blocks: filled_vec(geometry.total_blocks() as usize, BlockMeta::default()),
             payload: None,
         }
@@ -153,14 +146,8 @@ impl FlashArray {
     pub fn state_bytes(&self) -> usize {
         self.logical.len() * 4
             + self.version.len() * 4
-            + self.valid_bits.len() * 8
             + self.blocks.len() * std::mem::size_of::<BlockMeta>()
             + self.payload.as_ref().map_or(0, PageRecords::state_bytes)
-    }
-
-    #[inline]
-    fn is_valid_bit(&self, ppn: Ppn) -> bool {
-        self.valid_bits[(ppn >> 6) as usize] & (1u64 << (ppn & 63)) != 0
     }
 
     fn check_ppn(&self, op: &'static str, ppn: Ppn) -> Result<()> {
@@ -176,14 +163,10 @@ impl FlashArray {
         self.version[ppn as usize] == ERASED
     }
 
-    pub fn page_state(&self, ppn: Ppn) -> PageState {
-        if self.is_free(ppn) {
-            PageState::Free
-        } else if self.is_valid_bit(ppn) {
-            PageState::Valid
-        } else {
-            PageState::Invalid
-        }
+    /// Whether the page has been programmed since its block's erase.
+    #[inline]
+    pub fn is_programmed(&self, ppn: Ppn) -> bool {
+        !self.is_free(ppn)
     }
 
     /// Programs a free page: each page at most once between erases, in the order the device's
@@ -216,37 +199,21 @@ impl FlashArray {
         }
         meta.write_ptr = meta.write_ptr.max(offset + 1);
         meta.programmed += 1;
-        meta.valid += 1;
         self.logical[ppn as usize] = logical;
         self.version[ppn as usize] = version;
-        self.valid_bits[(ppn >> 6) as usize] |= 1u64 << (ppn & 63);
         Ok(())
     }
 
     /// Brings the state of `ppn` toward the cache ahead of use (see `Ftl::prefetch`).
     #[inline]
     pub fn prefetch_page(&self, ppn: Ppn) {
-        if let (Some(bits), Some(meta)) =
-            (self.valid_bits.get((ppn >> 6) as usize), self.blocks.get(self.geometry.block_of(ppn) as usize))
+        if let (Some(meta), Some(version)) =
+            (self.blocks.get(self.geometry.block_of(ppn) as usize), self.version.get(ppn as usize))
         {
-            crate::mem::prefetch(bits);
             crate::mem::prefetch(meta);
+            crate::mem::prefetch(version);
             crate::mem::prefetch(&self.logical[ppn as usize]);
         }
-    }
-
-    /// Marks a valid page invalid; returns the block's remaining valid count.
-    #[inline]
-    pub fn invalidate(&mut self, ppn: Ppn) -> Result<u32> {
-        self.check_ppn("invalidate", ppn)?;
-        if !self.is_valid_bit(ppn) {
-            let state = self.page_state(ppn);
-            return Err(SimError::FlashRule { op: "invalidate", ppn, rule: format!("page is {state:?}, not valid") });
-        }
-        self.valid_bits[(ppn >> 6) as usize] &= !(1u64 << (ppn & 63));
-        let meta = &mut self.blocks[self.geometry.block_of(ppn) as usize];
-        meta.valid -= 1;
-        Ok(meta.valid)
     }
 
     /// Checks that a page may be read (it was programmed since the last erase) and returns its spare area.
@@ -274,18 +241,12 @@ impl FlashArray {
         }
     }
 
-    /// Erases a whole block. Erasing a block that still holds valid pages loses data: an FTL bug.
+    /// Erases a whole block. (Whether it still held valid data is the FTL's knowledge: the
+    /// block manager refuses to erase a block its validity tracker says is not empty.)
     pub fn erase(&mut self, pbn: Pbn) -> Result<()> {
         let first = self.geometry.first_page(pbn);
         self.check_ppn("erase", first)?;
         let meta = &mut self.blocks[pbn as usize];
-        if meta.valid != 0 {
-            return Err(SimError::FlashRule {
-                op: "erase",
-                ppn: first,
-                rule: format!("block {pbn} still holds {} valid pages", meta.valid),
-            });
-        }
         let programmed = meta.write_ptr;
         meta.write_ptr = 0;
         meta.programmed = 0;
@@ -298,10 +259,6 @@ impl FlashArray {
         Ok(())
     }
 
-    #[inline]
-    pub fn valid_count(&self, pbn: Pbn) -> u32 {
-        self.blocks[pbn as usize].valid
-    }
     /// One past the highest programmed offset of the block (0 when erased): every programmed
     /// page lies below it; under `sequential`, no page below it may be programmed.
     #[inline]
@@ -334,22 +291,13 @@ impl FlashArray {
         self.blocks.iter().map(|b| b.erases)
     }
 
-    /// Recounts the valid pages of a block from the page states (for invariant checks).
-    pub fn recount_valid(&self, pbn: Pbn) -> u32 {
-        let first = self.geometry.first_page(pbn);
-        (first..first + self.blocks[pbn as usize].write_ptr)
-            .filter(|&p| !self.is_free(p) && self.is_valid_bit(p))
-            .count() as u32
-    }
-
     /// Checks a block's program bookkeeping against its pages (for invariant checks): the
-    /// programmed count and the write pointer agree with the pages that hold data, and no valid
-    /// bit is left on a free page.
+    /// programmed count and the write pointer agree with the pages that hold data.
     pub fn check_block_pages(&self, pbn: Pbn) -> std::result::Result<(), String> {
         let first = self.geometry.first_page(pbn);
         let meta = &self.blocks[pbn as usize];
         let pages = first..first + self.geometry.pages_per_block;
-        let programmed: Vec<u32> = pages.clone().filter(|&p| !self.is_free(p)).map(|p| p - first).collect();
+        let programmed: Vec<u32> = pages.filter(|&p| !self.is_free(p)).map(|p| p - first).collect();
         let top = programmed.last().map_or(0, |&o| o + 1);
         if programmed.len() as u32 != meta.programmed || top != meta.write_ptr {
             return Err(format!(
@@ -359,10 +307,7 @@ impl FlashArray {
                 programmed.len()
             ));
         }
-        match pages.into_iter().find(|&p| self.is_free(p) && self.is_valid_bit(p)) {
-            Some(ppn) => Err(format!("free page PPN {ppn} of block {pbn} is marked valid")),
-            None => Ok(()),
-        }
+        Ok(())
     }
 }
 
@@ -398,8 +343,8 @@ mod tests {
         f.program(0, PageKind::Data, 42, 1).unwrap();
         f.program(1, PageKind::Data, 43, 1).unwrap();
         assert_eq!(f.read(1).unwrap().logical, 43);
-        assert_eq!(f.valid_count(0), 2);
-        assert_eq!(f.page_state(2), PageState::Free);
+        assert_eq!(f.programmed_count(0), 2);
+        assert!(!f.is_programmed(2));
         assert_eq!(f.block_state(0), BlockState::Partial);
     }
 
@@ -423,7 +368,7 @@ mod tests {
     fn sequential_allows_gaps_that_stay_free_until_the_erase() {
         let mut f = tiny();
         f.program(1, PageKind::Data, 7, 1).unwrap();
-        assert_eq!(f.page_state(0), PageState::Free);
+        assert!(!f.is_programmed(0));
         let err = f.program(0, PageKind::Data, 8, 1).unwrap_err().to_string();
         assert!(err.contains("out-of-order") && err.contains("offset 2"), "{err}");
         f.program(3, PageKind::Data, 9, 1).unwrap();
@@ -431,8 +376,6 @@ mod tests {
         assert_eq!(f.block_state(0), BlockState::Full, "nothing is programmable past the last page");
         assert!(f.read(2).unwrap_err().to_string().contains("free"));
         f.check_block_pages(0).unwrap();
-        f.invalidate(1).unwrap();
-        f.invalidate(3).unwrap();
         f.erase(0).unwrap();
         assert_eq!(f.block_state(0), BlockState::Erased);
         f.program(0, PageKind::Data, 8, 2).unwrap();
@@ -464,8 +407,6 @@ mod tests {
         f.program_with_payload(0, PageKind::Data, 1, 1, 0xfeed).unwrap();
         f.program(1, PageKind::Data, 2, 1).unwrap();
         assert_eq!((f.payload(0), f.payload(1)), (Some(0xfeed), Some(0)));
-        f.invalidate(0).unwrap();
-        f.invalidate(1).unwrap();
         f.erase(0).unwrap();
         assert_eq!(f.payload(0), Some(0));
     }
@@ -477,24 +418,15 @@ mod tests {
     }
 
     #[test]
-    fn erase_needs_no_valid_pages_and_frees_the_block() {
+    fn erase_frees_every_page_of_the_block() {
         let mut f = tiny();
         f.program(4, PageKind::Translation, 9, 1).unwrap();
-        assert!(f.erase(1).unwrap_err().to_string().contains("valid pages"));
-        assert_eq!(f.invalidate(4).unwrap(), 0);
-        assert_eq!(f.page_state(4), PageState::Invalid);
+        f.program(5, PageKind::Translation, 9, 2).unwrap();
         f.erase(1).unwrap();
         assert_eq!(f.erase_count(1), 1);
-        assert_eq!(f.page_state(4), PageState::Free);
+        assert!(!f.is_programmed(4) && !f.is_programmed(5));
+        assert_eq!(f.block_state(1), BlockState::Erased);
         f.program(4, PageKind::Data, 1, 1).unwrap();
-    }
-
-    #[test]
-    fn invalidating_twice_is_rejected() {
-        let mut f = tiny();
-        f.program(0, PageKind::Data, 1, 1).unwrap();
-        f.invalidate(0).unwrap();
-        assert!(f.invalidate(0).unwrap_err().to_string().contains("Invalid"));
     }
 
     #[test]

@@ -7,7 +7,7 @@ mod op;
 mod records;
 mod spare;
 
-pub use array::{BlockState, FlashArray, PageKind, PageState, Spare, PAGE_KINDS};
+pub use array::{BlockState, FlashArray, PageKind, Spare, PAGE_KINDS};
 pub use geometry::{BlockLayout, Geometry};
 pub use op::{FlashOp, OpKind, OpLog, Purpose, NO_DEP, OP_KINDS, PURPOSES};
 pub use records::PageRecords;

@@ -177,7 +177,7 @@ impl Relocate for Dftl {
             ctx.cache.record_gc(miss_class(wrote, false));
         }
         // The victim block's last move: write its batch.
-        if !self.gc_pending.is_empty() && ctx.flash.valid_count(ctx.flash.geometry().block_of(old)) == 0 {
+        if !self.gc_pending.is_empty() && blocks.valid_count(ctx.flash.geometry().block_of(old), ctx.flash) == 0 {
             self.flush_gc_batch(blocks, ctx)?;
         }
         Ok(())
@@ -393,7 +393,7 @@ mod tests {
     }
 
     #[test]
-    fn recovery_after_the_pre_fill_reads_block_heads_and_translation_pages_only() {
+    fn recovery_after_the_pre_fill_reads_block_heads_translation_pages_and_the_map() {
         let c = tiny_config(&["ftl.dftl.cache_bytes=40", "ftl.dftl.entry_bits=64"]);
         let mut sim = crate::Simulation::new(&c, "dftl").unwrap();
         sim.precondition().unwrap();
@@ -404,8 +404,10 @@ mod tests {
             .map(|b| sim.flash().write_pointer(b) as u64)
             .sum();
         let r = sim.result("t", serde_json::Value::Null, 1.0).report.recovery;
-        // Every block head, every translation page, and the one data page that stops the scan.
-        assert_eq!(r.pages_read, g.total_blocks() as u64 + translation_pages + 1);
+        // Every block head, every translation page's spare, the one data page that stops the
+        // scan, and the newest copy of every TP in full (the map, for the pages' validity).
+        let tps = crate::ftl::common::translation::TranslationStore::pages_needed(&c) as u64;
+        assert_eq!(r.pages_read, g.total_blocks() as u64 + translation_pages + 1 + tps);
     }
 
     #[test]

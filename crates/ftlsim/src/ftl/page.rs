@@ -7,7 +7,7 @@ use super::common::{BlockManager, Relocate, StreamId, StreamSpec};
 use super::{ftl_params, Ftl, FtlCtx, Prefetch, SramBreakdown, SramItem};
 use crate::config::Config;
 use crate::error::Result;
-use crate::flash::{FlashArray, Lpn, PageKind, PageState, Ppn, Purpose, Spare};
+use crate::flash::{FlashArray, Lpn, PageKind, Ppn, Purpose, Spare};
 use crate::mem::filled_vec;
 
 const UNMAPPED: Ppn = Ppn::MAX;
@@ -112,9 +112,9 @@ impl Ftl for PageFtl {
 
     /// Scans the spare area of every programmed page (after reading each block's first page for
     /// its sequence number, m + n reads in all, paper 000 §8.2.5); the newest version of each LPN
-    /// wins, and the LPN is mapped only if that copy is still valid (an invalid newest copy was trimmed).
+    /// wins and is the only valid copy. (A trim lived in SRAM: a trimmed LPN comes back with its
+    /// last write.)
     fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
-        self.blocks.rebuild(ctx.flash);
         let l2p = &mut self.map.l2p;
         l2p.fill(UNMAPPED);
         let mut newest: Vec<u32> = vec![0; l2p.len()];
@@ -138,11 +138,8 @@ impl Ftl for PageFtl {
                 }
             }
         }
-        for ppn in l2p.iter_mut() {
-            if *ppn != UNMAPPED && ctx.flash.page_state(*ppn) != PageState::Valid {
-                *ppn = UNMAPPED;
-            }
-        }
+        let l2p = &self.map.l2p;
+        self.blocks.rebuild(ctx.flash, |ppn, spare| spare.kind == PageKind::Data && l2p[spare.logical as usize] == ppn);
         Ok(())
     }
 
@@ -199,17 +196,17 @@ mod tests {
         ftl.write(3, 1, &mut ctx).unwrap();
         ftl.write(3, 2, &mut ctx).unwrap();
         assert_eq!(ftl.read(3, &mut ctx).unwrap(), Some(1));
-        assert_eq!(ctx.flash.page_state(0), PageState::Invalid);
+        assert!(ctx.flash.is_programmed(0) && !ftl.blocks.is_valid(0, ctx.flash));
         assert_eq!(ctx.flash.read(1).unwrap().version, 2);
         assert_eq!(ctx.ops.count(OpKind::Program, Purpose::Host), 2);
         assert_eq!(ctx.ops.count(OpKind::Read, Purpose::Host), 1);
         ftl.trim(3, &mut ctx).unwrap();
         assert_eq!(ftl.lookup(3, ctx.flash), None);
-        assert_eq!(ctx.flash.page_state(1), PageState::Invalid);
+        assert!(!ftl.blocks.is_valid(1, ctx.flash));
     }
 
     #[test]
-    fn recovery_reads_every_page_and_keeps_the_newest_valid_copies() {
+    fn recovery_reads_every_page_and_keeps_the_newest_copies_valid() {
         let config = tiny();
         let mut ftl = PageFtl::new(&config);
         let mut flash = FlashArray::new(&config.device.geometry, config.device.program_order);
@@ -218,11 +215,18 @@ mod tests {
         for (lpn, version) in [(0, 1), (1, 1), (0, 2), (2, 1), (1, 2), (2, 2)] {
             ftl.write(lpn, version, &mut ctx).unwrap();
         }
+        let last_of_2 = ftl.lookup(2, ctx.flash);
         ftl.trim(2, &mut ctx).unwrap();
-        let before: Vec<_> = (0..4).map(|l| ftl.lookup(l, ctx.flash)).collect();
+        let mut expected: Vec<_> = (0..4).map(|l| ftl.lookup(l, ctx.flash)).collect();
+        expected[2] = last_of_2; // the trim lived in SRAM only
         ctx.ops.reset_counts();
         ftl.recover(&mut ctx).unwrap();
-        assert_eq!((0..4).map(|l| ftl.lookup(l, ctx.flash)).collect::<Vec<_>>(), before);
+        assert_eq!((0..4).map(|l| ftl.lookup(l, ctx.flash)).collect::<Vec<_>>(), expected);
+        // Validity rebuilt: exactly the newest copies are valid.
+        let valid: Vec<Ppn> = (0..8).filter(|&p| ftl.blocks.is_valid(p, ctx.flash)).collect();
+        let mut mapped: Vec<Ppn> = expected.iter().flatten().copied().collect();
+        mapped.sort_unstable();
+        assert_eq!(valid, mapped);
         // Six programmed pages in two blocks: 2 first-page reads + 6 pages + 1 erased page that ends
         // the partial block, and 1 first-page read per erased block (6 of them).
         assert_eq!(ctx.ops.count(OpKind::SpareRead, Purpose::Recovery), 2 + 6 + 1 + 6);

@@ -1,5 +1,5 @@
-//! The block manager: the [`FreePool`], the FTL's write [`Frontiers`] and the [`GcEngine`], and
-//! the role of every block among them. Every FTL that writes pages out of place allocates through
+//! The block manager: the [`FreePool`], the FTL's write [`Frontiers`], the [`GcEngine`] and the
+//! FTL's [`Validity`] tracker, and the role of every block among them. Every FTL that writes pages out of place allocates through
 //! it; an FTL that places pages itself (block-mapped and log-block schemes) takes whole blocks
 //! with [`BlockManager::take_block`] and gives them back erased with [`BlockManager::release_block`].
 //!
@@ -11,6 +11,7 @@
 use super::frontier::{Frontiers, StreamId, StreamSpec};
 use super::gc::{gc_threshold, GcEngine};
 use super::pool::FreePool;
+use super::validity::Validity;
 use super::VictimIndex;
 use crate::config::Config;
 use crate::error::{Result, SimError};
@@ -60,6 +61,7 @@ pub struct BlockManager {
     pub(super) pool: FreePool,
     pub(super) frontiers: Frontiers,
     pub(super) gc: GcEngine,
+    pub(super) validity: Validity,
     pub(super) role: Vec<BlockRole>,
 }
 
@@ -75,6 +77,7 @@ impl BlockManager {
             gc: GcEngine::new(victims, config.gc.policy, gc_threshold(config.gc.free_blocks_low, streams.len() as u32)),
             frontiers: Frontiers::new(streams, units),
             role: vec![BlockRole::Free; geometry.total_blocks() as usize],
+            validity: Validity::new(&geometry),
             pool,
             geometry,
         }
@@ -110,6 +113,23 @@ impl BlockManager {
     }
     pub fn open_block(&self, unit: u32, stream: StreamId) -> Option<Pbn> {
         self.frontiers.open_block(unit, stream)
+    }
+
+    /// What the FTL knows about which pages are valid.
+    pub fn validity(&self) -> &Validity {
+        &self.validity
+    }
+
+    /// Whether `ppn` holds valid data, as far as the FTL knows.
+    #[inline]
+    pub fn is_valid(&self, ppn: Ppn, flash: &FlashArray) -> bool {
+        self.validity.is_valid(ppn, flash)
+    }
+
+    /// Valid pages of a block, as far as the FTL knows.
+    #[inline]
+    pub fn valid_count(&self, pbn: Pbn, flash: &FlashArray) -> u32 {
+        self.validity.valid_count(pbn, flash)
     }
 
     /// Blocks reclaimed by GC so far.
@@ -223,7 +243,7 @@ impl BlockManager {
     /// A written block leaves its frontier: file it for victim selection.
     fn file_closed(&mut self, pbn: Pbn, flash: &FlashArray) {
         self.role[pbn as usize] = BlockRole::Closed;
-        self.gc.victims_mut().insert(pbn, flash.valid_count(pbn));
+        self.gc.victims_mut().insert(pbn, self.validity.valid_count(pbn, flash));
     }
 
     /// Takes a whole erased block of `unit` for the FTL to fill itself (at the offsets the
@@ -242,9 +262,20 @@ impl BlockManager {
             let message = format!("released, but it is {:?}, not owned by the FTL", self.role[pbn as usize]);
             return Err(SimError::Block { pbn, message });
         }
-        ctx.erase(pbn, purpose)?;
+        self.erase(pbn, purpose, ctx)?;
         self.role[pbn as usize] = BlockRole::Free;
         self.pool.put(pbn);
+        Ok(())
+    }
+
+    /// Erases a block that holds no valid page (erasing valid data loses it: an FTL bug).
+    pub(super) fn erase(&mut self, pbn: Pbn, purpose: Purpose, ctx: &mut FtlCtx) -> Result<()> {
+        let valid = self.validity.valid_count(pbn, ctx.flash);
+        if valid != 0 {
+            return Err(SimError::Block { pbn, message: format!("erased while it still holds {valid} valid pages") });
+        }
+        ctx.erase(pbn, purpose)?;
+        self.validity.erased(pbn);
         Ok(())
     }
 
@@ -252,24 +283,36 @@ impl BlockManager {
     #[inline]
     pub fn prefetch_page(&self, ppn: Ppn, flash: &FlashArray) {
         flash.prefetch_page(ppn);
+        self.validity.prefetch(ppn);
         self.gc.victims().prefetch(self.geometry.block_of(ppn));
     }
 
     /// Marks a page invalid and refiles its block for victim selection.
     #[inline]
-    pub fn invalidate(&mut self, ppn: Ppn, flash: &mut FlashArray) -> Result<()> {
-        let valid = flash.invalidate(ppn)?;
+    pub fn invalidate(&mut self, ppn: Ppn, flash: &FlashArray) -> Result<()> {
+        let Some(valid) = self.validity.invalidate(ppn, flash) else {
+            let state = if flash.is_programmed(ppn) { "invalid already" } else { "free" };
+            return Err(SimError::FlashRule { op: "invalidate", ppn, rule: format!("page is {state}, not valid") });
+        };
         self.gc.victims_mut().update(self.geometry.block_of(ppn), valid);
         Ok(())
     }
 
-    /// Forgets all SRAM state and rebuilds it from the flash array's block states (after power
-    /// loss): erased blocks are free, the first partly written block of each page kind in a unit
-    /// becomes the open block of that kind's first stream, every other written block is closed.
-    /// Issues no operations: the FTL's recovery procedure accounts for the reads it needs.
-    pub fn rebuild(&mut self, flash: &FlashArray) {
+    /// Forgets all SRAM state and rebuilds it after a power loss, from the flash array's block
+    /// states and what the FTL's recovery learned: `live(ppn, spare)` tells whether a programmed
+    /// page is valid. Erased blocks are free, the first partly written block of each page kind
+    /// in a unit becomes the open block of that kind's first stream, every other written block
+    /// is closed. Issues no operations: the FTL's recovery accounts for the reads it needed to
+    /// know what `live` answers.
+    pub fn rebuild(&mut self, flash: &FlashArray, live: impl Fn(Ppn, Spare) -> bool) {
         self.pool.clear();
         self.frontiers.clear();
+        self.validity.clear();
+        for ppn in 0..self.geometry.total_pages() {
+            if flash.is_programmed(ppn) && !live(ppn, flash.spare_unchecked(ppn)) {
+                self.validity.invalidate(ppn, flash);
+            }
+        }
         let mut victims =
             VictimIndex::new(self.units(), self.geometry.pages_per_block, self.pool.units_of_blocks().to_vec());
         for pbn in 0..self.geometry.total_blocks() {
@@ -285,7 +328,7 @@ impl BlockManager {
                     BlockRole::Open
                 }
                 _ => {
-                    victims.insert(pbn, flash.valid_count(pbn));
+                    victims.insert(pbn, self.validity.valid_count(pbn, flash));
                     BlockRole::Closed
                 }
             };
@@ -295,11 +338,13 @@ impl BlockManager {
 
     /// Simulator memory of this structure.
     pub fn state_bytes(&self) -> usize {
-        self.gc.victims().memory_bytes() + self.role.len() + self.pool.state_bytes()
+        self.gc.victims().memory_bytes() + self.role.len() + self.pool.state_bytes() + self.validity.state_bytes()
     }
 
-    /// Checks the block accounting: roles agree with the free pools, open slots and victim index.
+    /// Checks the block accounting: roles agree with the free pools, open slots and victim index,
+    /// and the validity tracker's counts with its marks.
     pub fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
+        self.validity.check(flash)?;
         let mut free_seen = 0usize;
         for pbn in 0..self.geometry.total_blocks() {
             let role = self.role[pbn as usize];
@@ -336,7 +381,7 @@ impl BlockManager {
 mod tests {
     use super::*;
     use crate::config::ConfigBuilder;
-    use crate::flash::{OpLog, PageKind, PageState};
+    use crate::flash::{OpLog, PageKind};
     use crate::metrics::CacheStats;
 
     const ONE_STREAM: &[StreamSpec] = &[StreamSpec::new("data", PageKind::Data)];
@@ -431,7 +476,7 @@ mod tests {
         for lpn in 0..24u32 {
             let ppn = map.0[lpn as usize];
             assert_eq!(ctx.flash.read(ppn).unwrap().logical, lpn);
-            assert_eq!(ctx.flash.page_state(ppn), PageState::Valid);
+            assert!(bm.is_valid(ppn, ctx.flash));
         }
         bm.check(ctx.flash).unwrap();
     }
@@ -532,7 +577,8 @@ mod tests {
             write(&mut bm, &mut map, lpn, &mut ctx);
         }
         let roles: Vec<_> = (0..8).map(|b| bm.role(b)).collect();
-        bm.rebuild(ctx.flash);
+        let live = map.0.clone();
+        bm.rebuild(ctx.flash, |ppn, spare| live[spare.logical as usize] == ppn);
         assert_eq!(roles, (0..8).map(|b| bm.role(b)).collect::<Vec<_>>());
         bm.check(ctx.flash).unwrap();
         write(&mut bm, &mut map, 3, &mut ctx);
@@ -633,7 +679,7 @@ mod tests {
         for pbn in 0..g.total_blocks() {
             let first = g.first_page(pbn);
             let hot: Vec<bool> = (first..first + g.pages_per_block)
-                .filter(|&p| ctx.flash.page_state(p) == PageState::Valid)
+                .filter(|&p| bm.is_valid(p, ctx.flash))
                 .map(|p| ctx.flash.read(p).unwrap().logical < 4)
                 .collect();
             assert!(hot.windows(2).all(|w| w[0] == w[1]), "block {pbn} mixes hot and cold pages: {hot:?}");

@@ -86,6 +86,8 @@ impl<S: DemandScheme> DemandFtl<S> {
 
     fn recover_and_write_back(&mut self, ctx: &mut FtlCtx) -> Result<()> {
         self.map.store().recover(&self.blocks, ctx)?;
+        let store = self.map.store_ref();
+        self.blocks.rebuild(ctx.flash, |ppn, spare| store.is_live(ppn, spare));
         self.map.recovered();
         write_back_recovered(&mut self.map, &mut self.blocks, ctx)?;
         self.map.flush(&mut self.blocks, ctx)
@@ -158,7 +160,6 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
     /// changes GC made meanwhile, so the FTL resumes with nothing newer than flash outside its
     /// cache; that traffic is recovery cost.
     fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
-        self.blocks.rebuild(ctx.flash);
         self.map.clear_cache();
         self.map.store().set_recovering(true);
         let result = self.recover_and_write_back(ctx);
@@ -192,7 +193,7 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
     }
 
     fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
-        self.map.store_ref().check(flash)?;
+        self.map.store_ref().check(&self.blocks, flash)?;
         self.map.check(flash)
     }
 

@@ -6,10 +6,10 @@
 //! unit has at most [`gc_threshold`] free blocks. [`BlockManager::reclaim_one`] runs one step on
 //! its own, for callers that schedule GC themselves (background GC).
 
-use super::{BlockManager, BlockRole, Relocate, StreamId, VictimIndex};
+use super::{BlockManager, BlockRole, Relocate, StreamId, Validity, VictimIndex};
 use crate::config::VictimPolicyKind;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, PageState, Pbn, Purpose, Spare};
+use crate::flash::{FlashArray, Pbn, Purpose, Spare};
 use crate::ftl::FtlCtx;
 use crate::metrics::GcStats;
 
@@ -79,9 +79,9 @@ impl GcEngine {
     }
 
     /// The block `unit` would reclaim next: the policy's choice, if it has an invalid page.
-    pub fn select(&self, unit: u32, flash: &FlashArray) -> Option<Pbn> {
+    pub fn select(&self, unit: u32, validity: &Validity, flash: &FlashArray) -> Option<Pbn> {
         let ppb = flash.geometry().pages_per_block;
-        self.victims.select(unit, self.policy).filter(|&v| flash.valid_count(v) < ppb)
+        self.victims.select(unit, self.policy).filter(|&v| validity.valid_count(v, flash) < ppb)
     }
 }
 
@@ -98,7 +98,7 @@ impl BlockManager {
     fn collect_until_enough<R: Relocate>(&mut self, unit: u32, reloc: &mut R, ctx: &mut FtlCtx) -> Result<()> {
         while self.gc.wants_collection(self.pool.len(unit)) {
             let free = self.pool.len(unit);
-            let Some(victim) = self.gc.select(unit, ctx.flash) else {
+            let Some(victim) = self.gc.select(unit, &self.validity, ctx.flash) else {
                 self.gc.found_nothing = true;
                 return Err(SimError::DeviceFull { unit: unit as usize, free });
             };
@@ -110,7 +110,7 @@ impl BlockManager {
     /// One GC step on `unit`, whatever its free blocks: reclaims the policy's victim, if any
     /// block has an invalid page. Returns whether a block was reclaimed.
     pub fn reclaim_one<R: Relocate>(&mut self, unit: u32, reloc: &mut R, ctx: &mut FtlCtx) -> Result<bool> {
-        let Some(victim) = self.gc.select(unit, ctx.flash) else { return Ok(false) };
+        let Some(victim) = self.gc.select(unit, &self.validity, ctx.flash) else { return Ok(false) };
         self.gc.active = Some(unit);
         let result = self.reclaim(victim, reloc, ctx);
         self.gc.active = None;
@@ -132,7 +132,7 @@ impl BlockManager {
                 reloc.prefetch_relocation(ctx.flash.spare_unchecked(ahead));
             }
             // Re-checked per page: a mapping write-back during this loop may invalidate a later page.
-            if ctx.flash.page_state(old) != PageState::Valid {
+            if !self.validity.is_valid(old, ctx.flash) {
                 continue;
             }
             ctx.ops.begin_chain();
@@ -144,7 +144,7 @@ impl BlockManager {
             self.gc.stats.moved[kind] += 1;
             reloc.relocated(self, spare, old, new, ctx)?;
         }
-        ctx.erase(victim, Purpose::Gc)?;
+        self.erase(victim, Purpose::Gc, ctx)?;
         self.role[victim as usize] = BlockRole::Free;
         self.pool.put(victim);
         self.gc.reclaimed += 1;

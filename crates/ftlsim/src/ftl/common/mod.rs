@@ -8,10 +8,12 @@ mod frontier;
 mod gc;
 mod pool;
 pub mod translation;
+mod validity;
 mod victim;
 
 pub use blocks::{BlockManager, BlockRole, Relocate};
 pub use frontier::{Frontiers, StreamId, StreamSpec};
 pub use gc::{gc_threshold, GcEngine};
 pub use pool::FreePool;
+pub use validity::Validity;
 pub use victim::VictimIndex;

@@ -38,7 +38,7 @@ use super::{BlockManager, Relocate};
 use super::{StreamId, StreamSpec};
 use crate::config::{Config, GtdSpan};
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, PageKind, PageState, Ppn, Purpose, Spare};
+use crate::flash::{FlashArray, Lpn, PageKind, Ppn, Purpose, Spare};
 use crate::ftl::{FtlCtx, PageRef, SramItem};
 
 /// The PPN of an unmapped entry.
@@ -317,8 +317,11 @@ impl TranslationStore {
     ///    newer than the oldest `MinPSN`; a page newer than its own TP's `MinPSN` is a modified
     ///    entry (the newest such page of an LPN wins).
     ///
-    /// An LPN whose recovered mapping is not a valid page of it was trimmed after its last write
-    /// and becomes unmapped (validity from the flash array, as in PFTL's recovery).
+    /// 4. Reads the newest copy of every TP: the whole map, which tells which data pages are valid.
+    ///
+    /// An LPN whose recovered mapping no longer holds it (its page was erased since) was trimmed
+    /// and becomes unmapped; a trim not yet written to its TP is lost (the LPN comes back with its
+    /// last write, as from PFTL's recovery).
     pub fn recover(&mut self, blocks: &BlockManager, ctx: &mut FtlCtx) -> Result<()> {
         let g = ctx.flash.geometry().clone();
         self.gtd.fill(UNMAPPED);
@@ -381,12 +384,25 @@ impl TranslationStore {
                 self.recovered.insert(lpn, UNMAPPED);
             }
         }
+        for tp in 0..self.tp_count() {
+            self.fetch(tp, ctx)?;
+        }
         Ok(())
+    }
+
+    /// Whether a programmed page is live for the recovered store: the newest copy of its TP, or
+    /// the page its LPN maps to (for [`BlockManager::rebuild`] after [`TranslationStore::recover`]).
+    pub fn is_live(&self, ppn: Ppn, spare: Spare) -> bool {
+        match spare.kind {
+            PageKind::Data => spare.logical < self.logical_pages && self.entry(spare.logical) == ppn,
+            PageKind::Translation => spare.logical < self.tp_count() && self.location(spare.logical) == Some(ppn),
+            PageKind::Metadata | PageKind::InvalidationLog | PageKind::Delta => false,
+        }
     }
 
     /// Checks that every GTD entry points to the valid newest copy of its TP and that no other
     /// translation page is valid.
-    pub fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
+    pub fn check(&self, blocks: &BlockManager, flash: &FlashArray) -> std::result::Result<(), String> {
         if !self.recovered.is_empty() {
             return Err(format!(
                 "{} mapping changes rebuilt by recovery are held outside the cache (recovery writes them back)",
@@ -397,7 +413,7 @@ impl TranslationStore {
             if ppn == UNMAPPED {
                 continue;
             }
-            if flash.page_state(ppn) != PageState::Valid {
+            if !blocks.is_valid(ppn, flash) {
                 return Err(format!("GTD maps translation page {tp} to PPN {ppn}, which is not valid"));
             }
             let spare = flash.spare_unchecked(ppn);
@@ -412,7 +428,7 @@ impl TranslationStore {
         let written = self.gtd.iter().filter(|&&p| p != UNMAPPED).count();
         let valid = (0..g.total_blocks())
             .filter(|&b| flash.block_kind(b) == PageKind::Translation && flash.write_pointer(b) > 0)
-            .map(|b| flash.valid_count(b) as usize)
+            .map(|b| blocks.valid_count(b, flash) as usize)
             .sum::<usize>();
         if valid != written {
             return Err(format!("{valid} valid translation pages but the GTD locates {written}"));
@@ -441,9 +457,9 @@ impl TranslationStore {
     }
 }
 
-/// Whether `ppn` is the valid data page of `lpn`.
+/// Whether `ppn` is a programmed data page of `lpn`.
 fn holds(flash: &FlashArray, ppn: Ppn, lpn: Lpn) -> bool {
-    if ppn >= flash.geometry().total_pages() || flash.page_state(ppn) != PageState::Valid {
+    if ppn >= flash.geometry().total_pages() || !flash.is_programmed(ppn) {
         return false;
     }
     let spare = flash.spare_unchecked(ppn);
@@ -556,7 +572,7 @@ mod tests {
         }
 
         fn assert_consistent(&self) {
-            self.toy.store.check(&self.flash).unwrap();
+            self.toy.store.check(&self.blocks, &self.flash).unwrap();
             self.blocks.check(&self.flash).unwrap();
             assert!(self.toy.pending.is_empty());
         }
@@ -586,7 +602,7 @@ mod tests {
         assert_eq!(r.ops.count(OpKind::Read, Purpose::Translation), 1);
         let second = r.toy.store.location(1).unwrap();
         assert_ne!(first, second);
-        assert_eq!(r.flash.page_state(first), PageState::Invalid);
+        assert!(r.flash.is_programmed(first) && !r.blocks.is_valid(first, &r.flash));
         assert_eq!(r.flash.spare_unchecked(second).version, 2);
         assert_eq!(r.toy.store.entry(9), 0);
         assert_eq!(r.toy.store.entry(10), 1);
@@ -639,18 +655,22 @@ mod tests {
         // Three changes that never reached their TP (a write-back cache lost them).
         for lpn in [6u32, 18, 6] {
             let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
-            let old = (0..128).find(|&p| holds(ctx.flash, p, lpn)).unwrap();
+            let old = (0..128).find(|&p| holds(ctx.flash, p, lpn) && r.blocks.is_valid(p, ctx.flash)).unwrap();
             r.blocks.invalidate(old, ctx.flash).unwrap();
             let ppn = r.blocks.allocate(0, DATA_STREAM, &mut r.toy, &mut ctx).unwrap();
             version[lpn as usize] += 1;
             r.toy.store.program_data(ppn, lpn, version[lpn as usize], &mut ctx).unwrap();
         }
         let gtd: Vec<_> = (0..5).map(|t| r.toy.store.location(t)).collect();
-        r.blocks.rebuild(&r.flash);
         let before = r.ops.count(OpKind::SpareRead, Purpose::Recovery);
+        let tp_reads = r.ops.count(OpKind::Read, Purpose::Translation);
         let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
         r.toy.store.recover(&r.blocks, &mut ctx).unwrap();
+        let store = &r.toy.store;
+        r.blocks.rebuild(&r.flash, |ppn, spare| store.is_live(ppn, spare));
         let reads = r.ops.count(OpKind::SpareRead, Purpose::Recovery) - before;
+        let tp_reads = r.ops.count(OpKind::Read, Purpose::Translation) - tp_reads;
+        assert_eq!(tp_reads, 5, "the newest copy of each of the 5 TPs");
         assert_eq!(gtd, (0..5).map(|t| r.toy.store.location(t)).collect::<Vec<_>>());
         let check = |r: &Rig| {
             for lpn in 0..40 {
@@ -675,17 +695,19 @@ mod tests {
     }
 
     #[test]
-    fn recovery_unmaps_an_lpn_whose_page_was_invalidated_after_its_tp_was_written() {
+    fn recovery_brings_back_an_lpn_trimmed_only_in_sram_and_rebuilds_validity() {
         let mut r = Rig::new();
         for lpn in 0..8 {
             r.write(lpn, 1);
         }
         let trimmed = r.toy.store.entry(4);
-        r.blocks.invalidate(trimmed, &mut r.flash).unwrap();
-        r.blocks.rebuild(&r.flash);
+        r.blocks.invalidate(trimmed, &r.flash).unwrap();
         let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
         r.toy.store.recover(&r.blocks, &mut ctx).unwrap();
-        assert_eq!(r.toy.store.entry(4), UNMAPPED);
+        let store = &r.toy.store;
+        r.blocks.rebuild(&r.flash, |ppn, spare| store.is_live(ppn, spare));
+        assert_eq!(r.toy.store.entry(4), trimmed, "the trim never reached flash");
+        assert!(r.blocks.is_valid(trimmed, &r.flash));
         assert!(holds(&r.flash, r.toy.store.entry(3), 3));
     }
 }

@@ -1,0 +1,105 @@
+//! What an FTL knows about which of its pages are still valid: a validity tracker kept in the
+//! FTL's SRAM, lost at power loss and rebuilt by recovery. The flash array only knows whether a
+//! page is programmed; a programmed page is valid until the FTL invalidates it.
+//!
+//! [`Validity`] is the exact tracker: one bit per page (set when the page is invalidated) and an
+//! invalid count per block, so GC learns validity for free. It costs the SRAM of a page bitmap,
+//! which the FTLs report as their "GC valid-page bitmap".
+
+use crate::flash::{FlashArray, Geometry, Pbn, Ppn};
+use crate::mem::zeroed_vec;
+
+pub struct Validity {
+    pages_per_block: u32,
+    invalid_bits: Vec<u64>,
+    /// Invalidated pages per block since its erase.
+    invalid: Vec<u32>,
+}
+
+impl Validity {
+    pub fn new(geometry: &Geometry) -> Self {
+        Validity {
+            pages_per_block: geometry.pages_per_block,
+            invalid_bits: zeroed_vec((geometry.total_pages() as usize).div_ceil(64)),
+            invalid: zeroed_vec(geometry.total_blocks() as usize),
+        }
+    }
+
+    #[inline]
+    fn is_invalidated(&self, ppn: Ppn) -> bool {
+        self.invalid_bits[(ppn >> 6) as usize] & (1u64 << (ppn & 63)) != 0
+    }
+
+    /// Whether `ppn` holds valid data: programmed and not invalidated.
+    #[inline]
+    pub fn is_valid(&self, ppn: Ppn, flash: &FlashArray) -> bool {
+        flash.is_programmed(ppn) && !self.is_invalidated(ppn)
+    }
+
+    /// Valid pages of a block.
+    #[inline]
+    pub fn valid_count(&self, pbn: Pbn, flash: &FlashArray) -> u32 {
+        flash.programmed_count(pbn) - self.invalid[pbn as usize]
+    }
+
+    /// Marks a valid page invalid; returns its block's remaining valid count, or `None` if the
+    /// page was not valid (free, or invalid already).
+    #[inline]
+    pub fn invalidate(&mut self, ppn: Ppn, flash: &FlashArray) -> Option<u32> {
+        if !self.is_valid(ppn, flash) {
+            return None;
+        }
+        self.invalid_bits[(ppn >> 6) as usize] |= 1u64 << (ppn & 63);
+        let pbn = ppn / self.pages_per_block;
+        self.invalid[pbn as usize] += 1;
+        Some(self.valid_count(pbn, flash))
+    }
+
+    /// Forgets the invalidations of an erased block.
+    pub fn erased(&mut self, pbn: Pbn) {
+        let first = (pbn * self.pages_per_block) as usize;
+        for page in first..first + self.pages_per_block as usize {
+            self.invalid_bits[page >> 6] &= !(1u64 << (page & 63));
+        }
+        self.invalid[pbn as usize] = 0;
+    }
+
+    /// Forgets everything (power loss): every programmed page counts as valid until recovery
+    /// invalidates it again.
+    pub fn clear(&mut self) {
+        self.invalid_bits.fill(0);
+        self.invalid.fill(0);
+    }
+
+    /// Brings the state of `ppn` toward the CPU cache ahead of an invalidation.
+    #[inline]
+    pub fn prefetch(&self, ppn: Ppn) {
+        if let Some(bits) = self.invalid_bits.get((ppn >> 6) as usize) {
+            crate::mem::prefetch(bits);
+        }
+    }
+
+    /// Checks each block's invalid count against its bits, and that no free page is marked.
+    pub fn check(&self, flash: &FlashArray) -> Result<(), String> {
+        for pbn in 0..self.invalid.len() as Pbn {
+            let first = pbn * self.pages_per_block;
+            let pages = first..first + self.pages_per_block;
+            let marked = pages.clone().filter(|&p| self.is_invalidated(p)).count() as u32;
+            if marked != self.invalid[pbn as usize] {
+                return Err(format!(
+                    "block {pbn} records {} invalid pages but marks {marked}",
+                    self.invalid[pbn as usize]
+                ));
+            }
+            if let Some(ppn) = pages.into_iter().find(|&p| self.is_invalidated(p) && !flash.is_programmed(p)) {
+                return Err(format!("free page PPN {ppn} is marked invalid"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Simulator memory of the tracker.
+    pub fn state_bytes(&self) -> usize {
+        self.invalid_bits.len() * 8 + self.invalid.len() * 4
+    }
+}
