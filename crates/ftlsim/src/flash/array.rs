@@ -65,9 +65,9 @@ pub enum BlockState {
     Full,
 }
 
-/// The version a free page carries in the array's spare model (never written by a writer: the
-/// writers' versions count up from 1 and would take billions of writes of one page to get here).
-const ERASED: u32 = u32::MAX;
+/// The version a free page carries in the array's spare model: writers' versions start at 1 (a
+/// zeroed array is an erased one, so untouched parts of a large device cost no resident memory).
+const ERASED: u32 = 0;
 
 #[derive(Debug, Clone, Copy, Default)]
 struct BlockMeta {
@@ -97,7 +97,7 @@ impl FlashArray {
             geometry: geometry.clone(),
             order,
             logical: zeroed_vec(pages),
-            version: filled_vec(pages, ERASED),
+            version: zeroed_vec(pages),
             blocks: filled_vec(geometry.total_blocks() as usize, BlockMeta::default()),
             payload: None,
         }
@@ -174,10 +174,12 @@ impl FlashArray {
     #[inline]
     pub fn program(&mut self, ppn: Ppn, kind: PageKind, logical: u32, version: u32) -> Result<()> {
         self.check_ppn("program", ppn)?;
-        debug_assert_ne!(version, ERASED, "version {ERASED} is reserved for free pages");
         if !self.is_free(ppn) {
             let rule = "page is not free (already programmed since the last erase)".to_string();
             return Err(SimError::FlashRule { op: "program", ppn, rule });
+        }
+        if version == ERASED {
+            return Err(SimError::FlashRule { op: "program", ppn, rule: format!("version {ERASED} is reserved") });
         }
         let offset = self.geometry.page_offset(ppn);
         let meta = &mut self.blocks[self.geometry.block_of(ppn) as usize];

@@ -423,7 +423,7 @@ mod tests {
             bm.invalidate(map.0[lpn as usize], ctx.flash).unwrap();
         }
         let ppn = bm.allocate(0, DATA, map, ctx).unwrap();
-        ctx.program(ppn, PageKind::Data, lpn, 0, Purpose::Host).unwrap();
+        ctx.program(ppn, PageKind::Data, lpn, 1, Purpose::Host).unwrap();
         map.0[lpn as usize] = ppn;
     }
 
@@ -497,7 +497,7 @@ mod tests {
         ) -> Result<()> {
             self.map.relocated(bm, spare, old, new, ctx)?;
             let ppn = bm.allocate(1, TRANSLATION, self, ctx)?;
-            ctx.program(ppn, PageKind::Translation, 0, 0, Purpose::Translation)?;
+            ctx.program(ppn, PageKind::Translation, 0, 1, Purpose::Translation)?;
             bm.invalidate(ppn, ctx.flash)?;
             self.units.push(bm.unit_of(ctx.flash.geometry().block_of(ppn)));
             Ok(())
@@ -534,7 +534,7 @@ mod tests {
             }
             let (free_before, victims_before) = (bm.free_blocks(0), bm.gc_victims());
             let ppn = bm.allocate(0, DATA, &mut owner, &mut ctx).unwrap();
-            ctx.program(ppn, PageKind::Data, lpn, 0, Purpose::Host).unwrap();
+            ctx.program(ppn, PageKind::Data, lpn, 1, Purpose::Host).unwrap();
             owner.map.0[lpn as usize] = ppn;
             if victims_before == 0 && bm.gc_victims() > 0 {
                 assert_eq!(free_before, 2, "two streams: GC starts at 2 free blocks, gc.free_blocks_low being 1");
@@ -558,7 +558,7 @@ mod tests {
                 bm.invalidate(map.0[lpn as usize], ctx.flash)?;
             }
             let ppn = bm.allocate(0, DATA, &mut map, &mut ctx)?;
-            ctx.program(ppn, PageKind::Data, lpn, 0, Purpose::Host)?;
+            ctx.program(ppn, PageKind::Data, lpn, 1, Purpose::Host)?;
             map.0[lpn as usize] = ppn;
             Ok::<(), SimError>(())
         });

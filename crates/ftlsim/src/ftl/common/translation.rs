@@ -272,7 +272,8 @@ impl TranslationStore {
     fn commit(&mut self, tp: u32, ppn: Ppn, complete: bool, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
         self.fold_recovered(tp);
         let t = tp as usize;
-        self.versions[t] = self.versions[t].wrapping_add(1);
+        // Versions compare by serial-number arithmetic; 0 marks an erased page and is skipped.
+        self.versions[t] = self.versions[t].wrapping_add(1).max(1);
         ctx.program(ppn, PageKind::Translation, tp, self.versions[t], self.traffic)?;
         self.stamp(ppn);
         if complete {
