@@ -143,6 +143,20 @@ pub struct GcConfig {
     /// it reclaims victims until the unit has more.
     #[serde(default = "four")]
     pub free_blocks_low: u32,
+    /// Which free block of a unit is written next.
+    #[serde(default)]
+    pub free_block_choice: FreeBlockChoice,
+}
+
+/// How the free pool picks the next block of a unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FreeBlockChoice {
+    /// The block erased longest ago (a FIFO: erases spread as blocks cycle through the pool).
+    #[default]
+    OldestErased,
+    /// The block erased fewest times (dynamic wear leveling; ties go to the oldest erased).
+    LeastWorn,
 }
 
 fn greedy() -> VictimPolicyKind {
@@ -154,7 +168,7 @@ fn four() -> u32 {
 
 impl Default for GcConfig {
     fn default() -> Self {
-        GcConfig { policy: greedy(), free_blocks_low: four() }
+        GcConfig { policy: greedy(), free_blocks_low: four(), free_block_choice: FreeBlockChoice::default() }
     }
 }
 

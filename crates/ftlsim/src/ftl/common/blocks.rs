@@ -71,7 +71,7 @@ impl BlockManager {
     pub fn new(config: &Config, streams: &[StreamSpec]) -> Self {
         let geometry = config.device.geometry.clone();
         let units = config.device.allocation_units();
-        let pool = FreePool::new(&geometry, config.device.allocation_unit, units);
+        let pool = FreePool::new(&geometry, config.device.allocation_unit, units, config.gc.free_block_choice);
         let victims = VictimIndex::new(units, geometry.pages_per_block, pool.units_of_blocks().to_vec());
         BlockManager {
             gc: GcEngine::new(victims, config.gc.policy, gc_threshold(config.gc.free_blocks_low, streams.len() as u32)),
@@ -264,7 +264,7 @@ impl BlockManager {
         }
         self.erase(pbn, purpose, ctx)?;
         self.role[pbn as usize] = BlockRole::Free;
-        self.pool.put(pbn);
+        self.pool.put(pbn, ctx.flash.erase_count(pbn));
         Ok(())
     }
 
@@ -320,7 +320,7 @@ impl BlockManager {
             let stream = self.frontiers.stream_of_kind(flash.block_kind(pbn));
             self.role[pbn as usize] = match (flash.block_state(pbn), stream) {
                 (BlockState::Erased, _) => {
-                    self.pool.put(pbn);
+                    self.pool.put(pbn, flash.erase_count(pbn));
                     BlockRole::Free
                 }
                 (BlockState::Partial, Some(stream)) if self.frontiers.open_block(unit, stream).is_none() => {

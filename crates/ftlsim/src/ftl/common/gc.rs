@@ -146,7 +146,7 @@ impl BlockManager {
         }
         self.erase(victim, Purpose::Gc, ctx)?;
         self.role[victim as usize] = BlockRole::Free;
-        self.pool.put(victim);
+        self.pool.put(victim, ctx.flash.erase_count(victim));
         self.gc.reclaimed += 1;
         self.gc.stats.victims[kind] += 1;
         Ok(())
