@@ -63,9 +63,19 @@ impl Purpose {
 /// Marks an operation that waits for nothing but its resources.
 pub const NO_DEP: u32 = u32::MAX;
 
+/// The sectors of a page an operation touches, when not the whole page: a host access to part
+/// of a page (DiffECC decodes only the segments a read needs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sectors {
+    pub first: u16,
+    pub count: u16,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FlashOp {
     pub ppn: Ppn,
+    /// `None`: the whole page.
+    pub sectors: Option<Sectors>,
     /// Index in the request's op list of the operation this one must follow, or `NO_DEP`.
     pub dep: u32,
     pub kind: OpKind,
@@ -81,12 +91,14 @@ pub struct FlashOp {
 pub struct OpLog {
     ops: Vec<FlashOp>,
     chain_tail: u32,
+    /// The part of the current page a host access touches (host operations carry it).
+    host_sectors: Option<Sectors>,
     counts: [[u64; 5]; 4],
 }
 
 impl OpLog {
     pub fn new() -> Self {
-        OpLog { ops: Vec::with_capacity(64), chain_tail: NO_DEP, counts: [[0; 5]; 4] }
+        OpLog { ops: Vec::with_capacity(64), chain_tail: NO_DEP, host_sectors: None, counts: [[0; 5]; 4] }
     }
 
     /// Forgets the ops of the previous request (keeps the counts).
@@ -101,10 +113,18 @@ impl OpLog {
         self.chain_tail = NO_DEP;
     }
 
+    /// The sectors of the page being served that the host touches (`None`: all of them), for
+    /// the host operations issued until the next call.
+    #[inline]
+    pub fn set_host_sectors(&mut self, sectors: Option<Sectors>) {
+        self.host_sectors = sectors;
+    }
+
     #[inline]
     pub fn push(&mut self, kind: OpKind, purpose: Purpose, ppn: Ppn) {
         let index = self.ops.len() as u32;
-        self.ops.push(FlashOp { ppn, dep: self.chain_tail, kind, purpose });
+        let sectors = if purpose == Purpose::Host { self.host_sectors } else { None };
+        self.ops.push(FlashOp { ppn, sectors, dep: self.chain_tail, kind, purpose });
         self.chain_tail = index;
         self.counts[kind as usize][purpose as usize] += 1;
     }
@@ -142,9 +162,20 @@ mod tests {
         assert_eq!(ops[0].dep, NO_DEP);
         assert_eq!(ops[1].dep, 0);
         assert_eq!(ops[2].dep, NO_DEP);
+        assert!(ops.iter().all(|op| op.sectors.is_none()));
         assert_eq!(log.count(OpKind::Read, Purpose::Host), 1);
         log.clear();
         assert!(log.ops().is_empty());
         assert_eq!(log.count(OpKind::Program, Purpose::Host), 1);
+    }
+
+    #[test]
+    fn host_operations_carry_the_sectors_the_host_touches() {
+        let mut log = OpLog::new();
+        let part = Sectors { first: 2, count: 6 };
+        log.set_host_sectors(Some(part));
+        log.push(OpKind::Read, Purpose::Translation, 7);
+        log.push(OpKind::Read, Purpose::Host, 9);
+        assert_eq!((log.ops()[0].sectors, log.ops()[1].sectors), (None, Some(part)));
     }
 }

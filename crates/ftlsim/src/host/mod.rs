@@ -1,9 +1,10 @@
 //! The host interface: applies the address policy and time scaling, and splits each request into
-//! the logical pages it touches (a sub-page request touches the whole page).
+//! the logical pages it touches (a sub-page request touches the whole page; which of its sectors
+//! the host touches travels with the flash operations as a [`SectorSpan`]).
 
 use crate::config::{AddressPolicy, Config};
 use crate::error::{Result, SimError};
-use crate::flash::Lpn;
+use crate::flash::{Lpn, Sectors};
 use crate::timing::Nanos;
 use crate::workload::{IoKind, Request};
 
@@ -16,8 +17,31 @@ pub struct PageRequest {
     pub pages: u32,
 }
 
+/// The sectors a request leaves untouched at the start of its first page and at the end of its
+/// last page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SectorSpan {
+    pub head: u16,
+    pub tail: u16,
+}
+
+impl SectorSpan {
+    /// Whole pages.
+    pub const WHOLE: SectorSpan = SectorSpan { head: 0, tail: 0 };
+
+    /// The sectors page `i` of a request of `pages` pages touches, out of `per_page`; `None`
+    /// when it touches the whole page.
+    #[inline]
+    pub fn sectors(&self, i: u32, pages: u32, per_page: u16) -> Option<Sectors> {
+        let first = if i == 0 { self.head } else { 0 };
+        let end = if i + 1 == pages { per_page - self.tail } else { per_page };
+        (first != 0 || end != per_page).then_some(Sectors { first, count: end - first })
+    }
+}
+
 pub struct Host {
     page_size: u64,
+    sector_size: u64,
     logical_pages: u64,
     policy: AddressPolicy,
     scale_span: u64,
@@ -28,6 +52,7 @@ impl Host {
     pub fn new(config: &Config) -> Self {
         Host {
             page_size: config.device.geometry.page_size as u64,
+            sector_size: config.device.geometry.sector_size as u64,
             logical_pages: config.device.logical_pages() as u64,
             policy: config.host.address_policy,
             scale_span: config.host.scale_span_bytes.unwrap_or(0),
@@ -41,6 +66,11 @@ impl Host {
 
     /// Admits one request; `source` names the trace in error messages.
     pub fn admit(&self, source: &str, req: &Request) -> Result<PageRequest> {
+        self.admit_with_span(source, req).map(|(request, _)| request)
+    }
+
+    /// Admits one request, with the sectors of its first and last pages it leaves untouched.
+    pub fn admit_with_span(&self, source: &str, req: &Request) -> Result<(PageRequest, SectorSpan)> {
         let location = || format!("{source}:{}", req.line);
         if req.len_bytes == 0 {
             return Err(SimError::input(location(), "request of zero bytes"));
@@ -72,12 +102,18 @@ impl Host {
                 format!("request of {} bytes is larger than the device", req.len_bytes),
             ));
         }
-        Ok(PageRequest {
+        let per_page = self.page_size / self.sector_size;
+        let span = SectorSpan {
+            head: ((offset % self.page_size) / self.sector_size) as u16,
+            tail: (per_page - 1 - ((end - 1) % self.page_size) / self.sector_size) as u16,
+        };
+        let request = PageRequest {
             arrival: (req.arrival_ns as f64 / self.time_scale) as Nanos,
             kind: req.kind,
             first: first as Lpn,
             pages: pages as u32,
-        })
+        };
+        Ok((request, span))
     }
 
     /// The i-th LPN of a request (folding wraps around the end of the space).
@@ -112,6 +148,23 @@ mod tests {
         assert_eq!((p.first, p.pages), (3, 2));
         let p = h.admit("t", &req(0, 1)).unwrap();
         assert_eq!((p.first, p.pages), (0, 1));
+    }
+
+    #[test]
+    fn the_span_names_the_sectors_of_the_first_and_last_pages_left_untouched() {
+        let h = host("error");
+        // 8 KB pages of 16 sectors: page 3 from byte 1024 on, the whole of page 4 and the first
+        // 1,100 bytes (3 sectors) of page 5.
+        let (p, span) = h.admit_with_span("t", &req(8192 * 3 + 1024, 7168 + 8192 + 1100)).unwrap();
+        assert_eq!((p.first, p.pages), (3, 3));
+        assert_eq!(span, SectorSpan { head: 2, tail: 13 });
+        assert_eq!(span.sectors(0, 3, 16), Some(Sectors { first: 2, count: 14 }));
+        assert_eq!(span.sectors(1, 3, 16), None);
+        assert_eq!(span.sectors(2, 3, 16), Some(Sectors { first: 0, count: 3 }));
+        let (_, whole) = h.admit_with_span("t", &req(8192, 8192)).unwrap();
+        assert_eq!(whole, SectorSpan::WHOLE);
+        let (_, inside) = h.admit_with_span("t", &req(8192 + 512, 512)).unwrap();
+        assert_eq!(inside.sectors(0, 1, 16), Some(Sectors { first: 1, count: 1 }));
     }
 
     #[test]
