@@ -3,7 +3,7 @@
 
 use thiserror::Error;
 
-use crate::flash::{Pbn, Ppn};
+use crate::flash::Ppn;
 
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum SimError {
@@ -34,10 +34,6 @@ pub enum SimError {
     /// The FTL cannot recover from power loss.
     #[error("FTL {ftl} does not support power-loss recovery")]
     RecoveryUnsupported { ftl: String },
-
-    /// A block is not in the expected state for the operation (for example erase of an open block).
-    #[error("block {pbn}: {message}")]
-    Block { pbn: Pbn, message: String },
 
     #[error("{0}")]
     Other(String),
