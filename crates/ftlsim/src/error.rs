@@ -35,7 +35,8 @@ pub enum SimError {
     #[error("FTL {ftl} does not support power-loss recovery")]
     RecoveryUnsupported { ftl: String },
 
-    /// A block is not in the expected state for the operation (for example erase of an open block).
+    /// A block is not in the state an operation needs (an owned block released while another
+    /// role holds it, an erase of a block its FTL still counts valid pages in).
     #[error("block {pbn}: {message}")]
     Block { pbn: Pbn, message: String },
 

@@ -22,12 +22,13 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::common::cache::{DirtyEntries, EntryCache, ListSet, Policy};
+use super::common::cache::{DirtyEntries, EntryCache, Policy};
+use super::common::changes::Waiting;
 use super::common::demand::{
     entries_in, miss_class, params_json, prefetch_relocation, sram_of, DemandFtl, DemandScheme,
 };
 use super::common::translation::{write_back, TranslationOwner, TranslationStore};
-use super::common::{BlockManager, Relocate};
+use super::common::{BlockManager, ListSet, Relocate};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::{Result, SimError};
@@ -144,7 +145,7 @@ pub struct Cdftl {
     cmt: EntryCache<KickOutOrder>,
     ctp: Ctp,
     page_size: u32,
-    inflight: Vec<(Lpn, Ppn)>,
+    inflight: Waiting,
 }
 
 impl Cdftl {
@@ -168,7 +169,7 @@ impl Cdftl {
                 changes: DirtyEntries::new(logical, per_tp),
             },
             page_size,
-            inflight: Vec::with_capacity(2),
+            inflight: Waiting::default(),
             store,
             params,
         })
@@ -258,9 +259,9 @@ impl Cdftl {
 
     /// Gives a changed mapping a CMT slot as a dirty entry, without a fetch.
     fn insert_dirty(&mut self, lpn: Lpn, ppn: Ppn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Cost> {
-        self.inflight.push((lpn, ppn));
+        self.inflight.push(lpn, ppn);
         let cost = self.make_room(blocks, ctx)?;
-        let (lpn, ppn) = self.inflight.pop().expect("pushed above");
+        let (lpn, ppn) = self.inflight.pop();
         self.cmt.insert(lpn, ppn, true);
         Ok(cost)
     }
@@ -285,8 +286,7 @@ impl Relocate for Cdftl {
         if let Some(slot) = self.cmt.get(lpn) {
             self.cmt.update(slot, new);
             ctx.cache.record_gc(CacheAccess::Hit);
-        } else if let Some(waiting) = self.inflight.iter_mut().find(|(l, _)| *l == lpn) {
-            waiting.1 = new;
+        } else if self.inflight.relocated(lpn, new) {
             ctx.cache.record_gc(CacheAccess::Hit);
         } else if self.ctp.contains(tp) {
             self.ctp.changes.set(lpn, new);
@@ -309,11 +309,7 @@ impl TranslationOwner for Cdftl {
         let store = &mut self.store;
         self.ctp.changes.drain(tp, |lpn, ppn| store.set(lpn, ppn));
         self.cmt.clean_tp(tp, |lpn, ppn| store.set(lpn, ppn));
-        for &(lpn, ppn) in &self.inflight {
-            if store.tp_of(lpn) == tp {
-                store.set(lpn, ppn);
-            }
-        }
+        self.inflight.publish(tp, store);
         // Parked entries are dirty ones; these are clean now.
         self.cmt.policy_mut().unpark(tp);
         true
@@ -399,9 +395,7 @@ impl DemandScheme for Cdftl {
 
     fn check(&self, _: &FlashArray) -> std::result::Result<(), String> {
         self.cmt.check()?;
-        if !self.inflight.is_empty() {
-            return Err(format!("{} mapping changes wait for a CMT slot between requests", self.inflight.len()));
-        }
+        self.inflight.check()?;
         if self.ctp.len() > self.ctp.capacity {
             return Err(format!("the CTP holds {} pages, more than its {}", self.ctp.len(), self.ctp.capacity));
         }

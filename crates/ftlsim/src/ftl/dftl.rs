@@ -15,6 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::cache::{AnyPolicy, EntryCache, ReplacementKind};
+use super::common::changes::{GcBatch, Waiting};
 use super::common::demand::{
     entries_in, miss_class, params_json, prefetch_relocation, sram_of, DemandFtl, DemandScheme,
 };
@@ -60,13 +61,9 @@ pub struct Dftl {
     params: DftlParams,
     store: TranslationStore,
     cmt: EntryCache<AnyPolicy>,
-    /// Mapping changes waiting for a CMT slot (nested at most once: GC inside the wait).
-    inflight: Vec<(Lpn, Ppn)>,
+    inflight: Waiting,
     /// `gc_batch_update`: moved pages of the current victim block whose entries were not cached.
-    gc_pending: Vec<(Lpn, Ppn)>,
-    /// Per TP, the GC batch it has pending entries in.
-    pending_batch: Vec<u32>,
-    gc_batch: u32,
+    gc_batch: GcBatch,
 }
 
 impl Dftl {
@@ -79,10 +76,8 @@ impl Dftl {
         let policy = AnyPolicy::new(params.replacement, entries, params.protected_fraction);
         Ok(Dftl {
             cmt: EntryCache::new(policy, entries, store.logical_pages(), store.entries_per_tp()),
-            pending_batch: vec![0; store.tp_count() as usize],
-            gc_batch: 1,
-            inflight: Vec::with_capacity(2),
-            gc_pending: Vec::new(),
+            gc_batch: GcBatch::new(store.tp_count()),
+            inflight: Waiting::default(),
             store,
             params,
         })
@@ -113,30 +108,19 @@ impl Dftl {
 
     /// Gives a changed mapping a CMT slot as a dirty entry, without a fetch.
     fn insert_dirty(&mut self, lpn: Lpn, ppn: Ppn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
-        self.inflight.push((lpn, ppn));
+        self.inflight.push(lpn, ppn);
         let wrote = self.make_room(blocks, ctx)?;
-        let (lpn, ppn) = self.inflight.pop().expect("pushed above");
+        let (lpn, ppn) = self.inflight.pop();
         self.cmt.insert(lpn, ppn, true);
         Ok(wrote)
     }
 
-    /// Writes the pending GC updates, one TP at a time.
+    /// Writes the TPs of the GC batch, by ascending number.
     fn flush_gc_batch(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
-        let mut pending = std::mem::take(&mut self.gc_pending);
-        self.gc_batch += 1;
-        pending.sort_unstable_by_key(|&(lpn, _)| lpn);
-        let mut i = 0;
-        while i < pending.len() {
-            let tp = self.store.tp_of(pending[i].0);
-            while i < pending.len() && self.store.tp_of(pending[i].0) == tp {
-                self.store.set(pending[i].0, pending[i].1);
-                i += 1;
-            }
+        self.gc_batch.order_by_tp();
+        while let Some(tp) = self.gc_batch.pop() {
             write_back(self, blocks, tp, true, ctx)?;
         }
-        debug_assert!(self.gc_pending.is_empty(), "write-backs inside GC cause no relocation");
-        pending.clear();
-        self.gc_pending = pending;
         Ok(())
     }
 
@@ -163,21 +147,16 @@ impl Relocate for Dftl {
         if let Some(slot) = self.cmt.get(lpn) {
             self.cmt.update(slot, new);
             ctx.cache.record_gc(CacheAccess::Hit);
-        } else if let Some(waiting) = self.inflight.iter_mut().find(|(l, _)| *l == lpn) {
-            waiting.1 = new;
+        } else if self.inflight.relocated(lpn, new) {
             ctx.cache.record_gc(CacheAccess::Hit);
         } else if self.params.gc_batch_update {
-            let tp = self.tp_of(lpn) as usize;
-            let first = self.pending_batch[tp] != self.gc_batch;
-            self.pending_batch[tp] = self.gc_batch;
-            self.gc_pending.push((lpn, new));
-            ctx.cache.record_gc(if first { CacheAccess::MissWriteBack } else { CacheAccess::MissNoPenalty });
+            ctx.cache.record_gc(self.gc_batch.stage(&mut self.store, lpn, new));
         } else {
             let wrote = self.insert_dirty(lpn, new, blocks, ctx)?;
             ctx.cache.record_gc(miss_class(wrote, false));
         }
         // The victim block's last move: write its batch.
-        if !self.gc_pending.is_empty() && blocks.valid_count(ctx.flash.geometry().block_of(old), ctx.flash) == 0 {
+        if !self.gc_batch.is_empty() && blocks.valid_count(ctx.flash.geometry().block_of(old), ctx.flash) == 0 {
             self.flush_gc_batch(blocks, ctx)?;
         }
         Ok(())
@@ -193,25 +172,10 @@ impl TranslationOwner for Dftl {
         let store = &mut self.store;
         if self.params.batch_update {
             self.cmt.clean_tp(tp, |lpn, ppn| store.set(lpn, ppn));
-            for &(lpn, ppn) in &self.inflight {
-                if store.tp_of(lpn) == tp {
-                    store.set(lpn, ppn);
-                }
-            }
+            self.inflight.publish(tp, store);
         }
-        if self.pending_batch[tp as usize] == self.gc_batch {
-            // A write of this TP during GC, before its batch is written: take the batch's entries.
-            self.pending_batch[tp as usize] = 0;
-            self.gc_pending.retain(|&(lpn, ppn)| {
-                let mine = store.tp_of(lpn) == tp;
-                if mine {
-                    store.set(lpn, ppn);
-                }
-                !mine
-            });
-        }
-        self.cmt.dirty_count(tp) == 0
-            && (self.params.batch_update || !self.inflight.iter().any(|&(lpn, _)| store.tp_of(lpn) == tp))
+        self.gc_batch.published(tp);
+        self.cmt.dirty_count(tp) == 0 && (self.params.batch_update || !self.inflight.holds(tp, store))
     }
 }
 
@@ -278,18 +242,13 @@ impl DemandScheme for Dftl {
     fn clear_cache(&mut self) {
         self.cmt.clear();
         self.inflight.clear();
-        self.gc_pending.clear();
-        self.gc_batch += 1;
+        self.gc_batch.clear();
     }
 
     fn check(&self, _: &FlashArray) -> std::result::Result<(), String> {
         self.cmt.check()?;
-        if !self.inflight.is_empty() || !self.gc_pending.is_empty() {
-            return Err(format!(
-                "{} mapping changes wait for a slot or a GC batch between requests",
-                self.inflight.len() + self.gc_pending.len()
-            ));
-        }
+        self.inflight.check()?;
+        self.gc_batch.check()?;
         for slot in self.cmt.slots() {
             let lpn = self.cmt.lpn(slot);
             if !self.cmt.is_dirty(slot) && self.cmt.ppn(slot) != self.store.entry(lpn) {
@@ -313,7 +272,7 @@ impl DemandScheme for Dftl {
     }
 
     fn state_bytes(&self) -> usize {
-        self.cmt.memory_bytes() + self.pending_batch.len() * 4 + self.gc_pending.capacity() * 8
+        self.cmt.memory_bytes() + self.gc_batch.memory_bytes()
     }
 
     fn params(&self) -> serde_json::Value {

@@ -21,10 +21,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::common::cache::{DirtyEntries, ListSet};
+use super::common::cache::DirtyEntries;
 use super::common::demand::{at_most_the_map, miss_class, params_json, prefetch_relocation, DemandFtl, DemandScheme};
 use super::common::translation::{write_back, TranslationOwner, TranslationStore, TP_ENTRY_BYTES, UNMAPPED};
-use super::common::{BlockManager, Relocate};
+use super::common::{BlockManager, ListSet, Relocate};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::{Result, SimError};

@@ -38,6 +38,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::cache::{PageOrder, TwoLevelCache};
+use super::common::changes::GcBatch;
 use super::common::demand::{at_most_the_map, miss_class, params_json, prefetch_relocation, DemandFtl, DemandScheme};
 use super::common::translation::{write_back, TranslationOwner, TranslationStore, TP_ENTRY_BYTES};
 use super::common::{BlockManager, Relocate};
@@ -207,9 +208,8 @@ pub struct Tpftl {
     now: u64,
     /// The host request being served: its first LPN and one past its last (unwrapped).
     request: (Lpn, u64),
-    /// TPs with GC mapping updates staged in the store, written when their victim block is empty.
-    gc_pending: Vec<u32>,
-    gc_pending_tp: Vec<bool>,
+    /// GC updates of uncached entries, written when the garbage collection returns.
+    gc_batch: GcBatch,
 }
 
 impl Tpftl {
@@ -226,8 +226,7 @@ impl Tpftl {
         );
         Ok(Tpftl {
             selective: SelectiveSwitch::new(params.selective_threshold),
-            gc_pending_tp: vec![false; store.tp_count() as usize],
-            gc_pending: Vec::new(),
+            gc_batch: GcBatch::new(store.tp_count()),
             now: 0,
             request: (0, 0),
             cache,
@@ -364,11 +363,8 @@ impl Tpftl {
     /// Writes the TPs of the GC updates staged by the garbage collections that ran since the last
     /// call (a write-back may run GC again, which stages more: they are written too).
     fn flush_gc(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
-        while let Some(tp) = self.gc_pending.pop() {
-            // A write of this TP since it was staged has taken the update along.
-            if self.gc_pending_tp[tp as usize] {
-                write_back(self, blocks, tp, true, ctx)?;
-            }
+        while let Some(tp) = self.gc_batch.pop() {
+            write_back(self, blocks, tp, true, ctx)?;
         }
         Ok(())
     }
@@ -381,14 +377,7 @@ impl Relocate for Tpftl {
             self.cache.update(slot, new);
             ctx.cache.record_gc(CacheAccess::Hit);
         } else {
-            self.store.set(lpn, new);
-            let tp = self.store.tp_of(lpn) as usize;
-            let first = !self.gc_pending_tp[tp];
-            if first {
-                self.gc_pending_tp[tp] = true;
-                self.gc_pending.push(tp as u32);
-            }
-            ctx.cache.record_gc(if first { CacheAccess::MissWriteBack } else { CacheAccess::MissNoPenalty });
+            ctx.cache.record_gc(self.gc_batch.stage(&mut self.store, lpn, new));
         }
         Ok(())
     }
@@ -405,7 +394,7 @@ impl TranslationOwner for Tpftl {
 
     /// Staged GC updates are already in the store; with `b` every dirty entry of the TP joins.
     fn publish(&mut self, tp: u32) -> bool {
-        self.gc_pending_tp[tp as usize] = false;
+        self.gc_batch.published(tp);
         if self.params.batch_update {
             let store = &mut self.store;
             self.cache.clean_tp(tp, |lpn, ppn| store.set(lpn, ppn));
@@ -495,16 +484,12 @@ impl DemandScheme for Tpftl {
         self.cache.clear();
         self.selective = SelectiveSwitch::new(self.params.selective_threshold);
         self.request = (0, 0);
-        for tp in self.gc_pending.drain(..) {
-            self.gc_pending_tp[tp as usize] = false;
-        }
+        self.gc_batch.clear();
     }
 
     fn check(&self, _: &FlashArray) -> std::result::Result<(), String> {
         self.cache.check()?;
-        if !self.gc_pending.is_empty() {
-            return Err(format!("{} TPs wait for a GC batch update between requests", self.gc_pending.len()));
-        }
+        self.gc_batch.check()?;
         for tp in 0..self.store.tp_count() {
             for slot in self.cache.node_entries(tp) {
                 let lpn = self.cache.lpn(slot);
@@ -536,7 +521,7 @@ impl DemandScheme for Tpftl {
     }
 
     fn state_bytes(&self) -> usize {
-        self.cache.memory_bytes() + self.gc_pending_tp.len() + self.gc_pending.capacity() * 4
+        self.cache.memory_bytes() + self.gc_batch.memory_bytes()
     }
 
     fn params(&self) -> serde_json::Value {

@@ -3,9 +3,11 @@
 
 mod blocks;
 pub mod cache;
+pub mod changes;
 pub mod demand;
 mod frontier;
 mod gc;
+mod list;
 mod pool;
 pub mod translation;
 mod validity;
@@ -14,6 +16,7 @@ mod victim;
 pub use blocks::{BlockManager, BlockRole, Relocate};
 pub use frontier::{Frontiers, StreamId, StreamSpec};
 pub use gc::{gc_threshold, GcEngine};
+pub use list::ListSet;
 pub use pool::FreePool;
 pub use validity::Validity;
 pub use victim::VictimIndex;

@@ -1,27 +1,24 @@
 //! GC victim selection without scanning every block.
 //!
-//! Closed blocks sit in per-unit buckets indexed by valid-page count, each bucket an intrusive
-//! doubly linked list in the order blocks entered it. A block enters a bucket when it is closed or
-//! when one of its pages is invalidated, so each bucket is ordered by last modification time.
+//! Closed blocks sit in per-unit buckets indexed by valid-page count, each bucket a list of a
+//! [`ListSet`] in the order blocks entered it. A block enters a bucket when it is closed or when
+//! one of its pages is invalidated, so each bucket is ordered by last modification time.
 //!
-//! - Greedy takes the head of the lowest non-empty bucket: O(v_min) per GC, amortised O(1) per
-//!   page moved. Ties go to the block that reached that valid count first.
-//! - Cost-benefit maximises (1 - u) / (2u) x age over the heads of all buckets: the head of a
-//!   bucket is its least recently modified block, so it has the best score of its bucket.
+//! - Greedy takes the oldest block of the lowest non-empty bucket: O(v_min) per GC, amortised O(1)
+//!   per page moved. Ties go to the block that reached that valid count first.
+//! - Cost-benefit maximises (1 - u) / (2u) x age over the oldest blocks of all buckets: the oldest
+//!   block of a bucket is its least recently modified, so it has the best score of its bucket.
 //!   O(pages per block) per GC.
 
+use super::ListSet;
 use crate::config::VictimPolicyKind;
 use crate::flash::Pbn;
 
-const NIL: u32 = u32::MAX;
-
-/// Per-block entry, kept together so an invalidation touches one cache line of its block.
-#[derive(Clone, Copy)]
-struct Link {
-    prev: u32,
-    next: u32,
-    /// Valid count under which the block is filed, or NIL when not filed.
-    filed_at: u32,
+/// What the index keeps with a block, next to its links. Packed so that the whole entry of a
+/// block stays 24 bytes (one cache line holds it; an invalidation touches one entry).
+#[derive(Clone, Copy, Default)]
+#[repr(C, packed(4))]
+struct Filing {
     unit: u32,
     /// Clock value when the block was last filed (its last modification).
     modified: u64,
@@ -29,111 +26,73 @@ struct Link {
 
 pub struct VictimIndex {
     pages_per_block: u32,
-    /// head/tail per (unit, valid count).
-    head: Vec<u32>,
-    tail: Vec<u32>,
-    links: Vec<Link>,
+    /// One list per (unit, valid count); the front is the most recently filed block.
+    buckets: ListSet<Filing>,
     clock: u64,
 }
 
 impl VictimIndex {
     pub fn new(units: u32, pages_per_block: u32, unit_of: Vec<u32>) -> Self {
-        let buckets = (units * (pages_per_block + 1)) as usize;
-        VictimIndex {
-            pages_per_block,
-            head: vec![NIL; buckets],
-            tail: vec![NIL; buckets],
-            links: unit_of
-                .into_iter()
-                .map(|unit| Link { prev: NIL, next: NIL, filed_at: NIL, unit, modified: 0 })
-                .collect(),
-            clock: 0,
+        let mut buckets = ListSet::<Filing>::new(unit_of.len(), (units * (pages_per_block + 1)) as usize);
+        for (pbn, unit) in unit_of.into_iter().enumerate() {
+            buckets.payload_mut(pbn as u32).unit = unit;
         }
+        VictimIndex { pages_per_block, buckets, clock: 0 }
     }
 
     #[inline]
-    fn bucket(&self, pbn: Pbn, valid: u32) -> usize {
-        (self.links[pbn as usize].unit * (self.pages_per_block + 1) + valid) as usize
+    fn bucket(&self, unit: u32, valid: u32) -> u32 {
+        unit * (self.pages_per_block + 1) + valid
     }
 
     pub fn is_filed(&self, pbn: Pbn) -> bool {
-        self.links[pbn as usize].filed_at != NIL
+        self.buckets.list_of(pbn).is_some()
     }
 
     #[inline]
     pub fn prefetch(&self, pbn: Pbn) {
-        if let Some(link) = self.links.get(pbn as usize) {
-            crate::mem::prefetch(link);
-        }
+        self.buckets.prefetch(pbn);
     }
 
     /// Files a block (just closed, or re-filed after an invalidation).
     #[inline]
     pub fn insert(&mut self, pbn: Pbn, valid: u32) {
-        let b = self.bucket(pbn, valid);
-        let tail = self.tail[b];
         self.clock += 1;
-        let link = &mut self.links[pbn as usize];
-        link.prev = tail;
-        link.next = NIL;
-        link.filed_at = valid;
-        link.modified = self.clock;
-        if tail == NIL {
-            self.head[b] = pbn;
-        } else {
-            self.links[tail as usize].next = pbn;
-        }
-        self.tail[b] = pbn;
+        let bucket = self.bucket(self.buckets.payload(pbn).unit, valid);
+        self.buckets.payload_mut(pbn).modified = self.clock;
+        self.buckets.push_front(bucket, pbn);
     }
 
     /// Unfiles a block; does nothing if it is not filed.
     #[inline]
     pub fn remove(&mut self, pbn: Pbn) {
-        let Link { prev, next, filed_at, .. } = self.links[pbn as usize];
-        if filed_at == NIL {
-            return;
-        }
-        let b = self.bucket(pbn, filed_at);
-        if prev == NIL {
-            self.head[b] = next
-        } else {
-            self.links[prev as usize].next = next
-        }
-        if next == NIL {
-            self.tail[b] = prev
-        } else {
-            self.links[next as usize].prev = prev
-        }
-        self.links[pbn as usize].filed_at = NIL;
+        self.buckets.remove(pbn);
     }
 
     /// Moves a filed block to the bucket of its new valid count.
     #[inline]
     pub fn update(&mut self, pbn: Pbn, valid: u32) {
-        if self.links[pbn as usize].filed_at != NIL {
-            self.remove(pbn);
+        if self.is_filed(pbn) {
+            self.buckets.remove(pbn);
             self.insert(pbn, valid);
         }
     }
 
     /// The victim of `unit` under `policy`, or `None` if no block is filed.
     pub fn select(&self, unit: u32, policy: VictimPolicyKind) -> Option<Pbn> {
-        let base = (unit * (self.pages_per_block + 1)) as usize;
-        let heads = &self.head[base..base + self.pages_per_block as usize + 1];
+        let oldest = (0..=self.pages_per_block).map(|valid| self.buckets.back(self.bucket(unit, valid)));
         match policy {
-            VictimPolicyKind::Greedy => heads.iter().copied().find(|&h| h != NIL),
+            VictimPolicyKind::Greedy => oldest.flatten().next(),
             VictimPolicyKind::CostBenefit => {
                 let ppb = self.pages_per_block as f64;
                 let mut best: Option<(f64, Pbn)> = None;
-                for (valid, &h) in heads.iter().enumerate() {
-                    if h == NIL {
-                        continue;
-                    }
+                for (valid, h) in oldest.enumerate() {
+                    let Some(h) = h else { continue };
                     if valid == 0 {
                         return Some(h);
                     }
                     let u = valid as f64 / ppb;
-                    let age = (self.clock - self.links[h as usize].modified) as f64 + 1.0;
+                    let age = (self.clock - self.buckets.payload(h).modified) as f64 + 1.0;
                     let score = (1.0 - u) / (2.0 * u) * age;
                     if best.is_none_or(|(s, _)| score > s) {
                         best = Some((score, h));
@@ -145,7 +104,7 @@ impl VictimIndex {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        (self.head.len() + self.tail.len()) * 4 + self.links.len() * std::mem::size_of::<Link>()
+        self.buckets.memory_bytes()
     }
 }
 
@@ -191,6 +150,11 @@ mod tests {
         v.insert(1, 45); // young, u = 0.45
         assert_eq!(v.select(0, VictimPolicyKind::Greedy), Some(1));
         assert_eq!(v.select(0, VictimPolicyKind::CostBenefit), Some(0));
+    }
+
+    #[test]
+    fn a_block_costs_24_bytes_and_a_bucket_12() {
+        assert_eq!(VictimIndex::new(1, 4, vec![0; 10]).memory_bytes(), 10 * 24 + 5 * 12);
     }
 
     #[test]

@@ -11,8 +11,9 @@
 
 use crate::flash::{Lpn, Ppn};
 use crate::ftl::common::cache::nru::{Fetch, Nru};
-use crate::ftl::common::cache::{ListSet, Lru, Policy};
+use crate::ftl::common::cache::{Lru, Policy};
 use crate::ftl::common::translation::{TranslationStore, UNMAPPED};
+use crate::ftl::common::ListSet;
 
 /// The replacement policies of the ablation in paper 000 §5.3.1.
 pub enum Replacement {

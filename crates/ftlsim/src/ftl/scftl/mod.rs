@@ -41,6 +41,7 @@ use serde::{Deserialize, Serialize};
 use self::cmt::{Cmt, Layout, Replacement};
 use super::common::cache::nru::{Fetch, Nru, MC_MAX};
 use super::common::cache::Lru;
+use super::common::changes::Waiting;
 use super::common::demand::{
     entries_in, miss_class, params_json, prefetch_relocation, sram_of, DemandFtl, DemandScheme,
 };
@@ -122,8 +123,7 @@ pub struct Scftl {
     params: ScftlParams,
     store: TranslationStore,
     cmt: Cmt,
-    /// Mapping changes waiting for room in the CMT (nested at most once: GC inside the wait).
-    pending: Vec<(Lpn, Ppn)>,
+    pending: Waiting,
     /// Counts host accesses; entries remember the one that brought them in.
     access: u32,
     /// Mapping entries a miss may bring in (0: no spatial fetch).
@@ -163,7 +163,7 @@ impl Scftl {
         Ok(Scftl {
             cmt: Cmt::new(layout, entries, policy, &store),
             store,
-            pending: Vec::with_capacity(2),
+            pending: Waiting::default(),
             access: 0,
             window: if params.spatial_fetch { params.max_spatial_entries } else { 0 },
             pages_per_block: config.device.geometry.pages_per_block,
@@ -330,7 +330,7 @@ impl Scftl {
         blocks: &mut BlockManager,
         ctx: &mut FtlCtx,
     ) -> Result<Updated> {
-        self.pending.push((lpn, ppn));
+        self.pending.push(lpn, ppn);
         let mut plan = self.plan(lpn, ppn);
         let hit = plan.cached.is_some();
         let mut wrote = false;
@@ -340,10 +340,10 @@ impl Scftl {
             wrote |= wrote_back;
             // GC during a write-back may have moved the page again, or changed the entries around.
             if wrote_back || plan.cached == Some(victim) || plan.merge == Some(victim) {
-                plan = self.plan(lpn, self.pending.last().expect("pushed above").1);
+                plan = self.plan(lpn, self.pending.last_ppn());
             }
         }
-        let (_, ppn) = self.pending.pop().expect("pushed above");
+        let (_, ppn) = self.pending.pop();
         let fetched = match self.cmt.layout() {
             Layout::Small { .. } => {
                 self.apply(lpn, ppn, host, plan);
@@ -477,8 +477,7 @@ impl Relocate for Scftl {
         ctx: &mut FtlCtx,
     ) -> Result<()> {
         let Some(lpn) = self.store.relocated(spare, old, new)? else { return Ok(()) };
-        if let Some(waiting) = self.pending.iter_mut().find(|(l, _)| *l == lpn) {
-            waiting.1 = new;
+        if self.pending.relocated(lpn, new) {
             ctx.cache.record_gc(CacheAccess::Hit);
             return Ok(());
         }
@@ -497,11 +496,7 @@ impl TranslationOwner for Scftl {
     fn publish(&mut self, tp: u32) -> bool {
         let store = &mut self.store;
         self.cmt.clean_tp(tp, |lpn, ppn| store.set(lpn, ppn));
-        for &(lpn, ppn) in &self.pending {
-            if store.tp_of(lpn) == tp {
-                store.set(lpn, ppn);
-            }
-        }
+        self.pending.publish(tp, store);
         true
     }
 }
@@ -591,9 +586,7 @@ impl DemandScheme for Scftl {
     }
 
     fn check(&self, _: &FlashArray) -> std::result::Result<(), String> {
-        if !self.pending.is_empty() {
-            return Err(format!("{} mapping changes wait for room in the CMT between requests", self.pending.len()));
-        }
+        self.pending.check()?;
         self.cmt.check(&self.store)
     }
 

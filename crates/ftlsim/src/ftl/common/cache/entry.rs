@@ -4,9 +4,9 @@
 //! linked in a list of their own, so a write-back merges every dirty entry of a TP in time
 //! proportional to their number.
 
-use super::list::ListSet;
 use super::policy::Policy;
 use crate::flash::{Lpn, Ppn};
+use crate::ftl::common::ListSet;
 
 const NONE: u32 = u32::MAX;
 

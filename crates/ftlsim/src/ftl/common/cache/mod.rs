@@ -1,11 +1,9 @@
 //! Mapping-cache building blocks written once for every demand-based FTL.
 //!
-//! - [`ListSet`]: intrusive doubly linked lists over preallocated slots (O(1), no allocation per
-//!   access); every policy and per-TP grouping is made of them.
 //! - [`Policy`]: the replacement-order interface (insert / touch / remove / victim) with
 //!   [`Lru`] and [`SegmentedLru`]; [`AnyPolicy`] picks one from a [`ReplacementKind`] parameter.
 //!   Schemes with richer orders (CDFTL's kick-out order, NRU classes, two-level LRU) implement
-//!   `Policy` over their own `ListSet`s and add their operations.
+//!   `Policy` over their own [`ListSet`](super::ListSet)s and add their operations.
 //! - [`EntryCache`]: a fixed-capacity LPN -> PPN entry cache with dirty flags and per-TP dirty
 //!   lists (DFTL's and CDFTL's CMT).
 //! - [`DirtyEntries`]: mapping changes not yet written to their TP, grouped by TP, for caches that
@@ -13,13 +11,11 @@
 
 mod dirty;
 mod entry;
-mod list;
 pub mod nru;
 mod policy;
 mod two_level;
 
 pub use dirty::DirtyEntries;
 pub use entry::EntryCache;
-pub use list::{ListSet, NIL};
 pub use policy::{AnyPolicy, Lru, Policy, ReplacementKind, SegmentedLru};
 pub use two_level::{PageOrder, TwoLevelCache};

@@ -25,8 +25,8 @@
 //! slots. Every operation is O(1) and allocation-free except the A reset, which is linear in the
 //! occupied slots and happens at most once per that many A-setting accesses.
 
-use super::list::ListSet;
 use super::policy::Policy;
+use crate::ftl::common::ListSet;
 
 /// Why a slot is wanted: the demand of an access, or a speculative spatial prefetch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::list::ListSet;
+use crate::ftl::common::ListSet;
 
 /// Orders the occupied slots of a cache for replacement. The cache owns the slots and tells the
 /// policy what happens to them; every call is O(1).

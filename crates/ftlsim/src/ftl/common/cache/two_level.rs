@@ -18,8 +18,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::list::ListSet;
 use crate::flash::{Lpn, Ppn};
+use crate::ftl::common::ListSet;
 
 const NONE: u32 = u32::MAX;
 

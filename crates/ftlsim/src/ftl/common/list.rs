@@ -1,11 +1,12 @@
 //! Intrusive doubly linked lists over slot indices: the one building block of every replacement
-//! policy. A [`ListSet`] holds several lists over the same slots (one list per segment, per
-//! translation page, per class...); a slot is in at most one list of a set, and a structure may
-//! use several sets over the same slots. Every operation is O(1) and allocation-free.
+//! policy, per-TP grouping and GC victim bucket. A [`ListSet`] holds several lists over the same
+//! slots (one list per segment, per translation page, per valid count...); a slot is in at most
+//! one list of a set, and a structure may use several sets over the same slots. Every operation is
+//! O(1) and allocation-free.
 //!
 //! Convention: the front of a list is the most recently used end, the back the next victim.
 
-pub const NIL: u32 = u32::MAX;
+const NIL: u32 = u32::MAX;
 
 /// A slot's links, kept together so one access brings all three into the CPU cache, with the
 /// owner's per-slot state `P` (none by default) alongside for the same reason.
