@@ -132,6 +132,8 @@ pub enum VictimPolicyKind {
     Greedy,
     /// Maximum (1-u)/(2u) x age (Rosenblum and Ousterhout).
     CostBenefit,
+    /// The block closed longest ago that has an invalid page (a circular log).
+    Fifo,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -72,7 +72,8 @@ impl BlockManager {
         let geometry = config.device.geometry.clone();
         let units = config.device.allocation_units();
         let pool = FreePool::new(&geometry, config.device.allocation_unit, units, config.gc.free_block_choice);
-        let victims = VictimIndex::new(units, geometry.pages_per_block, pool.units_of_blocks().to_vec());
+        let victims =
+            VictimIndex::new(units, geometry.pages_per_block, pool.units_of_blocks().to_vec(), config.gc.policy);
         BlockManager {
             gc: GcEngine::new(victims, config.gc.policy, gc_threshold(config.gc.free_blocks_low, streams.len() as u32)),
             frontiers: Frontiers::new(streams, units),
@@ -313,8 +314,12 @@ impl BlockManager {
                 self.validity.invalidate(ppn, flash);
             }
         }
-        let mut victims =
-            VictimIndex::new(self.units(), self.geometry.pages_per_block, self.pool.units_of_blocks().to_vec());
+        let mut victims = VictimIndex::new(
+            self.units(),
+            self.geometry.pages_per_block,
+            self.pool.units_of_blocks().to_vec(),
+            self.gc.policy(),
+        );
         for pbn in 0..self.geometry.total_blocks() {
             let unit = self.unit_of(pbn);
             let stream = self.frontiers.stream_of_kind(flash.block_kind(pbn));

@@ -9,6 +9,8 @@
 //! - Cost-benefit maximises (1 - u) / (2u) x age over the oldest blocks of all buckets: the oldest
 //!   block of a bucket is its least recently modified, so it has the best score of its bucket.
 //!   O(pages per block) per GC.
+//! - FIFO takes the block closed longest ago that has an invalid page, from a second list per
+//!   unit in closing order: O(1) per GC plus the fully valid blocks it passes over.
 
 use super::ListSet;
 use crate::config::VictimPolicyKind;
@@ -28,16 +30,21 @@ pub struct VictimIndex {
     pages_per_block: u32,
     /// One list per (unit, valid count); the front is the most recently filed block.
     buckets: ListSet<Filing>,
+    /// Under FIFO only: one list per unit in the order blocks were closed, the most recent at
+    /// the front (12 bytes per block the other policies do not pay).
+    closed: Option<ListSet>,
     clock: u64,
 }
 
 impl VictimIndex {
-    pub fn new(units: u32, pages_per_block: u32, unit_of: Vec<u32>) -> Self {
-        let mut buckets = ListSet::<Filing>::new(unit_of.len(), (units * (pages_per_block + 1)) as usize);
+    pub fn new(units: u32, pages_per_block: u32, unit_of: Vec<u32>, policy: VictimPolicyKind) -> Self {
+        let blocks = unit_of.len();
+        let mut buckets = ListSet::<Filing>::new(blocks, (units * (pages_per_block + 1)) as usize);
         for (pbn, unit) in unit_of.into_iter().enumerate() {
             buckets.payload_mut(pbn as u32).unit = unit;
         }
-        VictimIndex { pages_per_block, buckets, clock: 0 }
+        let closed = (policy == VictimPolicyKind::Fifo).then(|| ListSet::new(blocks, units as usize));
+        VictimIndex { pages_per_block, buckets, closed, clock: 0 }
     }
 
     #[inline]
@@ -54,9 +61,18 @@ impl VictimIndex {
         self.buckets.prefetch(pbn);
     }
 
-    /// Files a block (just closed, or re-filed after an invalidation).
+    /// Files a block just closed with `valid` valid pages.
     #[inline]
     pub fn insert(&mut self, pbn: Pbn, valid: u32) {
+        self.file(pbn, valid);
+        let unit = self.buckets.payload(pbn).unit;
+        if let Some(closed) = &mut self.closed {
+            closed.push_front(unit, pbn);
+        }
+    }
+
+    #[inline]
+    fn file(&mut self, pbn: Pbn, valid: u32) {
         self.clock += 1;
         let bucket = self.bucket(self.buckets.payload(pbn).unit, valid);
         self.buckets.payload_mut(pbn).modified = self.clock;
@@ -67,6 +83,9 @@ impl VictimIndex {
     #[inline]
     pub fn remove(&mut self, pbn: Pbn) {
         self.buckets.remove(pbn);
+        if let Some(closed) = &mut self.closed {
+            closed.remove(pbn);
+        }
     }
 
     /// Moves a filed block to the bucket of its new valid count.
@@ -74,7 +93,7 @@ impl VictimIndex {
     pub fn update(&mut self, pbn: Pbn, valid: u32) {
         if self.is_filed(pbn) {
             self.buckets.remove(pbn);
-            self.insert(pbn, valid);
+            self.file(pbn, valid);
         }
     }
 
@@ -100,11 +119,16 @@ impl VictimIndex {
                 }
                 best.map(|(_, h)| h)
             }
+            VictimPolicyKind::Fifo => {
+                let full = self.bucket(unit, self.pages_per_block);
+                let closed = self.closed.as_ref().expect("a FIFO victim index keeps the closing order");
+                closed.iter_from_back(unit).find(|&b| self.buckets.list_of(b) != Some(full))
+            }
         }
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.buckets.memory_bytes()
+        self.buckets.memory_bytes() + self.closed.as_ref().map_or(0, ListSet::memory_bytes)
     }
 }
 
@@ -114,7 +138,7 @@ mod tests {
 
     #[test]
     fn greedy_picks_fewest_valid_then_first_filed() {
-        let mut v = VictimIndex::new(1, 4, vec![0; 6]);
+        let mut v = VictimIndex::new(1, 4, vec![0; 6], VictimPolicyKind::Greedy);
         v.insert(0, 3);
         v.insert(1, 2);
         v.insert(2, 2);
@@ -131,8 +155,24 @@ mod tests {
     }
 
     #[test]
+    fn fifo_picks_the_first_closed_block_with_an_invalid_page() {
+        let mut v = VictimIndex::new(1, 4, vec![0; 4], VictimPolicyKind::Fifo);
+        v.insert(0, 4);
+        v.insert(1, 3);
+        v.insert(2, 0);
+        assert_eq!(v.select(0, VictimPolicyKind::Fifo), Some(1), "block 0 is fully valid");
+        v.update(0, 2);
+        assert_eq!(v.select(0, VictimPolicyKind::Fifo), Some(0), "closing order, not modification");
+        v.remove(0);
+        v.remove(1);
+        assert_eq!(v.select(0, VictimPolicyKind::Fifo), Some(2));
+        v.remove(2);
+        assert_eq!(v.select(0, VictimPolicyKind::Fifo), None);
+    }
+
+    #[test]
     fn units_are_independent() {
-        let mut v = VictimIndex::new(2, 4, vec![0, 1, 0, 1]);
+        let mut v = VictimIndex::new(2, 4, vec![0, 1, 0, 1], VictimPolicyKind::Greedy);
         v.insert(1, 0);
         v.insert(0, 3);
         assert_eq!(v.select(0, VictimPolicyKind::Greedy), Some(0));
@@ -141,7 +181,7 @@ mod tests {
 
     #[test]
     fn cost_benefit_prefers_an_old_block_over_a_slightly_emptier_young_one() {
-        let mut v = VictimIndex::new(1, 100, vec![0; 3]);
+        let mut v = VictimIndex::new(1, 100, vec![0; 3], VictimPolicyKind::Greedy);
         v.insert(0, 50); // old, u = 0.5
         for _ in 0..1000 {
             v.insert(2, 90);
@@ -154,12 +194,14 @@ mod tests {
 
     #[test]
     fn a_block_costs_24_bytes_and_a_bucket_12() {
-        assert_eq!(VictimIndex::new(1, 4, vec![0; 10]).memory_bytes(), 10 * 24 + 5 * 12);
+        assert_eq!(VictimIndex::new(1, 4, vec![0; 10], VictimPolicyKind::Greedy).memory_bytes(), 10 * 24 + 5 * 12);
+        let fifo = VictimIndex::new(1, 4, vec![0; 10], VictimPolicyKind::Fifo).memory_bytes();
+        assert_eq!(fifo, 10 * 24 + 5 * 12 + 10 * 12 + 12, "FIFO adds a closing-order node per block and a list");
     }
 
     #[test]
     fn cost_benefit_takes_an_empty_block_at_once() {
-        let mut v = VictimIndex::new(1, 8, vec![0; 2]);
+        let mut v = VictimIndex::new(1, 8, vec![0; 2], VictimPolicyKind::Greedy);
         v.insert(0, 1);
         v.insert(1, 0);
         assert_eq!(v.select(0, VictimPolicyKind::CostBenefit), Some(1));
