@@ -137,9 +137,9 @@ const CASES: &[Case] = &[
     },
     Case {
         name: "--set bad enum",
-        args: &["run", "--set", "gc.policy=\"fifo\""],
+        args: &["run", "--set", "gc.policy=\"lifo\""],
         files: &[],
-        expect: &["gc.policy", "fifo"],
+        expect: &["gc.policy", "lifo"],
     },
     Case { name: "--set empty key", args: &["run", "--set", "gc..policy=1"], files: &[], expect: &["empty key"] },
     Case { name: "--json with --csv", args: &["run", "--json", "--csv"], files: &[], expect: &["--json", "--csv"] },
