@@ -214,9 +214,9 @@ fn print_results(results: &[RunResult], common: &CommonArgs, single: bool) -> Re
 
 fn list(what: ListWhat) {
     if matches!(what, ListWhat::All | ListWhat::Ftls) {
-        println!("FTLs:");
-        for f in REGISTRY {
-            println!("  {:<12} {}", f.name, f.description);
+        println!("FTLs (parameters under [ftl.<name>]: default, valid values, meaning, source):");
+        for line in ftlsim::ftl::describe(REGISTRY).lines() {
+            println!("  {line}");
         }
     }
     if matches!(what, ListWhat::All | ListWhat::Presets) {

@@ -163,6 +163,30 @@ const CASES: &[Case] = &[
         expect: &["device.gtd_span", "both"],
     },
     Case {
+        name: "FTL parameter out of its range",
+        args: &["run", "--ftl", "dftl", "--set", "ftl.dftl.protected_fraction=1.5"],
+        files: &[],
+        expect: &["ftl.dftl.protected_fraction", "must be in [0, 1]", "1.5"],
+    },
+    Case {
+        name: "misspelt FTL table in a config file",
+        args: &["run", "--config", "{dir}/c.toml"],
+        files: &[("c.toml", "[ftl.dtfl]\ncache_bytes = 4096\n")],
+        expect: &["ftl.dtfl", "did you mean \"dftl\""],
+    },
+    Case {
+        name: "--set on an FTL that does not exist",
+        args: &["run", "--set", "ftl.foo.x=1"],
+        files: &[],
+        expect: &["ftl.foo", "no FTL is called \"foo\""],
+    },
+    Case {
+        name: "spare area too small for the FTL's spare fields",
+        args: &["run", "--ftl", "dftl", "--set", "device.geometry.spare_usable=12"],
+        files: &[],
+        expect: &["device.geometry.spare_usable", "dftl writes 13 B", "page sequence number 4 B", "only 12 B"],
+    },
+    Case {
         name: "--set unknown program order",
         args: &["run", "--set", "device.program_order=\"random\""],
         files: &[],

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, ConfigBuilder};
 use crate::error::{Result, SimError};
-use crate::ftl::build_ftl;
+use crate::ftl::{build_ftl, ftl_info};
 use crate::sim::RunResult;
 use crate::workload::{TraceOptions, Workload, WorkloadChoice};
 
@@ -179,9 +179,9 @@ impl ExperimentSpec {
         if wildcards.is_empty() {
             return b.build();
         }
-        let defaults = build_ftl(&run.ftl, &b.clone().build()?)?.params();
+        let schema = &ftl_info(&run.ftl)?.params;
         for (param, value) in wildcards {
-            if defaults.get(param).is_some() {
+            if schema.fields.iter().any(|f| f.name == param) {
                 b = b.set(&format!("{own}{param}={value}"))?;
             }
         }

@@ -1,240 +1,22 @@
-//! Conformance suite: every FTL in `ftlsim::ftl::REGISTRY` x a fixed matrix of workloads, each
-//! run under the oracle (every host read, and every lookup in debug builds), the full invariants
-//! (every 32 requests, after every recovery and at the end), power losses at three seeded random
-//! points plus one at the end, and a read-back of every LPN through the read path. Every workload
-//! writes enough to make garbage collection run (checked).
-//! One trial per (FTL, workload), named `<ftl>::<workload>`, so a failure names both; run one
-//! FTL with `cargo test --test conformance -- dftl::`.
+//! Conformance suite (`ftlsim::check::conformance`): every FTL in `ftlsim::ftl::REGISTRY` x the
+//! workload matrix, one trial per (FTL, workload), named `<ftl>::<workload>`, so a failure names
+//! both; run one FTL with `cargo test --test conformance -- dftl::`. Each trial's report must
+//! also equal the golden one in `tests/golden/conformance/` (see `ftlsim::check::golden`).
 //!
-//! A registered FTL joins automatically. It needs a line only if it differs from the norm:
-//! in `ftlsim::check::suite::TEST_DEVICE_OVERRIDES` (parameters for tiny devices), in
-//! [`RECOVERY_UNSUPPORTED`] (declares no power-loss recovery; the suite then checks that it says
-//! so), or in [`KNOWN_FAILURES`] (an open, reported bug; the trial is ignored with the reason).
+//! A registered FTL joins automatically; its registry entry says what its test devices need
+//! (`test_overrides`) and whether it recovers from power loss (`recovers`). An open, reported bug
+//! goes in [`KNOWN_FAILURES`] (the trial is ignored with the reason).
 
-use ftlsim::check::suite::{least_spare_device, test_device};
 use std::path::Path;
 
-use ftlsim::check::{golden, PowerLossPlan};
-use ftlsim::ftl::common::translation::TranslationStore;
-use ftlsim::ftl::{build_ftl, FtlInfo, REGISTRY};
-use ftlsim::host::PageRequest;
-use ftlsim::workload::IoKind;
-use ftlsim::{Config, SimError, Simulation};
+use ftlsim::check::conformance::{run_static, run_workload, WORKLOADS};
+use ftlsim::check::golden;
+use ftlsim::ftl::REGISTRY;
 use libtest_mimic::{Arguments, Failed, Trial};
-use rand::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
-
-/// FTLs that declare power-loss recovery unsupported (`SimError::RecoveryUnsupported`).
-const RECOVERY_UNSUPPORTED: &[&str] = &[];
 
 /// (FTL or "*" for all, workload, reason): open bugs, reported to the owner; these trials are
 /// ignored (run them with `-- --ignored`). Remove the line with the fix.
 const KNOWN_FAILURES: &[(&str, &str, &str)] = &[];
-
-/// Power losses at random points during each workload (one more follows at the end).
-const POWER_LOSSES: u64 = 3;
-
-type Requests = Vec<PageRequest>;
-
-struct Workload {
-    name: &'static str,
-    device: fn(&str) -> Result<Config, SimError>,
-    requests: fn(u32, &mut Xoshiro256PlusPlus) -> Requests,
-}
-
-/// 2 dies x 2 planes x 16 blocks x 16 pages of 512 bytes: 1024 pages, 768 logical.
-fn standard(ftl: &str) -> Result<Config, SimError> {
-    test_device(ftl, 2, 2, 16, 16, &[])
-}
-
-/// Per-plane allocation, cost-benefit GC, parallel timing, contiguous block layout, 4 spare
-/// blocks more than the FTL needs.
-fn parallel(ftl: &str) -> Result<Config, SimError> {
-    let extra = [
-        "device.allocation_unit=\"plane\"",
-        "gc.policy=\"cost-benefit\"",
-        "device.timing.model=\"parallel\"",
-        "device.geometry.block_layout=\"contiguous\"",
-    ];
-    least_spare_device(ftl, 2, 2, 16, 16, 4, &extra.map(String::from))
-}
-
-fn filled(ftl: &str) -> Result<Config, SimError> {
-    test_device(ftl, 2, 2, 16, 16, &["precondition.mode=\"fill\"".into()])
-}
-
-/// Filled, then aged by random overwrites (GC runs while preconditioning and while caches are
-/// written back at its end).
-fn aged(ftl: &str) -> Result<Config, SimError> {
-    test_device(ftl, 2, 2, 16, 16, &["precondition.mode=\"age\"".into(), "precondition.age_factor=1.5".into()])
-}
-
-/// One plane of 8 blocks x 8 pages with the fewest spare blocks the FTL accepts (3 for a
-/// page-mapped FTL, 6 with translation pages): garbage collection on almost every block opened.
-fn tiny(ftl: &str) -> Result<Config, SimError> {
-    least_spare_device(ftl, 1, 1, 8, 8, 0, &[])
-}
-
-/// One die of 2 planes x 16 blocks x 16 pages with only the spare blocks the FTL demands,
-/// filled completely before the workload starts.
-fn full(ftl: &str) -> Result<Config, SimError> {
-    least_spare_device(ftl, 1, 2, 16, 16, 0, &["precondition.mode=\"fill\"".into()])
-}
-
-/// The standard device (two dies) with only the spare blocks the FTL demands, filled.
-fn full_two_dies(ftl: &str) -> Result<Config, SimError> {
-    least_spare_device(ftl, 2, 2, 16, 16, 0, &["precondition.mode=\"fill\"".into()])
-}
-
-fn request(i: usize, kind: IoKind, first: u32, pages: u32, logical: u32) -> PageRequest {
-    let first = first.min(logical - 1);
-    PageRequest { arrival: i as u64 * 2_000, kind, first, pages: pages.clamp(1, logical - first) }
-}
-
-/// Two sequential passes of 4-page writes, then sequential 8-page reads.
-fn sequential(logical: u32, _: &mut Xoshiro256PlusPlus) -> Requests {
-    let writes = (0..2).flat_map(|_| (0..logical).step_by(4)).map(|lpn| (IoKind::Write, lpn, 4));
-    let reads = (0..logical).step_by(8).map(|lpn| (IoKind::Read, lpn, 8));
-    writes.chain(reads).enumerate().map(|(i, (k, f, p))| request(i, k, f, p, logical)).collect()
-}
-
-/// Single-page requests over the whole space, half reads.
-fn uniform(logical: u32, rng: &mut Xoshiro256PlusPlus) -> Requests {
-    (0..4000)
-        .map(|i| {
-            let kind = if rng.gen_bool(0.5) { IoKind::Write } else { IoKind::Read };
-            request(i, kind, rng.gen_range(0..logical), 1, logical)
-        })
-        .collect()
-}
-
-/// 90% of requests on the hottest 10% of the space, 70% writes, 1-2 pages.
-fn hot_cold(logical: u32, rng: &mut Xoshiro256PlusPlus) -> Requests {
-    let hot = (logical / 10).max(1);
-    (0..4000)
-        .map(|i| {
-            let kind = if rng.gen_bool(0.7) { IoKind::Write } else { IoKind::Read };
-            let first = if rng.gen_bool(0.9) { rng.gen_range(0..hot) } else { rng.gen_range(hot..logical) };
-            request(i, kind, first, rng.gen_range(1..=2), logical)
-        })
-        .collect()
-}
-
-/// Requests of 1 to 16 pages, 60% reads, a quarter of them continuing the previous request.
-fn mixed(logical: u32, rng: &mut Xoshiro256PlusPlus) -> Requests {
-    let mut next = 0;
-    (0..3000)
-        .map(|i| {
-            let kind = if rng.gen_bool(0.6) { IoKind::Read } else { IoKind::Write };
-            let first = if rng.gen_bool(0.25) { next % logical } else { rng.gen_range(0..logical) };
-            let r = request(i, kind, first, rng.gen_range(1..=16), logical);
-            next = r.first + r.pages;
-            r
-        })
-        .collect()
-}
-
-/// Writes, reads and trims of 1 to 16 pages (20% trims), so trimmed pages are read and rewritten.
-fn trims(logical: u32, rng: &mut Xoshiro256PlusPlus) -> Requests {
-    (0..4000)
-        .map(|i| {
-            let kind = match rng.gen_range(0..20) {
-                0..=8 => IoKind::Write,
-                9..=15 => IoKind::Read,
-                _ => IoKind::Trim,
-            };
-            request(i, kind, rng.gen_range(0..logical), rng.gen_range(1..=16), logical)
-        })
-        .collect()
-}
-
-/// Mostly single-page overwrites: on the tiny and the full device, GC runs all the time.
-fn overwrites(logical: u32, rng: &mut Xoshiro256PlusPlus) -> Requests {
-    (0..2500)
-        .map(|i| {
-            let kind = if rng.gen_bool(0.75) { IoKind::Write } else { IoKind::Read };
-            request(i, kind, rng.gen_range(0..logical), 1, logical)
-        })
-        .collect()
-}
-
-const WORKLOADS: &[Workload] = &[
-    Workload { name: "sequential", device: standard, requests: sequential },
-    Workload { name: "uniform_random", device: standard, requests: uniform },
-    Workload { name: "aged_uniform_random", device: aged, requests: uniform },
-    Workload { name: "hot_cold", device: filled, requests: hot_cold },
-    Workload { name: "mixed_read_write", device: standard, requests: mixed },
-    Workload { name: "mixed_parallel_cost_benefit", device: parallel, requests: mixed },
-    Workload { name: "trims", device: standard, requests: trims },
-    Workload { name: "tiny_device_constant_gc", device: tiny, requests: overwrites },
-    Workload { name: "full_device", device: full, requests: overwrites },
-    Workload { name: "full_device_two_dies", device: full_two_dies, requests: overwrites },
-];
-
-/// A seed that depends only on the trial's name, so every run of a trial is the same.
-fn seed(name: &str) -> u64 {
-    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
-}
-
-/// Reads every LPN back through the FTL's read path (the oracle checks each page).
-fn read_back(sim: &mut Simulation, logical: u32) -> Result<(), SimError> {
-    for first in (0..logical).step_by(8) {
-        sim.serve(PageRequest { arrival: 0, kind: IoKind::Read, first, pages: 8.min(logical - first) })?;
-    }
-    Ok(())
-}
-
-fn run_workload(info: &FtlInfo, w: &Workload) -> Result<(), String> {
-    let ftl = info.name;
-    let unsupported = RECOVERY_UNSUPPORTED.contains(&ftl);
-    let hint = |e: SimError| match e {
-        SimError::RecoveryUnsupported { .. } => {
-            format!("{e}; if that is intended, list it in RECOVERY_UNSUPPORTED in tests/conformance.rs")
-        }
-        e => e.to_string(),
-    };
-    let config = (w.device)(ftl).map_err(|e| format!("test device: {e}"))?;
-    let logical = config.device.logical_pages();
-    let trial_seed = seed(&format!("{ftl}::{}", w.name));
-    let requests = (w.requests)(logical, &mut Xoshiro256PlusPlus::seed_from_u64(trial_seed));
-    let mut sim = Simulation::new(&config, ftl).map_err(hint)?;
-    if !unsupported {
-        let plan = PowerLossPlan::Random { count: POWER_LOSSES, span: Some(requests.len() as u64) };
-        sim.set_power_loss_points(plan.points(trial_seed, None).map_err(hint)?);
-    }
-    sim.precondition().map_err(|e| format!("preconditioning: {e}"))?;
-    for (i, &r) in requests.iter().enumerate() {
-        sim.serve(r)
-            .map_err(|e| format!("request {i} ({:?} of {} pages at LPN {}): {}", r.kind, r.pages, r.first, hint(e)))?;
-    }
-    read_back(&mut sim, logical).map_err(|e| format!("read-back after the workload: {e}"))?;
-    sim.check_invariants().map_err(hint)?;
-    if unsupported {
-        return match sim.power_loss() {
-            Err(SimError::RecoveryUnsupported { .. }) => Ok(()),
-            other => Err(format!("listed in RECOVERY_UNSUPPORTED, but power_loss returned {other:?}")),
-        };
-    }
-    sim.power_loss().map_err(|e| format!("power loss at the end: {}", hint(e)))?;
-    read_back(&mut sim, logical).map_err(|e| format!("read-back after the last recovery: {e}"))?;
-    let report = sim.result(w.name, serde_json::Value::Null, 0.0).report;
-    check_golden(ftl, w.name, &report)?;
-    if report.gc_victims == 0 {
-        return Err("every workload is meant to make GC run (where FTLs break), but no block was reclaimed".into());
-    }
-    // (A map of one translation page fits any cache that holds a whole page.)
-    if info.translation_pages && TranslationStore::pages_needed(&config) > 1 && report.cache.miss_writeback == 0 {
-        return Err(
-            "no miss wrote a dirty entry back: TEST_DEVICE_OVERRIDES must make the mapping cache smaller than the map"
-                .into(),
-        );
-    }
-    let recovery = report.recovery;
-    if recovery.events != POWER_LOSSES + 1 || recovery.pages_read == 0 || !recovery.rp.is_some_and(|rp| rp > 0.0) {
-        return Err(format!("recovery report {recovery:?}: expected {} events that read pages", POWER_LOSSES + 1));
-    }
-    Ok(())
-}
 
 /// The run's report must equal the one recorded in `tests/golden/conformance/` (see
 /// `ftlsim::check::golden`): a refactor changes no result.
@@ -245,40 +27,18 @@ fn check_golden(ftl: &str, workload: &str, report: &impl serde::Serialize) -> Re
     golden::check(&path, &format!("{:#}\n", run["report"]))
 }
 
-/// SRAM and parameters: the reported SRAM is non-empty and follows from the configuration alone;
-/// the parameters serialise; an unknown `[ftl.<name>]` field is rejected naming it.
-fn run_static(ftl: &str) -> Result<(), String> {
-    let config = standard(ftl).map_err(|e| e.to_string())?;
-    let a = build_ftl(ftl, &config).map_err(|e| e.to_string())?;
-    let sram = a.sram();
-    if sram.is_empty() || sram.iter().any(|s| s.structure.is_empty()) || sram.iter().map(|s| s.bytes).sum::<u64>() == 0
-    {
-        return Err(format!("SRAM breakdown must name its structures and be non-zero: {sram:?}"));
-    }
-    if a.name() != ftl {
-        return Err(format!("registered as {ftl} but names itself {}", a.name()));
-    }
-    if !a.params().is_object() {
-        return Err(format!("params() must be a JSON object, found {}", a.params()));
-    }
-    let bogus =
-        test_device(ftl, 2, 2, 16, 16, &[format!("ftl.{ftl}.no_such_parameter=1")]).map_err(|e| e.to_string())?;
-    match build_ftl(ftl, &bogus) {
-        Err(SimError::Config { field, .. }) if field.contains(&format!("ftl.{ftl}")) => Ok(()),
-        Err(e) => Err(format!("an unknown ftl.{ftl} parameter gave an error not naming the table: {e}")),
-        Ok(_) => Err(format!("an unknown ftl.{ftl} parameter was accepted")),
-    }
-}
-
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
     for info in REGISTRY {
         let ftl = info.name;
-        trials.push(Trial::test(format!("{ftl}::sram_and_params"), move || run_static(ftl).map_err(Failed::from)));
+        trials.push(Trial::test(format!("{ftl}::sram_and_params"), move || run_static(info).map_err(Failed::from)));
         for w in WORKLOADS {
             let known = KNOWN_FAILURES.iter().any(|(f, name, _)| (*f == ftl || *f == "*") && *name == w.name);
-            let trial = Trial::test(format!("{ftl}::{}", w.name), move || run_workload(info, w).map_err(Failed::from));
+            let trial = Trial::test(format!("{ftl}::{}", w.name), move || {
+                let report = run_workload(info, w)?;
+                check_golden(ftl, w.name, &report).map_err(Failed::from)
+            });
             trials.push(if known { trial.with_ignored_flag(true).with_kind("known-failure") } else { trial });
         }
     }

@@ -47,7 +47,7 @@ fn run(ftl: &str, power_loss: bool) -> (Report, Report) {
 
 #[test]
 fn translation_writes_after_a_power_loss_match_a_run_without_one() {
-    for info in REGISTRY.iter().filter(|f| f.translation_pages) {
+    for info in REGISTRY.iter().filter(|f| f.keeps_translation_pages()) {
         let (half, end) = run(info.name, false);
         let (lost_half, lost_end) = run(info.name, true);
         let after = end.programs.translation - half.programs.translation;

@@ -1,6 +1,7 @@
 //! The correctness harness every FTL runs under: a data oracle, invariant checks, power-loss
 //! plans, and what the conformance suite and the fuzzers share (docs/correctness.md).
 
+pub mod conformance;
 pub mod golden;
 mod invariants;
 mod oracle;

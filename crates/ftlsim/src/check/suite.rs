@@ -4,60 +4,32 @@
 
 use crate::config::{Config, ConfigBuilder};
 use crate::error::{Result, SimError};
-use crate::ftl::REGISTRY;
+use crate::ftl::{FtlInfo, REGISTRY};
 use crate::host::PageRequest;
 use crate::workload::IoKind;
 use crate::Simulation;
 
-/// Per-FTL parameters for small test devices, computed from the device once its capacity is
-/// known (`(parameter, value)` under `[ftl.<name>]`; a parameter the test sets itself wins). The
-/// mapping caches hold about a quarter of the map, so evictions, write-backs, fetches and their
-/// interplay with GC and power loss are exercised (the papers' default sizes would hold the whole
-/// map of a test device). An FTL that works with its defaults needs no line.
-pub const TEST_DEVICE_OVERRIDES: &[(&str, ParametersFor)] = &[
-    ("dftl", |c| vec![("cache_bytes", bytes_of(quarter_map(c), 66))]),
-    ("cdftl", |c| {
-        let mut sets = vec![("cmt_bytes", bytes_of(quarter_map(c) / 2, 66))];
-        // One cached translation page, when the device has room for that many entries.
-        let page = c.device.geometry.page_size;
-        if page / 4 <= c.device.geometry.total_pages() {
-            sets.push(("ctp_bytes", page as u64));
-        }
-        sets
-    }),
-    ("sftl", |c| {
-        // At least one uncompressed translation page and its header, plus the dirty buffer (1/8).
-        let cached = (c.device.geometry.page_size as u64 + 8).max(quarter_map(c) * 4);
-        if cached / 4 > c.device.geometry.total_pages() as u64 {
-            return Vec::new();
-        }
-        vec![("cache_bytes", cached * 8 / 7 + 1)]
-    }),
-    ("tpftl", |c| vec![("cache_bytes", quarter_map(c) * 6 + 12)]),
-    ("scftl", |c| vec![("cache_bytes", bytes_of(quarter_map(c), 72))]),
-];
-
-/// Computes an FTL's test parameters from a test device.
-pub type ParametersFor = fn(&Config) -> Vec<(&'static str, u64)>;
-
-/// A quarter of the device's mapping entries (at least 2).
-fn quarter_map(config: &Config) -> u64 {
+/// A quarter of the device's mapping entries (at least 2): the mapping caches of the test
+/// devices hold about that much, so evictions, write-backs, fetches and their interplay with GC
+/// and power loss are exercised (the papers' default sizes would hold the whole map of a test
+/// device). For the registry entries' `test_overrides`.
+pub fn quarter_map(config: &Config) -> u64 {
     (config.device.logical_pages() as u64 / 4).max(2)
 }
 
 /// Bytes holding `entries` entries of `bits` bits.
-fn bytes_of(entries: u64, bits: u64) -> u64 {
+pub fn bytes_of(entries: u64, bits: u64) -> u64 {
     (entries * bits).div_ceil(8)
 }
 
-/// Applies [`TEST_DEVICE_OVERRIDES`] for `ftl` to `config`, under the parameters already set,
-/// and validates it.
-fn with_overrides(ftl: &str, mut config: Config) -> Result<Config> {
-    if let Some((_, sets)) = TEST_DEVICE_OVERRIDES.iter().find(|(name, _)| *name == ftl) {
-        let sets = sets(&config);
-        let table = config.ftl.entry(ftl).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+/// Applies the `test_overrides` of a scheme's registry entry to `config`, under the parameters
+/// already set, and validates it.
+fn with_overrides(info: Option<&FtlInfo>, mut config: Config) -> Result<Config> {
+    if let Some(info) = info {
+        let sets = (info.test_overrides)(&config);
+        let table = config.ftl.entry(info.name).or_insert_with(|| toml::Value::Table(toml::Table::new()));
         let toml::Value::Table(table) = table else {
-            return Err(SimError::config(format!("ftl.{ftl}"), "must be a table"));
+            return Err(SimError::config(format!("ftl.{}", info.name), "must be a table"));
         };
         for (key, value) in sets {
             table.entry(key).or_insert(toml::Value::Integer(value as i64));
@@ -70,7 +42,7 @@ fn with_overrides(ftl: &str, mut config: Config) -> Result<Config> {
 /// A small device: `dies` dies of `planes` planes, `blocks_per_plane` blocks of
 /// `pages_per_block` 512-byte pages (so a translation page maps 128 LPNs and even a tiny device
 /// has several), greedy GC at one free block per unit, no preconditioning, oracle on, full
-/// invariants every 32 requests, the FTL's [`TEST_DEVICE_OVERRIDES`]. `extra` is applied last.
+/// invariants every 32 requests, the FTL's `test_overrides`. `extra` is applied last.
 pub fn test_device(
     ftl: &str,
     dies: u32,
@@ -79,7 +51,20 @@ pub fn test_device(
     pages_per_block: u32,
     extra: &[String],
 ) -> Result<Config> {
-    with_overrides(ftl, base_device(dies, planes, blocks_per_plane, pages_per_block, extra)?)
+    let info = REGISTRY.iter().find(|f| f.name == ftl);
+    with_overrides(info, base_device(dies, planes, blocks_per_plane, pages_per_block, extra)?)
+}
+
+/// [`test_device`] for a scheme given by its registry entry (registered or not).
+pub fn test_device_for(
+    info: &FtlInfo,
+    dies: u32,
+    planes: u32,
+    blocks_per_plane: u32,
+    pages_per_block: u32,
+    extra: &[String],
+) -> Result<Config> {
+    with_overrides(Some(info), base_device(dies, planes, blocks_per_plane, pages_per_block, extra)?)
 }
 
 fn base_device(
@@ -122,12 +107,26 @@ pub fn least_spare_device(
     extra_spare: u32,
     extra: &[String],
 ) -> Result<Config> {
+    let info =
+        REGISTRY.iter().find(|f| f.name == ftl).ok_or_else(|| SimError::config("ftl", format!("unknown FTL {ftl}")))?;
+    least_spare_device_for(info, dies, planes, blocks_per_plane, pages_per_block, extra_spare, extra)
+}
+
+/// [`least_spare_device`] for a scheme given by its registry entry (registered or not).
+pub fn least_spare_device_for(
+    info: &FtlInfo,
+    dies: u32,
+    planes: u32,
+    blocks_per_plane: u32,
+    pages_per_block: u32,
+    extra_spare: u32,
+    extra: &[String],
+) -> Result<Config> {
     // One logical page passes validation on any test device; the loop below sets the real count.
     let extra: Vec<String> =
         std::iter::once("device.logical_pages=1".to_string()).chain(extra.iter().cloned()).collect();
     let mut config = base_device(dies, planes, blocks_per_plane, pages_per_block, &extra)?;
-    let info =
-        REGISTRY.iter().find(|f| f.name == ftl).ok_or_else(|| SimError::config("ftl", format!("unknown FTL {ftl}")))?;
+    let ftl = info.name;
     let blocks = config.device.geometry.total_blocks() as u64;
     // The translation pages an FTL needs shrink with the logical pages: shrink until it fits.
     let mut logical = config.device.geometry.total_pages();
@@ -142,7 +141,7 @@ pub fn least_spare_device(
         }
         let fits = (blocks - spare) * pages_per_block as u64;
         if fits >= logical as u64 {
-            return with_overrides(ftl, config);
+            return with_overrides(Some(info), config);
         }
         logical = fits as u32;
     }
@@ -177,7 +176,7 @@ impl FuzzCase {
     /// pages per block, page size, spare blocks, GC policy and threshold, allocation unit, block
     /// layout, preconditioning) and the seed, then every 4 bytes make one request (kind, first
     /// LPN, pages), one kind in 16 being a power loss. The configuration is valid by construction
-    /// (an error can only come from a clashing line in [`TEST_DEVICE_OVERRIDES`]).
+    /// (an error can only come from clashing `test_overrides`).
     pub fn decode(data: &[u8]) -> Result<FuzzCase> {
         let mut b = Bytes(data);
         let ftl = REGISTRY[b.next() as usize % REGISTRY.len()].name;

@@ -27,9 +27,11 @@ use super::common::changes::Waiting;
 use super::common::demand::{
     entries_in, miss_class, params_json, prefetch_relocation, sram_of, DemandFtl, DemandScheme,
 };
-use super::common::translation::{write_back, TranslationOwner, TranslationStore};
+use super::common::translation::{write_back, TranslationOwner, TranslationStore, DEMAND_LAYOUT, DEMAND_STREAMS};
 use super::common::{BlockManager, ListSet, Relocate};
+use super::registry::{FtlInfo, ParamRange, ParamSpec, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
+use crate::check::suite::{bytes_of, quarter_map};
 use crate::config::Config;
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, Ppn, Spare};
@@ -45,6 +47,44 @@ pub struct CdftlParams {
     /// SRAM of the CTP in bytes, whole translation pages (Table 5.2: 16 KB = 2 pages of 8 KB).
     pub ctp_bytes: u64,
 }
+
+pub const INFO: FtlInfo = FtlInfo {
+    name: "cdftl",
+    description: "CDFTL: entry cache (CMT) over a whole-translation-page cache (CTP)",
+    build: Cdftl::build,
+    params: ParamsSchema::of::<CdftlParams>(&[
+        ParamSpec {
+            name: "cmt_bytes",
+            range: ParamRange::Integer { min: 1, max: i64::MAX },
+            meaning: "SRAM of the entry cache (CMT), bytes",
+            source: "paper 000 Table 5.2: 2.06 KB = 256 entries",
+        },
+        ParamSpec {
+            name: "entry_bits",
+            range: ParamRange::Integer { min: 1, max: 1024 },
+            meaning: "bits per CMT entry (LPN, PPN, valid, dirty)",
+            source: "paper 000: 66",
+        },
+        ParamSpec {
+            name: "ctp_bytes",
+            range: ParamRange::Integer { min: 1, max: i64::MAX },
+            meaning: "SRAM of the translation-page cache (CTP), bytes of whole pages",
+            source: "paper 000 Table 5.2: 16 KB = 2 pages",
+        },
+    ]),
+    spare_layout: DEMAND_LAYOUT,
+    streams: DEMAND_STREAMS,
+    recovers: true,
+    test_overrides: |c| {
+        let mut sets = vec![("cmt_bytes", bytes_of(quarter_map(c) / 2, 66))];
+        // One cached translation page, when the device has room for that many entries.
+        let page = c.device.geometry.page_size;
+        if page / 4 <= c.device.geometry.total_pages() {
+            sets.push(("ctp_bytes", page as u64));
+        }
+        sets
+    },
+};
 
 impl Default for CdftlParams {
     fn default() -> Self {

@@ -19,9 +19,11 @@ use super::common::changes::{GcBatch, Waiting};
 use super::common::demand::{
     entries_in, miss_class, params_json, prefetch_relocation, sram_of, DemandFtl, DemandScheme,
 };
-use super::common::translation::{write_back, TranslationOwner, TranslationStore};
+use super::common::translation::{write_back, TranslationOwner, TranslationStore, DEMAND_LAYOUT, DEMAND_STREAMS};
 use super::common::{BlockManager, Relocate};
+use super::registry::{FtlInfo, ParamRange, ParamSpec, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
+use crate::check::suite::{bytes_of, quarter_map};
 use crate::config::Config;
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, Ppn, Spare};
@@ -43,6 +45,54 @@ pub struct DftlParams {
     /// Group GC updates of uncached entries per TP and victim block (paper 002's DFTL).
     pub gc_batch_update: bool,
 }
+
+pub const INFO: FtlInfo = FtlInfo {
+    name: "dftl",
+    description: "DFTL: demand-based, segmented-LRU entry cache, batch write-back",
+    build: Dftl::build,
+    params: ParamsSchema::of::<DftlParams>(&[
+        ParamSpec {
+            name: "cache_bytes",
+            range: ParamRange::Integer { min: 1, max: i64::MAX },
+            meaning: "SRAM of the cached mapping table (CMT), bytes",
+            source: "paper 000 Table 5.2: 16.5 KB = 2048 entries",
+        },
+        ParamSpec {
+            name: "entry_bits",
+            range: ParamRange::Integer { min: 1, max: 1024 },
+            meaning: "bits per CMT entry (LPN, PPN, valid, dirty)",
+            source: "paper 000: 66; paper 002: 64",
+        },
+        ParamSpec {
+            name: "replacement",
+            range: ParamRange::OneOf(&["slru", "lru"]),
+            meaning: "CMT replacement policy",
+            source: "paper 000 §3.3: segmented LRU",
+        },
+        ParamSpec {
+            name: "protected_fraction",
+            range: ParamRange::Number { min: 0.0, max: 1.0 },
+            meaning: "segmented LRU: the protected segment's share",
+            source: "unstated; spec A.8 recommends 0.5",
+        },
+        ParamSpec {
+            name: "batch_update",
+            range: ParamRange::Flag,
+            meaning: "write back every dirty entry of the victim's TP together",
+            source: "paper 000 §3.3",
+        },
+        ParamSpec {
+            name: "gc_batch_update",
+            range: ParamRange::Flag,
+            meaning: "group GC updates of uncached entries per TP and victim block",
+            source: "paper 002 §2 (its DFTL)",
+        },
+    ]),
+    spare_layout: DEMAND_LAYOUT,
+    streams: DEMAND_STREAMS,
+    recovers: true,
+    test_overrides: |c| vec![("cache_bytes", bytes_of(quarter_map(c), 66))],
+};
 
 impl Default for DftlParams {
     fn default() -> Self {

@@ -15,7 +15,10 @@ pub mod sftl;
 pub mod tpftl;
 
 pub use page::PageFtl;
-pub use registry::{build_ftl, ftl_names, ftl_params, FtlInfo, REGISTRY};
+pub use registry::{
+    build_ftl, build_with, describe, ftl_info, ftl_names, ftl_params, no_test_overrides, validate_ftl_tables, FtlInfo,
+    ParamRange, ParamSpec, ParamsSchema, REGISTRY,
+};
 
 use serde::Serialize;
 

@@ -6,15 +6,27 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::BlockManager;
+use super::registry::{no_test_overrides, FtlInfo, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, PageFtl, Prefetch, SramBreakdown};
 use crate::config::Config;
 use crate::error::Result;
-use crate::flash::{FlashArray, Lpn, OpKind, Ppn, Purpose};
+use crate::flash::{FlashArray, Lpn, OpKind, Ppn, Purpose, BASIC_LAYOUT};
 use crate::metrics::CacheAccess;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OptimalParams {}
+
+pub const INFO: FtlInfo = FtlInfo {
+    name: "optimal",
+    description: "optimal FTL (paper 002): whole map cached, no translation traffic",
+    build: OptimalFtl::build,
+    params: ParamsSchema::of::<OptimalParams>(&[]),
+    spare_layout: BASIC_LAYOUT,
+    streams: super::page::STREAMS,
+    recovers: true,
+    test_overrides: no_test_overrides,
+};
 
 pub struct OptimalFtl {
     page: PageFtl,

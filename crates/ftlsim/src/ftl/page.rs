@@ -4,15 +4,28 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::{BlockManager, Relocate, StreamId, StreamSpec};
+use super::registry::{no_test_overrides, FtlInfo, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, Prefetch, SramBreakdown, SramItem};
 use crate::config::Config;
 use crate::error::Result;
-use crate::flash::{FlashArray, Lpn, PageKind, Ppn, Purpose, Spare};
+use crate::flash::{FlashArray, Lpn, PageKind, Ppn, Purpose, Spare, BASIC_LAYOUT};
 use crate::mem::filled_vec;
 
 const UNMAPPED: Ppn = Ppn::MAX;
 /// PFTL's one stream.
 const DATA: StreamId = StreamId::new(0);
+pub(super) const STREAMS: &[StreamSpec] = &[StreamSpec::new("data", PageKind::Data)];
+
+pub const INFO: FtlInfo = FtlInfo {
+    name: "pftl",
+    description: "page-level FTL, whole map in SRAM (the baseline)",
+    build: PageFtl::build,
+    params: ParamsSchema::of::<PageFtlParams>(&[]),
+    spare_layout: BASIC_LAYOUT,
+    streams: STREAMS,
+    recovers: true,
+    test_overrides: no_test_overrides,
+};
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -49,7 +62,7 @@ impl PageFtl {
     pub fn new(config: &Config) -> Self {
         PageFtl {
             map: PageMap { l2p: filled_vec(config.device.logical_pages() as usize, UNMAPPED) },
-            blocks: BlockManager::new(config, &[StreamSpec::new("data", PageKind::Data)]),
+            blocks: BlockManager::new(config, STREAMS),
             physical_pages: config.device.geometry.total_pages() as u64,
         }
     }

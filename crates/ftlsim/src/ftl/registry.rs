@@ -1,89 +1,249 @@
-//! The list of FTLs. Adding a scheme: one module in `ftl/`, one line here.
+//! The list of FTLs. Each scheme describes itself in one [`FtlInfo`] (a constant in its own
+//! module): name, description, parameters with their valid ranges and sources, spare layout,
+//! write streams, and what its test devices need. Adding a scheme: its module in `ftl/` and one
+//! line in [`REGISTRY`] (plus its `mod` line in `ftl/mod.rs`).
 
 use serde::de::DeserializeOwned;
 
 use super::common::translation::TranslationStore;
-use super::{Ftl, PageFtl};
+use super::common::StreamSpec;
+use super::Ftl;
 use crate::config::Config;
 use crate::error::{Result, SimError};
+use crate::flash::{PageKind, SpareLayout};
 
+pub const REGISTRY: &[FtlInfo] = &[
+    super::page::INFO,
+    super::dftl::INFO,
+    super::cdftl::INFO,
+    super::tpftl::INFO,
+    super::scftl::INFO,
+    super::sftl::INFO,
+    super::optimal::INFO,
+];
+
+/// Everything about one scheme.
 pub struct FtlInfo {
     pub name: &'static str,
     pub description: &'static str,
     pub build: fn(&Config) -> Result<Box<dyn Ftl>>,
-    /// Keeps its map in translation pages in flash (a second stream of pages and the spare
-    /// blocks those pages fill).
-    pub translation_pages: bool,
+    pub params: ParamsSchema,
+    /// The fields it writes in every page's spare area.
+    pub spare_layout: SpareLayout,
+    /// The write streams it declares to the block manager.
+    pub streams: &'static [StreamSpec],
+    /// Recovers from power loss (the conformance suite checks that one that does not says so).
+    pub recovers: bool,
+    /// Parameters its conformance-suite devices need, computed from the device (`(parameter,
+    /// value)` under `[ftl.<name>]`; a parameter the test sets itself wins). A scheme that works
+    /// with its defaults on tiny devices returns none.
+    pub test_overrides: fn(&Config) -> Vec<(&'static str, u64)>,
 }
 
-impl FtlInfo {
-    /// The fewest spare blocks the FTL accepts on `config`'s device ([`Config::spare_blocks_needed`]).
-    pub fn spare_blocks_needed(&self, config: &Config) -> u64 {
-        if self.translation_pages {
-            TranslationStore::spare_blocks_needed(config)
-        } else {
-            config.spare_blocks_needed(1, 0)
+/// A scheme's parameters: how `[ftl.<name>]` is read, its defaults, and each field's range.
+pub struct ParamsSchema {
+    pub fields: &'static [ParamSpec],
+    /// The defaults, as the parameters serialise (from the parameter struct's `Default`).
+    pub defaults: fn() -> serde_json::Value,
+    /// Reads `[ftl.<name>]` into the parameter struct (unknown fields and types refused).
+    pub parse: fn(&Config, &str) -> Result<()>,
+}
+
+impl ParamsSchema {
+    /// The schema of a parameter struct `T` with the given fields.
+    pub const fn of<T: DeserializeOwned + serde::Serialize + Default>(fields: &'static [ParamSpec]) -> Self {
+        ParamsSchema { fields, defaults: defaults_of::<T>, parse: parse_as::<T> }
+    }
+}
+
+fn defaults_of<T: serde::Serialize + Default>() -> serde_json::Value {
+    serde_json::to_value(T::default()).expect("parameters serialise")
+}
+
+fn parse_as<T: DeserializeOwned>(config: &Config, name: &str) -> Result<()> {
+    ftl_params::<T>(config, name).map(|_: T| ())
+}
+
+/// One parameter: its valid values, what it means and where it comes from.
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub range: ParamRange,
+    pub meaning: &'static str,
+    /// The paper and section, or the implementation guide's recommendation.
+    pub source: &'static str,
+}
+
+/// The values a parameter accepts (its type is the parameter struct's).
+pub enum ParamRange {
+    /// An integer in `[min, max]`.
+    Integer { min: i64, max: i64 },
+    /// A number in `[min, max]`.
+    Number { min: f64, max: f64 },
+    /// true or false.
+    Flag,
+    /// One of these names.
+    OneOf(&'static [&'static str]),
+    /// Described by `meaning` (a free-form value such as a configuration name).
+    Text,
+}
+
+impl ParamRange {
+    fn check(&self, value: &toml::Value) -> std::result::Result<(), String> {
+        let number = value.as_integer().map(|i| i as f64).or_else(|| value.as_float());
+        match (self, number) {
+            (ParamRange::Integer { min, max }, Some(n)) if n < *min as f64 || n > *max as f64 => {
+                Err(format!("must be in [{min}, {max}], found {n}"))
+            }
+            (ParamRange::Number { min, max }, Some(n)) if n < *min || n > *max || n.is_nan() => {
+                Err(format!("must be in [{min}, {max}], found {n}"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// How the range reads in `ftlsim list`.
+    pub fn describe(&self) -> String {
+        match self {
+            ParamRange::Integer { min, max } if *max == i64::MAX => format!(">= {min}"),
+            ParamRange::Integer { min, max } => format!("{min}..={max}"),
+            ParamRange::Number { min, max } => format!("[{min}, {max}]"),
+            ParamRange::Flag => "true | false".into(),
+            ParamRange::OneOf(names) => names.join(" | "),
+            ParamRange::Text => "see meaning".into(),
         }
     }
 }
 
-pub const REGISTRY: &[FtlInfo] = &[
-    FtlInfo {
-        name: "pftl",
-        description: "page-level FTL, whole map in SRAM (the baseline)",
-        build: PageFtl::build,
-        translation_pages: false,
-    },
-    FtlInfo {
-        name: "dftl",
-        description: "DFTL: demand-based, segmented-LRU entry cache, batch write-back",
-        build: super::dftl::Dftl::build,
-        translation_pages: true,
-    },
-    FtlInfo {
-        name: "cdftl",
-        description: "CDFTL: entry cache (CMT) over a whole-translation-page cache (CTP)",
-        build: super::cdftl::Cdftl::build,
-        translation_pages: true,
-    },
-    FtlInfo {
-        name: "tpftl",
-        description: "TPFTL: two-level LRU of TP nodes and entries, prefetching, batch and clean-first replacement",
-        build: super::tpftl::Tpftl::build,
-        translation_pages: true,
-    },
-    FtlInfo {
-        name: "scftl",
-        description: "SCFTL: small entries with a consecutive field, spatial fetch, D-NRU replacement",
-        build: super::scftl::Scftl::build,
-        translation_pages: true,
-    },
-    FtlInfo {
-        name: "sftl",
-        description: "S-FTL: whole translation pages cached compressed by PPN runs, dirty buffer",
-        build: super::sftl::Sftl::build,
-        translation_pages: true,
-    },
-    FtlInfo {
-        name: "optimal",
-        description: "optimal FTL (paper 002): whole map cached, no translation traffic",
-        build: super::optimal::OptimalFtl::build,
-        translation_pages: false,
-    },
-];
+/// No parameters for the conformance suite's devices.
+pub fn no_test_overrides(_: &Config) -> Vec<(&'static str, u64)> {
+    Vec::new()
+}
+
+impl FtlInfo {
+    /// Keeps its map in translation pages (a stream of them, and the spare blocks they fill).
+    pub fn keeps_translation_pages(&self) -> bool {
+        self.streams.iter().any(|s| s.kind == PageKind::Translation)
+    }
+
+    /// The fewest spare blocks the FTL accepts on `config`'s device ([`Config::spare_blocks_needed`]).
+    pub fn spare_blocks_needed(&self, config: &Config) -> u64 {
+        if self.keeps_translation_pages() {
+            TranslationStore::spare_blocks_needed(config)
+        } else {
+            config.spare_blocks_needed(self.streams.len() as u32, 0)
+        }
+    }
+
+    /// Checks `[ftl.<name>]` against the schema: ranges first, then types and unknown fields.
+    pub fn check_params(&self, config: &Config) -> Result<()> {
+        if let Some(toml::Value::Table(table)) = config.ftl.get(self.name) {
+            for spec in self.params.fields {
+                if let Some(value) = table.get(spec.name) {
+                    let field = || format!("ftl.{}.{}", self.name, spec.name);
+                    spec.range.check(value).map_err(|m| SimError::config(field(), m))?;
+                }
+            }
+        }
+        (self.params.parse)(config, self.name)
+    }
+
+    /// [`FtlInfo::check_params`], and the spare layout against the device, building nothing.
+    pub fn validate(&self, config: &Config) -> Result<()> {
+        self.check_params(config)?;
+        self.spare_layout.check(self.name, &config.device.geometry)
+    }
+}
 
 pub fn ftl_names() -> impl Iterator<Item = &'static str> {
     REGISTRY.iter().map(|f| f.name)
 }
 
-pub fn build_ftl(name: &str, config: &Config) -> Result<Box<dyn Ftl>> {
-    let info = REGISTRY.iter().find(|f| f.name == name).ok_or_else(|| {
-        SimError::config(
-            "ftl",
-            format!("unknown FTL \"{name}\"; known FTLs: {}", ftl_names().collect::<Vec<_>>().join(", ")),
-        )
-    })?;
+/// The registered scheme called `name`, or an error listing the known ones.
+pub fn ftl_info(name: &str) -> Result<&'static FtlInfo> {
+    REGISTRY.iter().find(|f| f.name == name).ok_or_else(|| {
+        let known = ftl_names().collect::<Vec<_>>().join(", ");
+        SimError::config("ftl", format!("unknown FTL \"{name}\"{}; known FTLs: {known}", suggestion(name, REGISTRY)))
+    })
+}
+
+/// Validates the configuration of `info`'s scheme, then builds it.
+pub fn build_with(info: &FtlInfo, config: &Config) -> Result<Box<dyn Ftl>> {
+    info.validate(config)?;
     (info.build)(config)
+}
+
+/// Builds the registered scheme `name`, after checking every `[ftl.*]` table of `config` against
+/// the registry (a misspelt table is refused, not ignored).
+pub fn build_ftl(name: &str, config: &Config) -> Result<Box<dyn Ftl>> {
+    let info = ftl_info(name)?;
+    validate_ftl_tables(REGISTRY, config)?;
+    build_with(info, config)
+}
+
+/// Refuses an `[ftl.<name>]` table that names no scheme of `registry` (a misspelt scheme would
+/// otherwise run on its defaults), suggesting the closest name, and validates every table that
+/// does. [`build_ftl`] runs it over [`REGISTRY`].
+pub fn validate_ftl_tables(registry: &[FtlInfo], config: &Config) -> Result<()> {
+    for name in config.ftl.keys() {
+        let Some(info) = registry.iter().find(|f| f.name == name) else {
+            let known = registry.iter().map(|f| f.name).collect::<Vec<_>>().join(", ");
+            return Err(SimError::config(
+                format!("ftl.{name}"),
+                format!("no FTL is called \"{name}\"{}; known FTLs: {known}", suggestion(name, registry)),
+            ));
+        };
+        info.check_params(config)?;
+    }
+    Ok(())
+}
+
+/// ", did you mean \"x\"?" for the registered name closest to `name`, if any is close.
+fn suggestion(name: &str, registry: &[FtlInfo]) -> String {
+    registry
+        .iter()
+        .map(|f| (edit_distance(name, f.name), f.name))
+        .filter(|&(d, known)| d <= 2.max(known.len() / 3))
+        .min()
+        .map_or(String::new(), |(_, known)| format!(", did you mean \"{known}\"?"))
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitution = diagonal + (ca != cb) as usize;
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
+}
+
+/// The schemes of `registry` with their parameters, as `ftlsim list ftls` prints them.
+pub fn describe(registry: &[FtlInfo]) -> String {
+    let mut out = String::new();
+    for info in registry {
+        out.push_str(&format!("{:<10} {}\n", info.name, info.description));
+        let defaults = (info.params.defaults)();
+        for spec in info.params.fields {
+            let default = match defaults.get(spec.name) {
+                Some(serde_json::Value::Null) | None => "(derived)".to_string(),
+                Some(v) => v.to_string(),
+            };
+            out.push_str(&format!(
+                "    {:<26} default {:<10} {:<22} {} ({})\n",
+                spec.name,
+                default,
+                spec.range.describe(),
+                spec.meaning,
+                spec.source
+            ));
+        }
+    }
+    out
 }
 
 /// Reads the `[ftl.<name>]` table into the FTL's parameter struct (defaults for absent fields,
@@ -95,4 +255,29 @@ pub fn ftl_params<T: DeserializeOwned>(config: &Config, name: &str) -> Result<T>
         let field = if path == "." { format!("ftl.{name}") } else { format!("ftl.{name}.{path}") };
         SimError::config(field, e.into_inner().message().to_string())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_schema_lists_exactly_its_parameters() {
+        for info in REGISTRY {
+            let defaults = (info.params.defaults)();
+            let mut fields: Vec<&str> =
+                defaults.as_object().expect("parameters are a table").keys().map(|k| k.as_str()).collect();
+            let mut listed: Vec<&str> = info.params.fields.iter().map(|f| f.name).collect();
+            fields.sort_unstable();
+            listed.sort_unstable();
+            assert_eq!(listed, fields, "{}: the schema must list every parameter once", info.name);
+        }
+    }
+
+    #[test]
+    fn misspelt_names_get_a_suggestion() {
+        assert_eq!(edit_distance("dtfl", "dftl"), 2);
+        assert_eq!(suggestion("dtfl", REGISTRY), ", did you mean \"dftl\"?");
+        assert_eq!(suggestion("zzzzzz", REGISTRY), "");
+    }
 }

@@ -23,9 +23,13 @@ use serde::{Deserialize, Serialize};
 
 use super::common::cache::DirtyEntries;
 use super::common::demand::{at_most_the_map, miss_class, params_json, prefetch_relocation, DemandFtl, DemandScheme};
-use super::common::translation::{write_back, TranslationOwner, TranslationStore, TP_ENTRY_BYTES, UNMAPPED};
+use super::common::translation::{
+    write_back, TranslationOwner, TranslationStore, DEMAND_LAYOUT, DEMAND_STREAMS, TP_ENTRY_BYTES, UNMAPPED,
+};
 use super::common::{BlockManager, ListSet, Relocate};
+use super::registry::{FtlInfo, ParamRange, ParamSpec, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
+use crate::check::suite::quarter_map;
 use crate::config::Config;
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, Ppn, Spare};
@@ -47,6 +51,43 @@ pub struct SftlParams {
     /// An evicted TP with at most this many changes goes to the dirty buffer (spec A.8 REC: 16).
     pub sparse_threshold: u32,
 }
+
+pub const INFO: FtlInfo = FtlInfo {
+    name: "sftl",
+    description: "S-FTL: whole translation pages cached compressed by PPN runs, dirty buffer",
+    build: Sftl::build,
+    params: ParamsSchema::of::<SftlParams>(&[
+        ParamSpec {
+            name: "cache_bytes",
+            range: ParamRange::Integer { min: 1, max: i64::MAX },
+            meaning: "SRAM of the page cache and its dirty buffer, bytes",
+            source: "paper 000 Table 5.2's ~20 KB budget less the GTD",
+        },
+        ParamSpec {
+            name: "dirty_buffer_fraction",
+            range: ParamRange::Number { min: 0.0, max: 1.0 },
+            meaning: "share of cache_bytes given to the dirty buffer",
+            source: "spec A.8 recommends 1/8",
+        },
+        ParamSpec {
+            name: "sparse_threshold",
+            range: ParamRange::Integer { min: 0, max: u32::MAX as i64 },
+            meaning: "an evicted TP with at most this many changes goes to the dirty buffer",
+            source: "spec A.8 recommends 16",
+        },
+    ]),
+    spare_layout: DEMAND_LAYOUT,
+    streams: DEMAND_STREAMS,
+    recovers: true,
+    test_overrides: |c| {
+        // At least one uncompressed translation page and its header, plus the dirty buffer (1/8).
+        let cached = (c.device.geometry.page_size as u64 + 8).max(quarter_map(c) * 4);
+        if cached / 4 > c.device.geometry.total_pages() as u64 {
+            return Vec::new();
+        }
+        vec![("cache_bytes", cached * 8 / 7 + 1)]
+    },
+};
 
 impl Default for SftlParams {
     fn default() -> Self {

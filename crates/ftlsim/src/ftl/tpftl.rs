@@ -40,9 +40,13 @@ use serde::{Deserialize, Serialize};
 use super::common::cache::{PageOrder, TwoLevelCache};
 use super::common::changes::GcBatch;
 use super::common::demand::{at_most_the_map, miss_class, params_json, prefetch_relocation, DemandFtl, DemandScheme};
-use super::common::translation::{write_back, TranslationOwner, TranslationStore, TP_ENTRY_BYTES};
+use super::common::translation::{
+    write_back, TranslationOwner, TranslationStore, DEMAND_LAYOUT, DEMAND_STREAMS, TP_ENTRY_BYTES,
+};
 use super::common::{BlockManager, Relocate};
+use super::registry::{FtlInfo, ParamRange, ParamSpec, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
+use crate::check::suite::quarter_map;
 use crate::config::Config;
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, Ppn, Spare};
@@ -70,6 +74,84 @@ pub struct TpftlParams {
     pub selective_threshold: u32,
     pub page_order: PageOrder,
 }
+
+pub const INFO: FtlInfo = FtlInfo {
+    name: "tpftl",
+    description: "TPFTL: two-level LRU of TP nodes and entries, prefetching, batch and clean-first replacement",
+    build: Tpftl::build,
+    params: ParamsSchema::of::<TpftlParams>(&[
+        ParamSpec {
+            name: "cache_bytes",
+            range: ParamRange::Integer { min: 1, max: i64::MAX },
+            meaning: "SRAM of entry and TP nodes, bytes (default: a block-level map's size)",
+            source: "paper 002 §5.1",
+        },
+        ParamSpec {
+            name: "entry_bytes",
+            range: ParamRange::Integer { min: 1, max: 64 },
+            meaning: "bytes per entry node",
+            source: "paper 002 §4.1: 6",
+        },
+        ParamSpec {
+            name: "node_bytes",
+            range: ParamRange::Integer { min: 1, max: 64 },
+            meaning: "bytes per TP node",
+            source: "spec A.6: 6",
+        },
+        ParamSpec {
+            name: "variant",
+            range: ParamRange::Text,
+            meaning: "paper 002's configuration name: \"-\" or letters of rsbc (default rsbc)",
+            source: "paper 002 §5.2",
+        },
+        ParamSpec {
+            name: "request_prefetch",
+            range: ParamRange::Flag,
+            meaning: "request-level prefetching (overrides the variant)",
+            source: "paper 002 §4.2",
+        },
+        ParamSpec {
+            name: "selective_prefetch",
+            range: ParamRange::Flag,
+            meaning: "selective prefetching (overrides the variant)",
+            source: "paper 002 §4.3",
+        },
+        ParamSpec {
+            name: "batch_update",
+            range: ParamRange::Flag,
+            meaning: "write back a TP's dirty entries together (overrides the variant)",
+            source: "paper 002 §4.4",
+        },
+        ParamSpec {
+            name: "clean_first",
+            range: ParamRange::Flag,
+            meaning: "evict clean entries first (overrides the variant)",
+            source: "paper 002 §4.4",
+        },
+        ParamSpec {
+            name: "request_prefetch_any_miss",
+            range: ParamRange::Flag,
+            meaning: "request-level prefetching on any miss inside the request",
+            source: "spec T5",
+        },
+        ParamSpec {
+            name: "selective_threshold",
+            range: ParamRange::Integer { min: 1, max: u32::MAX as i64 },
+            meaning: "|counter| that switches selective prefetching",
+            source: "paper 002 §4.3: 3",
+        },
+        ParamSpec {
+            name: "page_order",
+            range: ParamRange::OneOf(&["hotness", "lru"]),
+            meaning: "order of TP nodes",
+            source: "paper 002 §4.1",
+        },
+    ]),
+    spare_layout: DEMAND_LAYOUT,
+    streams: DEMAND_STREAMS,
+    recovers: true,
+    test_overrides: |c| vec![("cache_bytes", quarter_map(c) * 6 + 12)],
+};
 
 impl Default for TpftlParams {
     fn default() -> Self {

@@ -38,7 +38,9 @@ use super::{BlockManager, Relocate};
 use super::{StreamId, StreamSpec};
 use crate::config::{Config, GtdSpan};
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, PageKind, Ppn, Purpose, Spare};
+use crate::flash::{
+    FlashArray, Lpn, PageKind, Ppn, Purpose, Spare, SpareField, SpareLayout, KIND_FIELD, LOGICAL_FIELD, VERSION_FIELD,
+};
 use crate::ftl::{FtlCtx, PageRef, SramItem};
 
 /// The PPN of an unmapped entry.
@@ -48,6 +50,10 @@ pub const TP_ENTRY_BYTES: u32 = 4;
 /// The streams a demand-based FTL writes: data and translation pages.
 pub const DEMAND_STREAMS: &[StreamSpec] =
     &[StreamSpec::new("data", PageKind::Data), StreamSpec::new("translation", PageKind::Translation)];
+/// What a demand-based FTL writes in every spare area: the page kind, the logical number (LPN or
+/// TP number), the version, and the page sequence number recovery orders pages by.
+pub const DEMAND_LAYOUT: SpareLayout =
+    SpareLayout { fields: &[KIND_FIELD, LOGICAL_FIELD, VERSION_FIELD, SpareField::new("page sequence number", 4)] };
 /// The data stream of [`DEMAND_STREAMS`].
 pub const DATA_STREAM: StreamId = StreamId::new(0);
 /// The translation-page stream of [`DEMAND_STREAMS`].

@@ -45,9 +45,13 @@ use super::common::changes::Waiting;
 use super::common::demand::{
     entries_in, miss_class, params_json, prefetch_relocation, sram_of, DemandFtl, DemandScheme,
 };
-use super::common::translation::{write_back, TranslationOwner, TranslationStore, UNMAPPED};
+use super::common::translation::{
+    write_back, TranslationOwner, TranslationStore, DEMAND_LAYOUT, DEMAND_STREAMS, UNMAPPED,
+};
 use super::common::{BlockManager, Relocate};
+use super::registry::{FtlInfo, ParamRange, ParamSpec, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
+use crate::check::suite::{bytes_of, quarter_map};
 use crate::config::Config;
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, Ppn, Spare};
@@ -90,6 +94,66 @@ pub struct ScftlParams {
     /// Large entries: mapping entries per entry (one aligned chunk of a TP).
     pub large_entry_mappings: u32,
 }
+
+pub const INFO: FtlInfo = FtlInfo {
+    name: "scftl",
+    description: "SCFTL: small entries with a consecutive field, spatial fetch, D-NRU replacement",
+    build: Scftl::build,
+    params: ParamsSchema::of::<ScftlParams>(&[
+        ParamSpec {
+            name: "cache_bytes",
+            range: ParamRange::Integer { min: 1, max: i64::MAX },
+            meaning: "SRAM of the CMT, bytes",
+            source: "paper 000 Table 5.2: 18 KB = 2048 entries of 9 B",
+        },
+        ParamSpec {
+            name: "replacement",
+            range: ParamRange::OneOf(&["d-nru", "nru", "lru"]),
+            meaning: "CMT replacement policy",
+            source: "paper 000 Table 5.1; Figs 5.13-5.14 ablation",
+        },
+        ParamSpec {
+            name: "mc_threshold",
+            range: ParamRange::Integer { min: 1, max: MC_MAX as i64 },
+            meaning: "D-NRU's threshold on the 3-bit modified counter",
+            source: "paper 000 §5.2",
+        },
+        ParamSpec {
+            name: "entry_layout",
+            range: ParamRange::OneOf(&["small", "large"]),
+            meaning: "small entries (SCFTL) or large entries (Fig 5.15)",
+            source: "paper 000 §5.3",
+        },
+        ParamSpec {
+            name: "consecutive_bits",
+            range: ParamRange::Integer { min: 0, max: 16 },
+            meaning: "small entries: bits of the consecutive field (0: none)",
+            source: "paper 000 §5.1: 5",
+        },
+        ParamSpec {
+            name: "spatial_fetch",
+            range: ParamRange::Flag,
+            meaning: "small entries: fetch the runs after the requested one on a miss",
+            source: "paper 000 §5.1",
+        },
+        ParamSpec {
+            name: "max_spatial_entries",
+            range: ParamRange::Integer { min: 1, max: u32::MAX as i64 },
+            meaning: "small entries: mapping entries one miss may bring in",
+            source: "spec recommendation: 64",
+        },
+        ParamSpec {
+            name: "large_entry_mappings",
+            range: ParamRange::Integer { min: 1, max: u32::MAX as i64 },
+            meaning: "large entries: mapping entries per entry",
+            source: "paper 000 Fig 5.15",
+        },
+    ]),
+    spare_layout: DEMAND_LAYOUT,
+    streams: DEMAND_STREAMS,
+    recovers: true,
+    test_overrides: |c| vec![("cache_bytes", bytes_of(quarter_map(c), 72))],
+};
 
 impl Default for ScftlParams {
     fn default() -> Self {
