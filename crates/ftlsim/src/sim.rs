@@ -50,7 +50,7 @@ pub struct Simulation {
     collector: Collector,
     oracle: Oracle,
     host: Host,
-    sectors_per_page: u16,
+    sectors_per_page: u8,
     requests: u64,
     /// Completion time of the request served last.
     last_finish: crate::timing::Nanos,
@@ -80,7 +80,7 @@ impl Simulation {
             collector: Collector::default(),
             oracle: Oracle::new(config.device.logical_pages()),
             host: Host::new(config),
-            sectors_per_page: (config.device.geometry.page_size / config.device.geometry.sector_size) as u16,
+            sectors_per_page: (config.device.geometry.page_size / config.device.geometry.sector_size) as u8,
             requests: 0,
             last_finish: 0,
             gc_victims_base: 0,
@@ -177,25 +177,25 @@ impl Simulation {
         let completions = workload.completions.clone();
         let lookahead = if completions.is_some() { 0 } else { LOOKAHEAD };
         let mut source = workload.requests;
-        let mut ahead: VecDeque<(PageRequest, SectorSpan)> = VecDeque::with_capacity(LOOKAHEAD + 1);
+        let mut ahead: VecDeque<PageRequest> = VecDeque::with_capacity(LOOKAHEAD + 1);
         let mut admission_error = None;
         loop {
             while admission_error.is_none() && ahead.len() <= lookahead {
                 let Some(request) = source.next() else { break };
-                match request.and_then(|r| self.host.admit_with_span(&workload.name, &r)) {
-                    Ok((page_request, span)) => {
+                match request.and_then(|r| self.host.admit(&workload.name, &r)) {
+                    Ok(page_request) => {
                         self.oracle.prefetch(page_request.first);
                         self.ftl.prefetch(page_request.first, Prefetch::Map, &self.flash);
-                        ahead.push_back((page_request, span));
+                        ahead.push_back(page_request);
                     }
                     Err(e) => admission_error = Some(e),
                 }
             }
-            if let Some((soon, _)) = ahead.get(LOOKAHEAD / 2) {
+            if let Some(soon) = ahead.get(LOOKAHEAD / 2) {
                 self.ftl.prefetch(soon.first, Prefetch::Pages, &self.flash);
             }
-            let Some((page_request, span)) = ahead.pop_front() else { break };
-            self.serve_span(page_request, span)?;
+            let Some(page_request) = ahead.pop_front() else { break };
+            self.serve(page_request)?;
             if let Some(tx) = &completions {
                 let _ = tx.send((self.last_finish as f64 * self.config.host.time_scale) as u64);
             }
@@ -221,17 +221,14 @@ impl Simulation {
         Ok(result)
     }
 
-    /// Serves one host request already reduced to whole pages.
+    /// Serves one host request reduced to pages (host flash operations carry the sectors of a
+    /// page the request touches when it does not touch all of them).
     #[inline]
     pub fn serve(&mut self, req: PageRequest) -> Result<()> {
-        self.serve_span(req, SectorSpan::WHOLE)
-    }
-
-    /// Serves one host request reduced to pages; `span` says which sectors of its first and last
-    /// pages it leaves untouched (host flash operations carry the sectors they touch).
-    #[inline]
-    pub fn serve_span(&mut self, req: PageRequest, span: SectorSpan) -> Result<()> {
         let index = self.requests;
+        let span = req.span;
+        // Most requests are page-aligned: their operations carry no sector range at all.
+        let partial = span != SectorSpan::WHOLE;
         let sectors_per_page = self.sectors_per_page;
         self.ops.clear();
         let check_reads = self.config.check.oracle;
@@ -243,7 +240,7 @@ impl Simulation {
             for i in 0..req.pages {
                 let lpn = self.host.lpn(&req, i);
                 ctx.ops.begin_chain();
-                ctx.ops.set_host_sectors(span.sectors(i, req.pages, sectors_per_page));
+                let page_ops = ctx.ops.len();
                 match req.kind {
                     IoKind::Read => {
                         let found = ftl.read(lpn, &mut ctx)?;
@@ -259,6 +256,11 @@ impl Simulation {
                     IoKind::Trim => {
                         self.oracle.trim(lpn);
                         ftl.trim(lpn, &mut ctx)?;
+                    }
+                }
+                if partial {
+                    if let Some(sectors) = span.sectors(i, req.pages, sectors_per_page) {
+                        ctx.ops.set_host_sectors(page_ops, sectors);
                     }
                 }
                 if cfg!(debug_assertions) {

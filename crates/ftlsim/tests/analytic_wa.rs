@@ -105,7 +105,13 @@ fn measure(op: f64, warm_up: u32, window: u32) -> Measured {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5EED ^ op.to_bits());
     let mut write = |sim: &mut Simulation| {
         // Arrival times do not affect write amplification.
-        let req = PageRequest { arrival: 0, kind: IoKind::Write, first: rng.gen_range(0..logical), pages: 1 };
+        let req = PageRequest {
+            arrival: 0,
+            kind: IoKind::Write,
+            first: rng.gen_range(0..logical),
+            pages: 1,
+            span: ftlsim::host::SectorSpan::WHOLE,
+        };
         sim.serve(req).unwrap();
     };
     for _ in 0..warm_up as u64 * logical as u64 {

@@ -265,7 +265,7 @@ fn sim(bug: Bug, config: &Config) -> Simulation {
 }
 
 fn page(i: u64, kind: IoKind, lpn: Lpn) -> PageRequest {
-    PageRequest { arrival: i * 1000, kind, first: lpn, pages: 1 }
+    PageRequest { arrival: i * 1000, kind, first: lpn, pages: 1, span: ftlsim::host::SectorSpan::WHOLE }
 }
 
 /// Random single-page writes (60%), reads (30%) and trims (10%); returns the first error.

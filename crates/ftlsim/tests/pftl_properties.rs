@@ -39,7 +39,7 @@ proptest! {
             let kind = match kind { 0..=4 => IoKind::Write, 5..=8 => IoKind::Read, _ => IoKind::Trim };
             let pages = pages.min(logical);
             let first = addr % (logical - pages + 1);
-            let req = PageRequest { arrival: i as u64 * 1000, kind, first, pages };
+            let req = PageRequest { arrival: i as u64 * 1000, kind, first, pages, span: ftlsim::host::SectorSpan::WHOLE };
             if let Err(e) = sim.serve(req) {
                 return Err(TestCaseError::fail(format!("request {i}: {e}")));
             }
@@ -81,8 +81,13 @@ fn striping_over_units_survives_uneven_live_data() {
         let mut x = 12345u64;
         for i in 0..(logical as u64 * 30) {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let req =
-                PageRequest { arrival: i, kind: IoKind::Write, first: ((x >> 33) % logical as u64) as u32, pages: 1 };
+            let req = PageRequest {
+                arrival: i,
+                kind: IoKind::Write,
+                first: ((x >> 33) % logical as u64) as u32,
+                pages: 1,
+                span: ftlsim::host::SectorSpan::WHOLE,
+            };
             sim.serve(req).unwrap_or_else(|e| panic!("{label}, write {i}: {e}"));
         }
         sim.check_invariants().unwrap();

@@ -20,7 +20,13 @@ fn requests(logical: u32) -> Vec<PageRequest> {
     (0..REQUESTS)
         .map(|i| {
             let kind = if rng.gen_bool(0.7) { IoKind::Write } else { IoKind::Read };
-            PageRequest { arrival: i * 2_000, kind, first: rng.gen_range(0..logical), pages: 1 }
+            PageRequest {
+                arrival: i * 2_000,
+                kind,
+                first: rng.gen_range(0..logical),
+                pages: 1,
+                span: ftlsim::host::SectorSpan::WHOLE,
+            }
         })
         .collect()
 }

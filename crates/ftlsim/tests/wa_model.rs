@@ -53,7 +53,14 @@ fn window(write_fraction: f64, skewed: bool, warmup: u32, measured: u32) -> (WaM
             let kind = if rng.gen_bool(write_fraction) { IoKind::Write } else { IoKind::Read };
             let lpn =
                 if skewed && rng.gen_bool(0.8) { rng.gen_range(0..LOGICAL / 5) } else { rng.gen_range(0..LOGICAL) };
-            sim.serve(PageRequest { arrival: i as u64 * 1000, kind, first: lpn, pages: 1 }).unwrap();
+            sim.serve(PageRequest {
+                arrival: i as u64 * 1000,
+                kind,
+                first: lpn,
+                pages: 1,
+                span: ftlsim::host::SectorSpan::WHOLE,
+            })
+            .unwrap();
         }
     };
     serve(&mut sim, warmup * LOGICAL);

@@ -77,7 +77,13 @@ fn full_two_dies(ftl: &FtlInfo) -> Result<Config, SimError> {
 
 fn request(i: usize, kind: IoKind, first: u32, pages: u32, logical: u32) -> PageRequest {
     let first = first.min(logical - 1);
-    PageRequest { arrival: i as u64 * 2_000, kind, first, pages: pages.clamp(1, logical - first) }
+    PageRequest {
+        arrival: i as u64 * 2_000,
+        kind,
+        first,
+        pages: pages.clamp(1, logical - first),
+        span: crate::host::SectorSpan::WHOLE,
+    }
 }
 
 /// Two sequential passes of 4-page writes, then sequential 8-page reads.
@@ -169,7 +175,13 @@ fn seed(name: &str) -> u64 {
 /// Reads every LPN back through the FTL's read path (the oracle checks each page).
 fn read_back(sim: &mut Simulation, logical: u32) -> Result<(), SimError> {
     for first in (0..logical).step_by(8) {
-        sim.serve(PageRequest { arrival: 0, kind: IoKind::Read, first, pages: 8.min(logical - first) })?;
+        sim.serve(PageRequest {
+            arrival: 0,
+            kind: IoKind::Read,
+            first,
+            pages: 8.min(logical - first),
+            span: crate::host::SectorSpan::WHOLE,
+        })?;
     }
     Ok(())
 }

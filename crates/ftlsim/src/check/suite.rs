@@ -225,7 +225,13 @@ impl FuzzCase {
             };
             let first = u16::from_le_bytes([lo, hi]) as u32 % logical;
             let pages = (1 + len as u32 % 8).min(logical - first);
-            requests.push(PageRequest { arrival: requests.len() as u64 * 1000, kind, first, pages });
+            requests.push(PageRequest {
+                arrival: requests.len() as u64 * 1000,
+                kind,
+                first,
+                pages,
+                span: crate::host::SectorSpan::WHOLE,
+            });
         }
         power_losses.retain(|&p| p > 0);
         Ok(FuzzCase { ftl, config, requests, power_losses })
@@ -430,7 +436,13 @@ fn serve_a_few(sim: &mut Simulation, logical: u32) -> Result<()> {
     sim.precondition()?;
     for (i, kind) in [IoKind::Write, IoKind::Read, IoKind::Write, IoKind::Trim, IoKind::Read].into_iter().enumerate() {
         let first = (i as u32 * 7919) % logical;
-        sim.serve(PageRequest { arrival: i as u64 * u32::MAX as u64, kind, first, pages: (logical - first).min(4) })?;
+        sim.serve(PageRequest {
+            arrival: i as u64 * u32::MAX as u64,
+            kind,
+            first,
+            pages: (logical - first).min(4),
+            span: crate::host::SectorSpan::WHOLE,
+        })?;
     }
     sim.check_invariants()
 }

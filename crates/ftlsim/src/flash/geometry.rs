@@ -90,8 +90,8 @@ impl Geometry {
                 format!("{} exceeds the spare area of {} bytes", self.spare_usable.unwrap_or(0), self.spare_size),
             ));
         }
-        if self.page_size / self.sector_size > u16::MAX as u32 {
-            return Err(SimError::config("device.geometry.sector_size", "at most 65535 sectors per page"));
+        if self.page_size / self.sector_size > u8::MAX as u32 {
+            return Err(SimError::config("device.geometry.sector_size", "at most 255 sectors per page"));
         }
         let pages = self.total_pages_u64();
         if pages > u32::MAX as u64 {

@@ -1,6 +1,8 @@
 //! Flash operations as the FTL emits them, tagged with their purpose so the metrics can
 //! attribute all traffic without the FTL counting by hand.
 
+use std::num::NonZeroU8;
+
 use serde::Serialize;
 
 use super::Ppn;
@@ -64,11 +66,12 @@ impl Purpose {
 pub const NO_DEP: u32 = u32::MAX;
 
 /// The sectors of a page an operation touches, when not the whole page: a host access to part
-/// of a page (DiffECC decodes only the segments a read needs).
+/// of a page (DiffECC decodes only the segments a read needs). Two bytes, and `Option<Sectors>`
+/// too (a count is never zero), so an operation stays 12 bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sectors {
-    pub first: u16,
-    pub count: u16,
+    pub first: u8,
+    pub count: NonZeroU8,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,14 +94,12 @@ pub struct FlashOp {
 pub struct OpLog {
     ops: Vec<FlashOp>,
     chain_tail: u32,
-    /// The part of the current page a host access touches (host operations carry it).
-    host_sectors: Option<Sectors>,
     counts: [[u64; 5]; 4],
 }
 
 impl OpLog {
     pub fn new() -> Self {
-        OpLog { ops: Vec::with_capacity(64), chain_tail: NO_DEP, host_sectors: None, counts: [[0; 5]; 4] }
+        OpLog { ops: Vec::with_capacity(64), chain_tail: NO_DEP, counts: [[0; 5]; 4] }
     }
 
     /// Forgets the ops of the previous request (keeps the counts).
@@ -113,18 +114,24 @@ impl OpLog {
         self.chain_tail = NO_DEP;
     }
 
-    /// The sectors of the page being served that the host touches (`None`: all of them), for
-    /// the host operations issued until the next call.
+    /// Operations issued so far for the current request.
     #[inline]
-    pub fn set_host_sectors(&mut self, sectors: Option<Sectors>) {
-        self.host_sectors = sectors;
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// Records on the host operations issued from index `from` on that they touch only
+    /// `sectors` of their page (a host access to part of a page; the rest keep `None`).
+    pub fn set_host_sectors(&mut self, from: usize, sectors: Sectors) {
+        for op in self.ops[from..].iter_mut().filter(|op| op.purpose == Purpose::Host) {
+            op.sectors = Some(sectors);
+        }
     }
 
     #[inline]
     pub fn push(&mut self, kind: OpKind, purpose: Purpose, ppn: Ppn) {
         let index = self.ops.len() as u32;
-        let sectors = if purpose == Purpose::Host { self.host_sectors } else { None };
-        self.ops.push(FlashOp { ppn, sectors, dep: self.chain_tail, kind, purpose });
+        self.ops.push(FlashOp { ppn, sectors: None, dep: self.chain_tail, kind, purpose });
         self.chain_tail = index;
         self.counts[kind as usize][purpose as usize] += 1;
     }
@@ -170,12 +177,20 @@ mod tests {
     }
 
     #[test]
+    fn an_operation_with_its_sectors_takes_12_bytes() {
+        assert_eq!(std::mem::size_of::<FlashOp>(), 12);
+    }
+
+    #[test]
     fn host_operations_carry_the_sectors_the_host_touches() {
         let mut log = OpLog::new();
-        let part = Sectors { first: 2, count: 6 };
-        log.set_host_sectors(Some(part));
+        let part = Sectors { first: 2, count: NonZeroU8::new(6).unwrap() };
+        log.push(OpKind::Read, Purpose::Host, 5);
+        let page = log.len();
         log.push(OpKind::Read, Purpose::Translation, 7);
         log.push(OpKind::Read, Purpose::Host, 9);
-        assert_eq!((log.ops()[0].sectors, log.ops()[1].sectors), (None, Some(part)));
+        log.set_host_sectors(page, part);
+        let sectors: Vec<_> = log.ops().iter().map(|op| op.sectors).collect();
+        assert_eq!(sectors, [None, None, Some(part)]);
     }
 }

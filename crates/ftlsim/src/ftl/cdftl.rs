@@ -520,7 +520,7 @@ mod tests {
     }
 
     fn page(kind: crate::workload::IoKind, lpn: Lpn) -> PageRequest {
-        PageRequest { arrival: 0, kind, first: lpn, pages: 1 }
+        PageRequest { arrival: 0, kind, first: lpn, pages: 1, span: crate::host::SectorSpan::WHOLE }
     }
 
     #[test]

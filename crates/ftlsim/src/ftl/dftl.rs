@@ -362,7 +362,13 @@ mod tests {
         let c = tiny_config(&["ftl.dftl.cache_bytes=24", "ftl.dftl.entry_bits=64", "ftl.dftl.replacement=\"lru\""]);
         let mut sim = crate::Simulation::new(&c, "dftl").unwrap();
         sim.precondition().unwrap();
-        let page = |kind, lpn| crate::host::PageRequest { arrival: 0, kind, first: lpn, pages: 1 };
+        let page = |kind, lpn| crate::host::PageRequest {
+            arrival: 0,
+            kind,
+            first: lpn,
+            pages: 1,
+            span: crate::host::SectorSpan::WHOLE,
+        };
         use crate::workload::IoKind::{Read, Write};
         for lpn in [0, 1, 8] {
             sim.serve(page(Write, lpn)).unwrap(); // three misses, each fetching its TP
@@ -390,7 +396,13 @@ mod tests {
         ]);
         let mut sim = crate::Simulation::new(&c, "dftl").unwrap();
         sim.precondition().unwrap();
-        let page = |kind, lpn| crate::host::PageRequest { arrival: 0, kind, first: lpn, pages: 1 };
+        let page = |kind, lpn| crate::host::PageRequest {
+            arrival: 0,
+            kind,
+            first: lpn,
+            pages: 1,
+            span: crate::host::SectorSpan::WHOLE,
+        };
         use crate::workload::IoKind::{Read, Write};
         for lpn in [0, 1, 8] {
             sim.serve(page(Write, lpn)).unwrap();

@@ -141,6 +141,7 @@ mod tests {
                 kind: crate::workload::IoKind::Read,
                 first,
                 pages: 8.min(logical - first),
+                span: crate::host::SectorSpan::WHOLE,
             })
             .unwrap();
         }
@@ -161,6 +162,7 @@ mod tests {
                 kind: r.kind,
                 first,
                 pages: (r.len_bytes / page) as u32,
+                span: crate::host::SectorSpan::WHOLE,
             })
             .unwrap();
         }

@@ -486,7 +486,7 @@ mod tests {
     use crate::workload::IoKind::{Read, Write};
 
     fn page(kind: crate::workload::IoKind, lpn: Lpn) -> PageRequest {
-        PageRequest { arrival: 0, kind, first: lpn, pages: 1 }
+        PageRequest { arrival: 0, kind, first: lpn, pages: 1, span: crate::host::SectorSpan::WHOLE }
     }
 
     #[test]

@@ -818,7 +818,14 @@ mod tests {
             sim.precondition().unwrap();
             // Six one-entry nodes (counter +3, reset, +3, reset), then a sequential run in TP 6.
             for lpn in [0, 8, 16, 24, 32, 40, 48, 49, 50, 51, 52, 53, 54, 55] {
-                sim.serve(PageRequest { arrival: 0, kind: IoKind::Read, first: lpn, pages: 1 }).unwrap();
+                sim.serve(PageRequest {
+                    arrival: 0,
+                    kind: IoKind::Read,
+                    first: lpn,
+                    pages: 1,
+                    span: crate::host::SectorSpan::WHOLE,
+                })
+                .unwrap();
             }
             sim.check_invariants().unwrap();
             let report = sim.result("t", serde_json::Value::Null, 1.0).report;
@@ -948,13 +955,26 @@ mod tests {
             sim.precondition().unwrap();
             // The caches start cold: one sequential read pass loads every entry.
             for (i, first) in (0..65536).step_by(8).enumerate() {
-                sim.serve(PageRequest { arrival: i as u64 * 1_000_000, kind: IoKind::Read, first, pages: 8 }).unwrap();
+                sim.serve(PageRequest {
+                    arrival: i as u64 * 1_000_000,
+                    kind: IoKind::Read,
+                    first,
+                    pages: 8,
+                    span: crate::host::SectorSpan::WHOLE,
+                })
+                .unwrap();
             }
             let a = sim.result("warm", serde_json::Value::Null, 1.0).report;
             for r in spec.workload(65536, 4096).unwrap().requests.map(|r| r.unwrap()) {
                 let (first, pages) = ((r.offset_bytes / 4096) as u32, (r.len_bytes / 4096) as u32);
-                sim.serve(PageRequest { arrival: 8192 * 1_000_000 + r.arrival_ns, kind: r.kind, first, pages })
-                    .unwrap();
+                sim.serve(PageRequest {
+                    arrival: 8192 * 1_000_000 + r.arrival_ns,
+                    kind: r.kind,
+                    first,
+                    pages,
+                    span: crate::host::SectorSpan::WHOLE,
+                })
+                .unwrap();
             }
             let b = sim.result("window", serde_json::Value::Null, 1.0).report;
             let total = |r: &crate::metrics::Report| r.response.mean_us * r.host.requests as f64;

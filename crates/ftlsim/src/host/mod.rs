@@ -4,6 +4,8 @@
 
 use crate::config::{AddressPolicy, Config};
 use crate::error::{Result, SimError};
+use std::num::NonZeroU8;
+
 use crate::flash::{Lpn, Sectors};
 use crate::timing::Nanos;
 use crate::workload::{IoKind, Request};
@@ -15,14 +17,16 @@ pub struct PageRequest {
     pub kind: IoKind,
     pub first: Lpn,
     pub pages: u32,
+    /// The sectors of its first and last pages it leaves untouched.
+    pub span: SectorSpan,
 }
 
 /// The sectors a request leaves untouched at the start of its first page and at the end of its
 /// last page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SectorSpan {
-    pub head: u16,
-    pub tail: u16,
+    pub head: u8,
+    pub tail: u8,
 }
 
 impl SectorSpan {
@@ -32,10 +36,14 @@ impl SectorSpan {
     /// The sectors page `i` of a request of `pages` pages touches, out of `per_page`; `None`
     /// when it touches the whole page.
     #[inline]
-    pub fn sectors(&self, i: u32, pages: u32, per_page: u16) -> Option<Sectors> {
+    pub fn sectors(&self, i: u32, pages: u32, per_page: u8) -> Option<Sectors> {
         let first = if i == 0 { self.head } else { 0 };
         let end = if i + 1 == pages { per_page - self.tail } else { per_page };
-        (first != 0 || end != per_page).then_some(Sectors { first, count: end - first })
+        if first == 0 && end == per_page {
+            return None;
+        }
+        let count = NonZeroU8::new(end - first).expect("a request touches a sector of each of its pages");
+        Some(Sectors { first, count })
     }
 }
 
@@ -66,11 +74,6 @@ impl Host {
 
     /// Admits one request; `source` names the trace in error messages.
     pub fn admit(&self, source: &str, req: &Request) -> Result<PageRequest> {
-        self.admit_with_span(source, req).map(|(request, _)| request)
-    }
-
-    /// Admits one request, with the sectors of its first and last pages it leaves untouched.
-    pub fn admit_with_span(&self, source: &str, req: &Request) -> Result<(PageRequest, SectorSpan)> {
         let location = || format!("{source}:{}", req.line);
         if req.len_bytes == 0 {
             return Err(SimError::input(location(), "request of zero bytes"));
@@ -102,18 +105,21 @@ impl Host {
                 format!("request of {} bytes is larger than the device", req.len_bytes),
             ));
         }
-        let per_page = self.page_size / self.sector_size;
+        // Bytes before the request in its first page and after it in its last (no division for
+        // the page-aligned requests of most traces).
+        let before = offset - first * self.page_size;
+        let after = (first + pages) * self.page_size - end;
         let span = SectorSpan {
-            head: ((offset % self.page_size) / self.sector_size) as u16,
-            tail: (per_page - 1 - ((end - 1) % self.page_size) / self.sector_size) as u16,
+            head: if before == 0 { 0 } else { (before / self.sector_size) as u8 },
+            tail: if after == 0 { 0 } else { (after / self.sector_size) as u8 },
         };
-        let request = PageRequest {
+        Ok(PageRequest {
             arrival: (req.arrival_ns as f64 / self.time_scale) as Nanos,
             kind: req.kind,
             first: first as Lpn,
             pages: pages as u32,
-        };
-        Ok((request, span))
+            span,
+        })
     }
 
     /// The i-th LPN of a request (folding wraps around the end of the space).
@@ -155,16 +161,17 @@ mod tests {
         let h = host("error");
         // 8 KB pages of 16 sectors: page 3 from byte 1024 on, the whole of page 4 and the first
         // 1,100 bytes (3 sectors) of page 5.
-        let (p, span) = h.admit_with_span("t", &req(8192 * 3 + 1024, 7168 + 8192 + 1100)).unwrap();
+        let p = h.admit("t", &req(8192 * 3 + 1024, 7168 + 8192 + 1100)).unwrap();
+        let span = p.span;
         assert_eq!((p.first, p.pages), (3, 3));
         assert_eq!(span, SectorSpan { head: 2, tail: 13 });
-        assert_eq!(span.sectors(0, 3, 16), Some(Sectors { first: 2, count: 14 }));
+        let part = |first, count| Some(Sectors { first, count: NonZeroU8::new(count).unwrap() });
+        assert_eq!(span.sectors(0, 3, 16), part(2, 14));
         assert_eq!(span.sectors(1, 3, 16), None);
-        assert_eq!(span.sectors(2, 3, 16), Some(Sectors { first: 0, count: 3 }));
-        let (_, whole) = h.admit_with_span("t", &req(8192, 8192)).unwrap();
-        assert_eq!(whole, SectorSpan::WHOLE);
-        let (_, inside) = h.admit_with_span("t", &req(8192 + 512, 512)).unwrap();
-        assert_eq!(inside.sectors(0, 1, 16), Some(Sectors { first: 1, count: 1 }));
+        assert_eq!(span.sectors(2, 3, 16), part(0, 3));
+        assert_eq!(h.admit("t", &req(8192, 8192)).unwrap().span, SectorSpan::WHOLE);
+        let inside = h.admit("t", &req(8192 + 512, 512)).unwrap().span;
+        assert_eq!(inside.sectors(0, 1, 16), part(1, 1));
     }
 
     #[test]

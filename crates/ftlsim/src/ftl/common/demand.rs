@@ -349,6 +349,7 @@ pub mod tests_support {
                 kind,
                 first: (r.offset_bytes / page) as u32,
                 pages: (r.len_bytes / page) as u32,
+                span: crate::host::SectorSpan::WHOLE,
             };
             sim.serve(req).unwrap_or_else(|e| panic!("{ftl} {sets:?}, request {i}: {e}"));
         }

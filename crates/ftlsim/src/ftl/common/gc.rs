@@ -185,7 +185,14 @@ mod tests {
                 let mut sim = Simulation::new(&config, ftl).unwrap();
                 for i in 0..3000u32 {
                     let first = i.wrapping_mul(2_654_435_761).rotate_left(9) % logical;
-                    sim.serve(PageRequest { arrival: 0, kind: IoKind::Write, first, pages: 1 }).unwrap();
+                    sim.serve(PageRequest {
+                        arrival: 0,
+                        kind: IoKind::Write,
+                        first,
+                        pages: 1,
+                        span: crate::host::SectorSpan::WHOLE,
+                    })
+                    .unwrap();
                 }
                 sim.check_invariants().unwrap();
                 assert!(sim.ftl().blocks().gc_victims() > 0, "{policy} {ftl}");

@@ -171,8 +171,13 @@ mod tests {
         for i in 0..20_000u32 {
             let r = i.wrapping_mul(2_654_435_761);
             let first = if r % 10 < 9 { (r >> 8) % (logical / 10) } else { (r >> 8) % logical };
-            let request =
-                crate::host::PageRequest { arrival: 0, kind: crate::workload::IoKind::Write, first, pages: 1 };
+            let request = crate::host::PageRequest {
+                arrival: 0,
+                kind: crate::workload::IoKind::Write,
+                first,
+                pages: 1,
+                span: crate::host::SectorSpan::WHOLE,
+            };
             sim.serve(request).unwrap();
         }
         let erase = sim.result("w", serde_json::Value::Null, 0.0).report.erase_count;
