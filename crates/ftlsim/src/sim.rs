@@ -240,7 +240,7 @@ impl Simulation {
             for i in 0..req.pages {
                 let lpn = self.host.lpn(&req, i);
                 ctx.ops.begin_chain();
-                let page_ops = ctx.ops.len();
+                let page_ops = ctx.ops.issued();
                 match req.kind {
                     IoKind::Read => {
                         let found = ftl.read(lpn, &mut ctx)?;

@@ -116,7 +116,7 @@ impl OpLog {
 
     /// Operations issued so far for the current request.
     #[inline]
-    pub fn len(&self) -> usize {
+    pub fn issued(&self) -> usize {
         self.ops.len()
     }
 
@@ -186,7 +186,7 @@ mod tests {
         let mut log = OpLog::new();
         let part = Sectors { first: 2, count: NonZeroU8::new(6).unwrap() };
         log.push(OpKind::Read, Purpose::Host, 5);
-        let page = log.len();
+        let page = log.issued();
         log.push(OpKind::Read, Purpose::Translation, 7);
         log.push(OpKind::Read, Purpose::Host, 9);
         log.set_host_sectors(page, part);
