@@ -31,6 +31,11 @@ pub enum SimError {
     #[error("invariant violated in FTL {ftl} after request {request}: {message}")]
     Invariant { ftl: String, request: u64, message: String },
 
+    /// Power failed while the FTL was serving a request (a planned power loss inside a request);
+    /// the simulation recovers and goes on. Never reaches a user.
+    #[error("power failed during a request")]
+    PowerCut,
+
     /// The FTL cannot recover from power loss.
     #[error("FTL {ftl} does not support power-loss recovery")]
     RecoveryUnsupported { ftl: String },

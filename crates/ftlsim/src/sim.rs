@@ -36,6 +36,9 @@ pub struct RunResult {
 /// Requests admitted ahead of the one being served (for prefetching).
 const LOOKAHEAD: usize = 8;
 
+/// A power loss inside a request strikes at one of its first this many flash operations.
+const POWER_CUT_WITHIN: usize = 6;
+
 /// How often the progress callback is called, in requests.
 pub const PROGRESS_EVERY: u64 = 1 << 16;
 
@@ -58,6 +61,8 @@ pub struct Simulation {
     gc_stats_base: GcStats,
     recovery: RecoveryReport,
     power_loss_at: Vec<u64>,
+    /// Requests a power loss cut short.
+    power_cuts: u64,
 }
 
 impl Simulation {
@@ -87,12 +92,18 @@ impl Simulation {
             gc_stats_base: GcStats::default(),
             recovery: RecoveryReport::default(),
             power_loss_at: Vec::new(),
+            power_cuts: 0,
             config: config.clone(),
             sram_at_start: ftl.sram(),
             ftl,
         };
         sim.set_power_loss_points(power_loss_at);
         Ok(sim)
+    }
+
+    /// Requests a power loss struck inside (`check.power_loss_inside`).
+    pub fn power_cuts(&self) -> u64 {
+        self.power_cuts
     }
 
     pub fn ftl(&self) -> &dyn Ftl {
@@ -225,52 +236,15 @@ impl Simulation {
     /// page the request touches when it does not touch all of them).
     #[inline]
     pub fn serve(&mut self, req: PageRequest) -> Result<()> {
-        let index = self.requests;
-        let span = req.span;
-        // Most requests are page-aligned: their operations carry no sector range at all.
-        let partial = span != SectorSpan::WHOLE;
-        let sectors_per_page = self.sectors_per_page;
         self.ops.clear();
-        let check_reads = self.config.check.oracle;
-        let mut unmapped = 0;
-        {
-            let ftl = self.ftl.as_mut();
-            let mut ctx = FtlCtx { flash: &mut self.flash, ops: &mut self.ops, cache: &mut self.cache };
-            ftl.begin_request(req.first, req.pages);
-            for i in 0..req.pages {
-                let lpn = self.host.lpn(&req, i);
-                ctx.ops.begin_chain();
-                let page_ops = ctx.ops.issued();
-                match req.kind {
-                    IoKind::Read => {
-                        let found = ftl.read(lpn, &mut ctx)?;
-                        if check_reads {
-                            self.oracle.verify(ftl.name(), index, lpn, found, ctx.flash)?;
-                        }
-                        unmapped += found.is_none() as u64;
-                    }
-                    IoKind::Write => {
-                        let version = self.oracle.next_version(lpn);
-                        ftl.write(lpn, version, &mut ctx)?;
-                    }
-                    IoKind::Trim => {
-                        self.oracle.trim(lpn);
-                        ftl.trim(lpn, &mut ctx)?;
-                    }
-                }
-                if partial {
-                    if let Some(sectors) = span.sectors(i, req.pages, sectors_per_page) {
-                        ctx.ops.set_host_sectors(page_ops, sectors);
-                    }
-                }
-                if cfg!(debug_assertions) {
-                    // The cheap check of debug builds: the side-effect-free resolver agrees with the oracle.
-                    let found = ftl.lookup(lpn, ctx.flash);
-                    self.oracle
-                        .verify(ftl.name(), index, lpn, found, ctx.flash)
-                        .map_err(|e| tagged(e, &format!("lookup after {:?}", req.kind).to_lowercase()))?;
-                }
-            }
+        let cut = self.arm_power_cut();
+        let unmapped = match self.serve_pages(&req, cut) {
+            Err(SimError::PowerCut) => return self.power_cut_inside(),
+            outcome => outcome?,
+        };
+        if cut {
+            // It issued fewer operations than the power loss waited for: its writes completed.
+            self.oracle.forget_cuts();
         }
         let served = self.timing.serve(req.arrival, self.ops.ops());
         self.last_finish = served.finish;
@@ -291,6 +265,84 @@ impl Simulation {
             self.power_loss()?;
         }
         Ok(())
+    }
+
+    /// The FTL's part of a request, page by page; returns the pages read unmapped. With `cut`, a
+    /// planned power loss may strike inside it: the LPNs it was writing go to the oracle as cut.
+    #[inline]
+    fn serve_pages(&mut self, req: &PageRequest, cut: bool) -> Result<u64> {
+        let index = self.requests;
+        let span = req.span;
+        // Most requests are page-aligned: their operations carry no sector range at all.
+        let partial = span != SectorSpan::WHOLE;
+        let sectors_per_page = self.sectors_per_page;
+        let check_reads = self.config.check.oracle;
+        let mut unmapped = 0;
+        let ftl = self.ftl.as_mut();
+        let mut ctx = FtlCtx { flash: &mut self.flash, ops: &mut self.ops, cache: &mut self.cache };
+        ftl.begin_request(req.first, req.pages);
+        for i in 0..req.pages {
+            let lpn = self.host.lpn(req, i);
+            ctx.ops.begin_chain();
+            let page_ops = ctx.ops.issued();
+            match req.kind {
+                IoKind::Read => {
+                    let found = ftl.read(lpn, &mut ctx)?;
+                    if check_reads {
+                        self.oracle.verify(ftl.name(), index, lpn, found, ctx.flash)?;
+                    }
+                    unmapped += found.is_none() as u64;
+                }
+                IoKind::Write => {
+                    if cut {
+                        self.oracle.write_cut(lpn, self.oracle.state(lpn));
+                    }
+                    let version = self.oracle.next_version(lpn);
+                    ftl.write(lpn, version, &mut ctx)?;
+                }
+                IoKind::Trim => {
+                    self.oracle.trim(lpn);
+                    ftl.trim(lpn, &mut ctx)?;
+                }
+            }
+            if partial {
+                if let Some(sectors) = span.sectors(i, req.pages, sectors_per_page) {
+                    ctx.ops.set_host_sectors(page_ops, sectors);
+                }
+            }
+            if cfg!(debug_assertions) {
+                // The cheap check of debug builds: the side-effect-free resolver agrees with the oracle.
+                let found = ftl.lookup(lpn, ctx.flash);
+                self.oracle
+                    .verify(ftl.name(), index, lpn, found, ctx.flash)
+                    .map_err(|e| tagged(e, &format!("lookup after {:?}", req.kind).to_lowercase()))?;
+            }
+        }
+        Ok(unmapped)
+    }
+
+    /// With `check.power_loss_inside`, arms the power loss planned for the request about to be
+    /// served to strike at one of its first flash operations (drawn from the seed); a request
+    /// that issues fewer loses power after it. Returns whether one is armed.
+    fn arm_power_cut(&mut self) -> bool {
+        let armed = self.config.check.power_loss_inside && self.power_loss_at.last() == Some(&(self.requests + 1));
+        let at = armed.then(|| {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(self.config.seed ^ self.requests.rotate_left(32));
+            rng.gen_range(0..POWER_CUT_WITHIN)
+        });
+        self.ops.set_power_cut(at);
+        armed
+    }
+
+    /// A planned power loss struck inside the request being served: the request never
+    /// completes (nothing of it reaches the response statistics), the FTL recovers, and each
+    /// LPN it was writing must read back as its old or its new version.
+    fn power_cut_inside(&mut self) -> Result<()> {
+        self.ops.set_power_cut(None);
+        self.power_cuts += 1;
+        self.requests += 1;
+        self.power_loss_at.pop();
+        self.power_loss()
     }
 
     /// The full invariant check (`check::check_invariants`), and that the reported SRAM still

@@ -71,3 +71,29 @@ fn translation_writes_after_a_power_loss_match_a_run_without_one() {
         );
     }
 }
+
+#[test]
+fn power_losses_inside_requests_leave_each_page_old_or_new_for_every_ftl() {
+    for info in REGISTRY {
+        let sets = ["check.power_loss_inside=true".to_string(), "check.invariants_every=50".to_string()];
+        let config = test_device(info.name, 2, 2, 16, 16, &sets).unwrap();
+        let logical = config.device.logical_pages();
+        let mut sim = Simulation::new(&config, info.name).unwrap();
+        sim.set_power_loss_points((1..=40).map(|i| i * 97).collect());
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        for i in 0..4000 {
+            let first = rng.gen_range(0..logical);
+            let pages = rng.gen_range(1..=8).min(logical - first);
+            let kind = if rng.gen_bool(0.7) { IoKind::Write } else { IoKind::Read };
+            let request = PageRequest { arrival: i * 2_000, kind, first, pages, span: ftlsim::host::SectorSpan::WHOLE };
+            sim.serve(request).unwrap_or_else(|e| panic!("{}: request {i}: {e}", info.name));
+        }
+        sim.check_invariants().unwrap();
+        assert!(
+            sim.power_cuts() >= 20,
+            "{}: only {} of 40 power losses struck inside a request",
+            info.name,
+            sim.power_cuts()
+        );
+    }
+}

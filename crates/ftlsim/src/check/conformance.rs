@@ -48,6 +48,12 @@ fn parallel(ftl: &FtlInfo) -> Result<Config, SimError> {
     least_spare_device_for(ftl, 2, 2, 16, 16, 4, &extra.map(String::from))
 }
 
+/// The standard device, its power losses striking inside requests (between the flash operations
+/// of a request, interrupting a program if one is under way).
+fn cut_inside(ftl: &FtlInfo) -> Result<Config, SimError> {
+    test_device_for(ftl, 2, 2, 16, 16, &["check.power_loss_inside=true".into()])
+}
+
 fn filled(ftl: &FtlInfo) -> Result<Config, SimError> {
     test_device_for(ftl, 2, 2, 16, 16, &["precondition.mode=\"fill\"".into()])
 }
@@ -162,6 +168,7 @@ pub const WORKLOADS: &[Workload] = &[
     Workload { name: "mixed_read_write", device: standard, requests: mixed },
     Workload { name: "mixed_parallel_cost_benefit", device: parallel, requests: mixed },
     Workload { name: "trims", device: standard, requests: trims },
+    Workload { name: "power_cuts_inside_requests", device: cut_inside, requests: mixed },
     Workload { name: "tiny_device_constant_gc", device: tiny, requests: overwrites },
     Workload { name: "full_device", device: full, requests: overwrites },
     Workload { name: "full_device_two_dies", device: full_two_dies, requests: overwrites },

@@ -15,13 +15,20 @@ pub struct Oracle {
     /// the version they hold now. Their counter in `versions` goes on from the last write, so a
     /// version is never written twice.
     rolled_back: HashMap<Lpn, u32>,
+    /// LPNs of a write request a power loss cut, with what the oracle held before the write: each
+    /// may come back old or new.
+    in_doubt: HashMap<Lpn, u32>,
 }
 
 const TRIMMED: u32 = 1 << 31;
 
 impl Oracle {
     pub fn new(logical_pages: u32) -> Self {
-        Oracle { versions: crate::mem::zeroed_vec(logical_pages as usize), rolled_back: HashMap::new() }
+        Oracle {
+            versions: crate::mem::zeroed_vec(logical_pages as usize),
+            rolled_back: HashMap::new(),
+            in_doubt: HashMap::new(),
+        }
     }
 
     #[inline]
@@ -29,6 +36,26 @@ impl Oracle {
         if let Some(v) = self.versions.get(lpn as usize) {
             crate::mem::prefetch(v);
         }
+    }
+
+    /// What the oracle holds for `lpn` (to hand back to [`Oracle::write_cut`]): the version it
+    /// holds (a rolled-back one included) with the trimmed flag.
+    pub fn state(&self, lpn: Lpn) -> u32 {
+        match self.rolled_back.get(&lpn) {
+            Some(&held) => held,
+            None => self.versions[lpn as usize],
+        }
+    }
+
+    /// A power loss cut a write of `lpn` (or the request it belonged to), which held `before`
+    /// ([`Oracle::state`]) until the write: the next recovery may bring back either version.
+    pub fn write_cut(&mut self, lpn: Lpn, before: u32) {
+        self.in_doubt.entry(lpn).or_insert(before);
+    }
+
+    /// The request whose writes were registered with [`Oracle::write_cut`] completed after all.
+    pub fn forget_cuts(&mut self) {
+        self.in_doubt.clear();
     }
 
     /// Assigns the next version of an LPN being written.
@@ -87,6 +114,9 @@ impl Oracle {
         found: Option<Ppn>,
         flash: &FlashArray,
     ) -> Result<()> {
+        if let Some(before) = self.in_doubt.remove(&lpn) {
+            return self.verify_cut(ftl, request, lpn, found, flash, before);
+        }
         let v = self.versions[lpn as usize];
         if let Some(ppn) = found.filter(|_| v & TRIMMED != 0) {
             let spare = flash.is_programmed(ppn).then(|| flash.spare_unchecked(ppn));
@@ -100,6 +130,32 @@ impl Oracle {
             }
         }
         self.verify(ftl, request, lpn, found, flash)
+    }
+
+    /// [`Oracle::verify_recovered`] of an LPN whose write a power loss cut: the new version, or
+    /// whatever the LPN could hold before the write; the version counter goes on from the new one.
+    fn verify_cut(
+        &mut self,
+        ftl: &str,
+        request: u64,
+        lpn: Lpn,
+        found: Option<Ppn>,
+        flash: &FlashArray,
+        before: u32,
+    ) -> Result<()> {
+        let new = self.versions[lpn as usize];
+        if self.verify(ftl, request, lpn, found, flash).is_ok() {
+            return Ok(());
+        }
+        self.versions[lpn as usize] = before;
+        let outcome = self.verify_recovered(ftl, request, lpn, found, flash);
+        let held = self.version(lpn);
+        self.rolled_back.remove(&lpn);
+        self.versions[lpn as usize] = if held == 0 { new | TRIMMED } else { new };
+        if held != 0 && held != new {
+            self.rolled_back.insert(lpn, held);
+        }
+        outcome
     }
 
     /// Checks that `found` is what a read of `lpn` must resolve to (a page holding the LPN's last
@@ -179,5 +235,34 @@ mod tests {
         assert!(o.verify_recovered("x", 0, 5, Some(1), &flash).is_err(), "not trimmed any more: strict");
         assert_eq!(o.next_version(5), 3, "the counter goes on from the last write");
         assert_eq!(o.version(5), 3);
+    }
+
+    #[test]
+    fn a_cut_write_may_come_back_old_or_new_even_after_a_rollback() {
+        let c = Config::preset("mlc8g").unwrap();
+        let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
+        let mut o = Oracle::new(16);
+        for ppn in 0..2 {
+            let v = o.next_version(4);
+            flash.program(ppn, PageKind::Data, 4, v).unwrap();
+        }
+        // A first cut write (version 3) comes back as version 2.
+        o.write_cut(4, o.state(4));
+        assert_eq!(o.next_version(4), 3);
+        o.verify_recovered("x", 0, 4, Some(1), &flash).unwrap();
+        assert_eq!(o.version(4), 2);
+        // A second one (version 4) comes back as version 2 again, then a third as the new one.
+        o.write_cut(4, o.state(4));
+        assert_eq!(o.next_version(4), 4, "versions are never reused");
+        o.verify_recovered("x", 0, 4, Some(1), &flash).unwrap();
+        o.write_cut(4, o.state(4));
+        let v = o.next_version(4);
+        flash.program(2, PageKind::Data, 4, v).unwrap();
+        o.verify_recovered("x", 0, 4, Some(2), &flash).unwrap();
+        assert_eq!(o.version(4), 5);
+        // Never an older version than the one held before the write.
+        o.write_cut(4, o.state(4));
+        o.next_version(4);
+        assert!(o.verify_recovered("x", 0, 4, Some(0), &flash).is_err(), "version 1 is older than both");
     }
 }

@@ -257,11 +257,15 @@ pub struct CheckConfig {
     /// (syntax in `check::PowerLossPlan`).
     #[serde(default)]
     pub power_loss_at: String,
+    /// Each planned power loss strikes inside its request, between the flash operations the FTL
+    /// issues for it (a program it interrupts leaves a corrupt page), instead of after it.
+    #[serde(default)]
+    pub power_loss_inside: bool,
 }
 
 impl Default for CheckConfig {
     fn default() -> Self {
-        CheckConfig { oracle: true, invariants_every: 0, power_loss_at: String::new() }
+        CheckConfig { oracle: true, invariants_every: 0, power_loss_at: String::new(), power_loss_inside: false }
     }
 }
 

@@ -68,6 +68,8 @@ pub enum BlockState {
 /// The version a free page carries in the array's spare model: writers' versions start at 1 (a
 /// zeroed array is an erased one, so untouched parts of a large device cost no resident memory).
 const ERASED: u32 = 0;
+/// The version of a page whose program a power loss interrupted: programmed, but unreadable.
+const CORRUPT: u32 = u32::MAX;
 
 #[derive(Debug, Clone, Copy, Default)]
 struct BlockMeta {
@@ -163,10 +165,30 @@ impl FlashArray {
         self.version[ppn as usize] == ERASED
     }
 
-    /// Whether the page has been programmed since its block's erase.
+    /// Whether the page has been programmed since its block's erase (corrupt pages included).
     #[inline]
     pub fn is_programmed(&self, ppn: Ppn) -> bool {
         !self.is_free(ppn)
+    }
+
+    /// Whether the page's program was interrupted by a power loss (it reads back as garbage).
+    #[inline]
+    pub fn is_corrupt(&self, ppn: Ppn) -> bool {
+        self.version[ppn as usize] == CORRUPT
+    }
+
+    /// Whether a block holds a page whose program was interrupted.
+    pub fn has_corrupt_page(&self, pbn: Pbn) -> bool {
+        let first = self.geometry.first_page(pbn);
+        (first..first + self.blocks[pbn as usize].write_ptr).any(|p| self.is_corrupt(p))
+    }
+
+    /// A program that a power loss interrupts: the page is taken (under the program-order rule,
+    /// as a program) but holds nothing readable.
+    pub fn program_interrupted(&mut self, ppn: Ppn, kind: PageKind) -> Result<()> {
+        self.program(ppn, kind, 0, 1)?;
+        self.version[ppn as usize] = CORRUPT;
+        Ok(())
     }
 
     /// Programs a free page: each page at most once between erases, in the order the device's
@@ -178,8 +200,8 @@ impl FlashArray {
             let rule = "page is not free (already programmed since the last erase)".to_string();
             return Err(SimError::FlashRule { op: "program", ppn, rule });
         }
-        if version == ERASED {
-            return Err(SimError::FlashRule { op: "program", ppn, rule: format!("version {ERASED} is reserved") });
+        if version == ERASED || version == CORRUPT {
+            return Err(SimError::FlashRule { op: "program", ppn, rule: format!("version {version} is reserved") });
         }
         let offset = self.geometry.page_offset(ppn);
         let meta = &mut self.blocks[self.geometry.block_of(ppn) as usize];
@@ -222,6 +244,10 @@ impl FlashArray {
     #[inline]
     pub fn read(&self, ppn: Ppn) -> Result<Spare> {
         self.check_ppn("read", ppn)?;
+        if self.is_corrupt(ppn) {
+            let rule = "page is corrupt (a power loss interrupted its program)".into();
+            return Err(SimError::FlashRule { op: "read", ppn, rule });
+        }
         if self.is_free(ppn) {
             return Err(SimError::FlashRule {
                 op: "read",
@@ -411,6 +437,20 @@ mod tests {
         assert_eq!((f.payload(0), f.payload(1)), (Some(0xfeed), Some(0)));
         f.erase(0).unwrap();
         assert_eq!(f.payload(0), Some(0));
+    }
+
+    #[test]
+    fn an_interrupted_program_takes_the_page_and_reads_back_corrupt() {
+        let mut f = tiny();
+        f.program(0, PageKind::Data, 1, 1).unwrap();
+        f.program_interrupted(1, PageKind::Data).unwrap();
+        assert!(f.is_programmed(1) && f.is_corrupt(1) && f.has_corrupt_page(0));
+        assert!(f.read(1).unwrap_err().to_string().contains("corrupt"));
+        assert_eq!(f.read(0).unwrap().logical, 1);
+        f.program(2, PageKind::Data, 3, 1).unwrap();
+        f.check_block_pages(0).unwrap();
+        f.erase(0).unwrap();
+        assert!(!f.is_corrupt(1) && !f.has_corrupt_page(0));
     }
 
     #[test]

@@ -94,12 +94,15 @@ pub struct FlashOp {
 pub struct OpLog {
     ops: Vec<FlashOp>,
     chain_tail: u32,
+    /// Power fails when the request issues its operation of this index (a planned power loss
+    /// inside a request).
+    power_cut: Option<usize>,
     counts: [[u64; 5]; 4],
 }
 
 impl OpLog {
     pub fn new() -> Self {
-        OpLog { ops: Vec::with_capacity(64), chain_tail: NO_DEP, counts: [[0; 5]; 4] }
+        OpLog { ops: Vec::with_capacity(64), chain_tail: NO_DEP, power_cut: None, counts: [[0; 5]; 4] }
     }
 
     /// Forgets the ops of the previous request (keeps the counts).
@@ -112,6 +115,18 @@ impl OpLog {
     #[inline]
     pub fn begin_chain(&mut self) {
         self.chain_tail = NO_DEP;
+    }
+
+    /// Makes power fail when the current request issues its operation of index `at` (`None`:
+    /// it does not fail).
+    pub fn set_power_cut(&mut self, at: Option<usize>) {
+        self.power_cut = at;
+    }
+
+    /// Whether power fails now, instead of the next operation.
+    #[inline]
+    pub fn power_fails_now(&self) -> bool {
+        self.power_cut == Some(self.ops.len())
     }
 
     /// Operations issued so far for the current request.

@@ -22,7 +22,7 @@ pub use registry::{
 
 use serde::Serialize;
 
-use crate::error::Result;
+use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, OpKind, OpLog, PageKind, Pbn, Ppn, Purpose, Spare};
 use crate::metrics::CacheStats;
 
@@ -52,9 +52,20 @@ pub struct FtlCtx<'a> {
 }
 
 impl FtlCtx<'_> {
+    /// Fails with [`SimError::PowerCut`] where a planned power loss strikes (an interrupted
+    /// read or erase leaves flash as it was).
+    #[inline]
+    fn power_check(&self) -> Result<()> {
+        if self.ops.power_fails_now() {
+            return Err(SimError::PowerCut);
+        }
+        Ok(())
+    }
+
     /// Full page read.
     #[inline]
     pub fn read(&mut self, ppn: Ppn, purpose: Purpose) -> Result<Spare> {
+        self.power_check()?;
         let spare = self.flash.read(ppn)?;
         self.ops.push(OpKind::Read, purpose, ppn);
         Ok(spare)
@@ -63,12 +74,13 @@ impl FtlCtx<'_> {
     /// Spare-area-only read.
     #[inline]
     pub fn read_spare(&mut self, ppn: Ppn, purpose: Purpose) -> Result<Spare> {
+        self.power_check()?;
         let spare = self.flash.read(ppn)?;
         self.ops.push(OpKind::SpareRead, purpose, ppn);
         Ok(spare)
     }
 
-    /// A recovery-time spare read that may hit an erased page (returns `None` for one).
+    /// A recovery-time spare read that may hit an erased or a corrupt page (`None` for either).
     pub fn probe_spare(&mut self, ppn: Ppn) -> Option<Spare> {
         self.ops.push(OpKind::SpareRead, Purpose::Recovery, ppn);
         self.flash.read(ppn).ok()
@@ -76,6 +88,10 @@ impl FtlCtx<'_> {
 
     #[inline]
     pub fn program(&mut self, ppn: Ppn, kind: PageKind, logical: u32, version: u32, purpose: Purpose) -> Result<()> {
+        if self.ops.power_fails_now() {
+            self.flash.program_interrupted(ppn, kind)?;
+            return Err(SimError::PowerCut);
+        }
         self.flash.program(ppn, kind, logical, version)?;
         self.ops.push(OpKind::Program, purpose, ppn);
         Ok(())
@@ -83,6 +99,7 @@ impl FtlCtx<'_> {
 
     #[inline]
     pub fn erase(&mut self, pbn: Pbn, purpose: Purpose) -> Result<()> {
+        self.power_check()?;
         self.flash.erase(pbn)?;
         let first = self.flash.geometry().first_page(pbn);
         self.ops.push(OpKind::Erase, purpose, first);

@@ -303,14 +303,15 @@ impl BlockManager {
     /// states and what the FTL's recovery learned: `live(ppn, spare)` tells whether a programmed
     /// page is valid. Erased blocks are free, the first partly written block of each page kind
     /// in a unit becomes the open block of that kind's first stream, every other written block
-    /// is closed. Issues no operations: the FTL's recovery accounts for the reads it needed to
-    /// know what `live` answers.
+    /// is closed (so is one holding a page whose program was interrupted: nothing is written after
+    /// it). A corrupt page is never valid. Issues no operations: the FTL's recovery accounts for
+    /// the reads it needed to know what `live` answers.
     pub fn rebuild(&mut self, flash: &FlashArray, live: impl Fn(Ppn, Spare) -> bool) {
         self.pool.clear();
         self.frontiers.clear();
         self.validity.clear();
         for ppn in 0..self.geometry.total_pages() {
-            if flash.is_programmed(ppn) && !live(ppn, flash.spare_unchecked(ppn)) {
+            if flash.is_programmed(ppn) && (flash.is_corrupt(ppn) || !live(ppn, flash.spare_unchecked(ppn))) {
                 self.validity.invalidate(ppn, flash);
             }
         }
@@ -328,7 +329,9 @@ impl BlockManager {
                     self.pool.put(pbn, flash.erase_count(pbn));
                     BlockRole::Free
                 }
-                (BlockState::Partial, Some(stream)) if self.frontiers.open_block(unit, stream).is_none() => {
+                (BlockState::Partial, Some(stream))
+                    if self.frontiers.open_block(unit, stream).is_none() && !flash.has_corrupt_page(pbn) =>
+                {
                     self.frontiers.open(unit, stream, pbn, flash.write_pointer(pbn));
                     BlockRole::Open
                 }
