@@ -140,10 +140,6 @@ impl FlashArray {
         &self.geometry
     }
 
-    pub fn program_order(&self) -> ProgramOrder {
-        self.order
-    }
-
     /// Bytes of simulator state this array holds per physical page (spare model included).
     pub fn state_bytes(&self) -> usize {
         self.logical.len() * 4

@@ -99,10 +99,6 @@ impl BlockManager {
         self.frontiers.next_unit(stream)
     }
 
-    pub fn streams(&self) -> &[StreamSpec] {
-        self.frontiers.streams()
-    }
-
     pub fn role(&self, pbn: Pbn) -> BlockRole {
         self.role[pbn as usize]
     }
@@ -114,11 +110,6 @@ impl BlockManager {
     }
     pub fn open_block(&self, unit: u32, stream: StreamId) -> Option<Pbn> {
         self.frontiers.open_block(unit, stream)
-    }
-
-    /// What the FTL knows about which pages are valid.
-    pub fn validity(&self) -> &Validity {
-        &self.validity
     }
 
     /// Whether `ppn` holds valid data, as far as the FTL knows.

@@ -58,15 +58,6 @@ impl Frontiers {
         }
     }
 
-    pub fn streams(&self) -> &[StreamSpec] {
-        &self.streams
-    }
-
-    #[inline]
-    pub fn kind(&self, stream: StreamId) -> PageKind {
-        self.streams[stream.index()].kind
-    }
-
     /// The first declared stream of pages of `kind` (where GC moves such pages by default).
     pub fn stream_of_kind(&self, kind: PageKind) -> Option<StreamId> {
         self.streams.iter().position(|s| s.kind == kind).map(|i| StreamId(i as u8))
