@@ -9,7 +9,7 @@ mod spare;
 
 pub use array::{BlockState, FlashArray, PageKind, Spare, PAGE_KINDS};
 pub use geometry::{BlockLayout, Geometry};
-pub use op::{FlashOp, OpKind, OpLog, Purpose, Sectors, NO_DEP, OP_KINDS, PURPOSES};
+pub use op::{FlashOp, OpIndex, OpKind, OpLog, Purpose, Sectors, OP_KINDS, PURPOSES};
 pub use records::PageRecords;
 pub use spare::{SpareField, SpareLayout, BASIC_LAYOUT, KIND_FIELD, LOGICAL_FIELD, VERSION_FIELD};
 

@@ -1,7 +1,7 @@
 //! Flash operations as the FTL emits them, tagged with their purpose so the metrics can
 //! attribute all traffic without the FTL counting by hand.
 
-use std::num::NonZeroU8;
+use std::num::{NonZeroU32, NonZeroU8};
 
 use serde::Serialize;
 
@@ -62,8 +62,22 @@ impl Purpose {
     }
 }
 
-/// Marks an operation that waits for nothing but its resources.
-pub const NO_DEP: u32 = u32::MAX;
+/// The position of an operation in its request's list, stored as position + 1 so that
+/// `Option<OpIndex>` takes four bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpIndex(NonZeroU32);
+
+impl OpIndex {
+    fn new(position: usize) -> Self {
+        OpIndex(NonZeroU32::new(position as u32 + 1).expect("position + 1 is not zero"))
+    }
+
+    /// The operation's position in the request's list.
+    #[inline]
+    pub fn get(self) -> usize {
+        self.0.get() as usize - 1
+    }
+}
 
 /// The sectors of a page an operation touches, when not the whole page: a host access to part
 /// of a page (DiffECC decodes only the segments a read needs). Two bytes, and `Option<Sectors>`
@@ -79,8 +93,9 @@ pub struct FlashOp {
     pub ppn: Ppn,
     /// `None`: the whole page.
     pub sectors: Option<Sectors>,
-    /// Index in the request's op list of the operation this one must follow, or `NO_DEP`.
-    pub dep: u32,
+    /// The operation of the request this one must follow (`None`: it waits for nothing but
+    /// its resources).
+    pub dep: Option<OpIndex>,
     pub kind: OpKind,
     pub purpose: Purpose,
 }
@@ -93,7 +108,7 @@ pub struct FlashOp {
 #[derive(Debug, Default)]
 pub struct OpLog {
     ops: Vec<FlashOp>,
-    chain_tail: u32,
+    chain_tail: Option<OpIndex>,
     /// Power fails when the request issues its operation of this index (a planned power loss
     /// inside a request).
     power_cut: Option<usize>,
@@ -102,19 +117,19 @@ pub struct OpLog {
 
 impl OpLog {
     pub fn new() -> Self {
-        OpLog { ops: Vec::with_capacity(64), chain_tail: NO_DEP, power_cut: None, counts: [[0; 5]; 4] }
+        OpLog { ops: Vec::with_capacity(64), chain_tail: None, power_cut: None, counts: [[0; 5]; 4] }
     }
 
     /// Forgets the ops of the previous request (keeps the counts).
     #[inline]
     pub fn clear(&mut self) {
         self.ops.clear();
-        self.chain_tail = NO_DEP;
+        self.chain_tail = None;
     }
 
     #[inline]
     pub fn begin_chain(&mut self) {
-        self.chain_tail = NO_DEP;
+        self.chain_tail = None;
     }
 
     /// Makes power fail when the current request issues its operation of index `at` (`None`:
@@ -145,9 +160,9 @@ impl OpLog {
 
     #[inline]
     pub fn push(&mut self, kind: OpKind, purpose: Purpose, ppn: Ppn) {
-        let index = self.ops.len() as u32;
+        let index = OpIndex::new(self.ops.len());
         self.ops.push(FlashOp { ppn, sectors: None, dep: self.chain_tail, kind, purpose });
-        self.chain_tail = index;
+        self.chain_tail = Some(index);
         self.counts[kind as usize][purpose as usize] += 1;
     }
 
@@ -181,9 +196,9 @@ mod tests {
         log.begin_chain();
         log.push(OpKind::Program, Purpose::Host, 10);
         let ops = log.ops();
-        assert_eq!(ops[0].dep, NO_DEP);
-        assert_eq!(ops[1].dep, 0);
-        assert_eq!(ops[2].dep, NO_DEP);
+        assert_eq!(ops[0].dep, None);
+        assert_eq!(ops[1].dep.map(OpIndex::get), Some(0));
+        assert_eq!(ops[2].dep, None);
         assert!(ops.iter().all(|op| op.sectors.is_none()));
         assert_eq!(log.count(OpKind::Read, Purpose::Host), 1);
         log.clear();

@@ -8,7 +8,7 @@
 
 use super::{Nanos, OpCosts, PlaneRegisters, Served};
 use crate::config::DeviceConfig;
-use crate::flash::{FlashOp, OpKind, NO_DEP};
+use crate::flash::{FlashOp, OpKind};
 
 pub struct Parallel {
     costs: OpCosts,
@@ -37,7 +37,7 @@ impl Parallel {
         let mut first_start = Nanos::MAX;
         let mut last_finish = arrival;
         for op in ops {
-            let ready = if op.dep == NO_DEP { arrival } else { self.finish_of[op.dep as usize] };
+            let ready = op.dep.map_or(arrival, |dep| self.finish_of[dep.get()]);
             let block = g.block_of(op.ppn);
             let plane = g.plane_of_block(block);
             let die = (plane / g.planes_per_die) as usize;
