@@ -4,7 +4,7 @@
 //! are simulated flash page operations per second (host programs and reads plus GC reads,
 //! programs and erases, an erase counted once) and host pages per second.
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use ftlsim::workload::synthetic::MixedSpec;
 use ftlsim::workload::{IoKind, Request, Workload};
 use ftlsim::{ConfigBuilder, Simulation};
@@ -106,10 +106,26 @@ fn state_per_page_1tb() -> Result<(f64, u64)> {
     Ok((bytes as f64 / config.device.geometry.total_pages() as f64, config.device.geometry.capacity_bytes()))
 }
 
+/// Whether every word of `filter` is a whole word of `scenario` (its FTL, preset and name):
+/// `pftl` selects PFTL's scenarios, not TPFTL's.
+fn selects(filter: &str, scenario: &str) -> bool {
+    let words = |s: &str| {
+        s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect::<Vec<_>>()
+    };
+    let scenario = words(scenario);
+    words(filter).iter().all(|w| scenario.contains(w))
+}
+
 pub fn bench(requests: u64, only: Option<&str>, json: bool) -> Result<()> {
+    if let Some(o) =
+        only.filter(|o| !SCENARIOS.iter().any(|s| selects(o, &format!("{} {} {}", s.ftl, s.preset, s.name))))
+    {
+        let names: Vec<String> = SCENARIOS.iter().map(|s| format!("{} {} {}", s.ftl, s.preset, s.name)).collect();
+        bail!("--only \"{o}\": no scenario has all these words; scenarios: {}", names.join("; "));
+    }
     let mut rows = Vec::new();
     let mut records = Vec::new();
-    for s in SCENARIOS.iter().filter(|s| only.is_none_or(|o| format!("{} {} {}", s.ftl, s.preset, s.name).contains(o)))
+    for s in SCENARIOS.iter().filter(|s| only.is_none_or(|o| selects(o, &format!("{} {} {}", s.ftl, s.preset, s.name))))
     {
         let config = s.sets.iter().try_fold(ConfigBuilder::new().preset(s.preset)?, |b, set| b.set(set))?.build()?;
         let mut sim = Simulation::new(&config, s.ftl)?;
@@ -177,4 +193,18 @@ pub fn bench(requests: u64, only: Option<&str>, json: bool) -> Result<()> {
         println!("peak resident memory: {:.1} MiB", peak_rss_bytes() as f64 / (1 << 20) as f64);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::selects;
+
+    #[test]
+    fn only_matches_whole_words() {
+        assert!(selects("pftl", "pftl mlc8g random 4K writes"));
+        assert!(!selects("pftl", "tpftl mlc8g oltp-mix 50% reads"));
+        assert!(selects("oltp", "tpftl mlc8g oltp-mix 50% reads"));
+        assert!(selects("pftl ssd16 aged", "pftl ssd16 random 4K writes (aged)"));
+        assert!(!selects("pftl ssd16 aged", "pftl mlc8g random 4K writes"));
+    }
 }

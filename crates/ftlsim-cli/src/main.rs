@@ -66,7 +66,8 @@ enum Command {
         /// Measured requests per scenario.
         #[arg(long, default_value_t = 4_000_000)]
         requests: u64,
-        /// Run only the scenarios whose "ftl preset name" contains this text.
+        /// Run only the scenarios with each of these words among their FTL, preset and name words
+        /// ("pftl", "oltp", "pftl ssd16 aged").
         #[arg(long)]
         only: Option<String>,
         #[arg(long)]
@@ -280,6 +281,12 @@ fn main_inner(cli: Cli) -> Result<()> {
 }
 
 fn main() -> ExitCode {
+    // Output piped into a reader that stops early (`ftlsim list | head`) ends the process as
+    // Unix tools do, instead of a panic in `println!`.
+    // SAFETY: called before any thread starts; SIG_DFL is a valid disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -1,10 +1,10 @@
 //! `ftlsim trace`: statistics of a trace (paper 000 Tables 4.2/4.4 and more), conversion between
 //! formats, and a parse-speed benchmark.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use ftlsim::workload::presets::PRESETS;
 use ftlsim::workload::stats::{StatsBuilder, TraceStats};
@@ -113,17 +113,44 @@ fn convert(args: ConvertArgs) -> Result<()> {
     if !args.to.writable() {
         bail!("--to {}: cannot write that format (writable: msr, spc, mqsim)", args.to);
     }
+    if same_file(&args.file, &args.output) {
+        bail!(
+            "{}: is the input trace {}; write the conversion to another file",
+            args.output.display(),
+            args.file.display()
+        );
+    }
     let workload = args.read.open(&args.file)?;
     let skipped = workload.skipped.clone();
-    let mut out = TraceWriter::create(&args.output, args.to)?;
-    let mut n = 0u64;
-    for r in workload.requests {
-        out.write(&r?)?;
-        n += 1;
-    }
-    out.finish()?;
+    // Written beside the output under a temporary name (same extension, so the same compression)
+    // and renamed once complete: a failed conversion leaves no half-written file behind.
+    let name = args.output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let partial = args.output.with_file_name(format!(".partial-{}-{name}", std::process::id()));
+    let written = (|| -> Result<u64> {
+        let mut out = TraceWriter::create(&partial, args.to)?;
+        let mut n = 0u64;
+        for r in workload.requests {
+            out.write(&r?)?;
+            n += 1;
+        }
+        out.finish()?;
+        std::fs::rename(&partial, &args.output).with_context(|| format!("{}: cannot write", args.output.display()))?;
+        Ok(n)
+    })();
+    let n = written.inspect_err(|_| {
+        let _ = std::fs::remove_file(&partial);
+    })?;
     eprintln!("{n} requests written to {} ({}), {} bad lines skipped", args.output.display(), args.to, skipped.get());
     Ok(())
+}
+
+/// Whether two paths name one file (through links too).
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
 }
 
 /// Peak resident memory of this process, from /proc (Linux).

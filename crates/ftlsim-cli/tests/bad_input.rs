@@ -34,6 +34,18 @@ const CASES: &[Case] = &[
         files: &[],
         expect: &["missing.trace"],
     },
+    Case {
+        name: "trace convert onto its own input",
+        args: &["trace", "convert", "{dir}/t.csv", "-o", "{dir}/t.csv", "--to", "msr"],
+        files: &[("t.csv", "128166372003061629,hm,0,Write,8192,4096,1331\n")],
+        expect: &["t.csv", "is the input trace"],
+    },
+    Case {
+        name: "bench --only matching no scenario",
+        args: &["bench", "--only", "nosuch", "--requests", "10"],
+        files: &[],
+        expect: &["--only", "nosuch", "no scenario"],
+    },
     // Configuration files.
     Case {
         name: "missing config file",

@@ -154,3 +154,31 @@ fn bad_options_are_one_line_errors() {
     assert!(listing.contains("p000-financial1") && listing.contains("synthetic"), "{listing}");
     assert!(ok(&ftlsim(&["list", "formats"])).contains("mqsim"));
 }
+
+#[test]
+fn convert_never_writes_over_its_input_and_leaves_nothing_half_written() {
+    let input = temp("own.csv");
+    let line = "128166372003061629,hm,0,Write,8192,4096,1331\n";
+    std::fs::write(&input, line).unwrap();
+    let link = temp("own-link.csv");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&input, &link).unwrap();
+    for output in [&input, &link] {
+        let out = ftlsim(&["trace", "convert", input.to_str().unwrap(), "-o", output.to_str().unwrap(), "--to", "msr"]);
+        assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("is the input trace"));
+        assert_eq!(std::fs::read_to_string(&input).unwrap(), line, "the input is untouched");
+    }
+    // A conversion that fails midway (a bad line) leaves no output and no temporary file.
+    std::fs::write(&input, format!("{line}not,a,trace,line\n")).unwrap();
+    let output = temp("never.csv");
+    let out = ftlsim(&["trace", "convert", input.to_str().unwrap(), "-o", output.to_str().unwrap(), "--to", "msr"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!output.exists());
+    let leftovers: Vec<_> = std::fs::read_dir(output.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".partial-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
