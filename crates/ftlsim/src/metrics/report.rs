@@ -1,8 +1,8 @@
 //! The derived report of one run. Field names are stable: they are the JSON and CSV schema.
 
-use hdrhistogram::Histogram;
 use serde::Serialize;
 
+use super::collector::Latencies;
 use super::{CacheStats, Collector, FlashTimes, GcStats, TimeModel, WaCounts, WaModel};
 use crate::flash::{FlashArray, OpKind, OpLog};
 use crate::ftl::SramItem;
@@ -55,16 +55,18 @@ pub struct LatencySummary {
 }
 
 impl LatencySummary {
-    fn of(h: &Histogram<u64>) -> Self {
+    /// Count, mean and maximum exact; percentiles from the histogram (3 significant digits).
+    fn of(l: &Latencies) -> Self {
         let us = |ns: u64| ns as f64 / 1000.0;
+        let h = &l.histogram;
         LatencySummary {
-            count: h.len(),
-            mean_us: if h.is_empty() { 0.0 } else { h.mean() / 1000.0 },
+            count: l.count,
+            mean_us: if l.count == 0 { 0.0 } else { l.sum_ns as f64 / l.count as f64 / 1000.0 },
             p50_us: us(h.value_at_quantile(0.5)),
             p90_us: us(h.value_at_quantile(0.9)),
             p99_us: us(h.value_at_quantile(0.99)),
             p999_us: us(h.value_at_quantile(0.999)),
-            max_us: us(h.max()),
+            max_us: us(l.max_ns),
         }
     }
 }
@@ -224,7 +226,7 @@ impl Report {
             gc_victims: i.gc_victims,
             plane_register_hits: i.plane_register_hits,
             response: ResponseTimes {
-                mean_us: mean(c.sum_response_ns),
+                mean_us: LatencySummary::of(&c.response_all).mean_us,
                 mean_queueing_us: mean(c.sum_queue_ns),
                 mean_access_us: mean(c.sum_access_ns),
                 all: LatencySummary::of(&c.response_all),
