@@ -79,10 +79,21 @@ impl Host {
             return Err(SimError::input(location(), "request of zero bytes"));
         }
         let capacity = self.capacity_bytes();
+        let too_large =
+            || SimError::input(location(), format!("request of {} bytes is larger than the device", req.len_bytes));
+        if req.len_bytes > capacity {
+            return Err(too_large());
+        }
         let offset = match self.policy {
             AddressPolicy::Error => req.offset_bytes,
             AddressPolicy::Fold => req.offset_bytes % capacity,
-            AddressPolicy::Scale => ((req.offset_bytes as u128 * capacity as u128) / self.scale_span as u128) as u64,
+            // Offsets scale onto the device; sizes keep their bytes (the trace's request sizes
+            // are what the experiment is about), and a request the scaling pushed past the end
+            // moves back to end at the capacity.
+            AddressPolicy::Scale => {
+                let scaled = ((req.offset_bytes as u128 * capacity as u128) / self.scale_span as u128) as u64;
+                scaled.min(capacity.saturating_sub(req.len_bytes))
+            }
         };
         let end =
             offset.checked_add(req.len_bytes).ok_or_else(|| SimError::input(location(), "offset + size overflows"))?;
@@ -100,10 +111,7 @@ impl Host {
         }
         // Only a folded request can still span more pages than the device (logical pages fit u32).
         if pages > self.logical_pages {
-            return Err(SimError::input(
-                location(),
-                format!("request of {} bytes is larger than the device", req.len_bytes),
-            ));
+            return Err(too_large());
         }
         // Bytes before the request in its first page and after it in its last (no division for
         // the page-aligned requests of most traces).
@@ -198,6 +206,21 @@ mod tests {
         let h = host("scale");
         let p = h.admit("t", &req(8192 * 10, 8192)).unwrap();
         assert_eq!(p.first, 5);
+    }
+
+    #[test]
+    fn scale_keeps_sizes_and_moves_a_request_past_the_end_back_inside() {
+        let h = host("scale");
+        let cap = h.capacity_bytes();
+        // The span is twice the capacity: the last 16 KB of the span start at cap - 8 KB.
+        let p = h.admit("t", &req(2 * cap - 16384, 16384)).unwrap();
+        assert_eq!(p.pages, 2, "16 KB stays 16 KB");
+        assert_eq!((p.first as u64 + p.pages as u64) * 8192, cap, "it ends at the capacity");
+        assert!(h
+            .admit("t", &req(2 * cap - 16384, cap + 8192))
+            .unwrap_err()
+            .to_string()
+            .contains("larger than the device"));
     }
 
     #[test]
