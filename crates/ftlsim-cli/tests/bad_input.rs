@@ -35,6 +35,12 @@ const CASES: &[Case] = &[
         expect: &["missing.trace"],
     },
     Case {
+        name: "--columns line ending before a mapped column",
+        args: &["trace", "stats", "{dir}/c.csv", "--columns", "time=1,op=2,offset=5,size=8"],
+        files: &[("c.csv", "1,R,x,y\n")],
+        expect: &["c.csv:1", "field 5 (offset)", "end of line"],
+    },
+    Case {
         name: "trace convert onto its own input",
         args: &["trace", "convert", "{dir}/t.csv", "-o", "{dir}/t.csv", "--to", "msr"],
         files: &[("t.csv", "128166372003061629,hm,0,Write,8192,4096,1331\n")],

@@ -26,16 +26,20 @@ impl Generic {
         Generic { spec, sep, width }
     }
 
-    fn name(&self, index: usize) -> &'static str {
-        if Some(index) == self.spec.time.map(|c| c.index) {
-            "time"
-        } else if index == self.spec.op {
-            "op"
-        } else if index == self.spec.offset.index {
-            "offset"
-        } else {
-            "size"
-        }
+    /// The first mapped column at or after `index`, with its name: the one a line that ends
+    /// before `index` lacks.
+    fn next_mapped(&self, index: usize) -> (usize, &'static str) {
+        let mapped = [
+            (self.spec.time.map(|c| c.index), "time"),
+            (Some(self.spec.op), "op"),
+            (Some(self.spec.offset.index), "offset"),
+            (Some(self.spec.size.index), "size"),
+        ];
+        mapped
+            .into_iter()
+            .filter_map(|(column, name)| column.filter(|&c| c >= index).map(|c| (c, name)))
+            .min()
+            .expect("the loop stops at the last mapped column")
     }
 }
 
@@ -47,7 +51,11 @@ impl LineFormat for Generic {
         let mut f = Fields::new(line, self.sep);
         let (mut t, mut kind, mut offset, mut len) = (0, IoKind::Read, 0, 0);
         for index in 1..=self.width {
-            let (i, b) = f.next(self.name(index))?;
+            let Some(b) = f.next_raw() else {
+                let (column, name) = self.next_mapped(index);
+                return Err(LineError::Field { index: column, name, expected: "a value".into(), found: None });
+            };
+            let i = index;
             if let Some(c) = self.spec.time.filter(|c| c.index == i) {
                 t = time(i, "time", b, c.unit)?;
             }
