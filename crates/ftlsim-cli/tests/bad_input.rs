@@ -205,6 +205,12 @@ const CASES: &[Case] = &[
         expect: &["device.geometry.spare_usable", "dftl writes 13 B", "page sequence number 4 B", "only 12 B"],
     },
     Case {
+        name: "aging a device far beyond a steady state",
+        args: &["run", "--set", "precondition.mode=\"age\"", "--set", "precondition.age_factor=1e300"],
+        files: &[],
+        expect: &["precondition.age_factor", "must be in [0, 64]", "1e300"],
+    },
+    Case {
         name: "--set unknown program order",
         args: &["run", "--set", "device.program_order=\"random\""],
         files: &[],

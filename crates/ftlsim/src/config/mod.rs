@@ -269,6 +269,10 @@ impl Default for CheckConfig {
     }
 }
 
+/// Aging beyond this many overwrites of the whole logical space reaches no steadier state and
+/// only takes time (the default is 2).
+const MAX_AGE_FACTOR: f64 = 64.0;
+
 /// Largest latency of one array operation, microseconds (1000 s).
 const MAX_OP_US: f64 = 1e9;
 /// Slowest bus, nanoseconds per byte (1 KB/s).
@@ -423,8 +427,15 @@ impl Config {
                 "the `scale` address policy needs the trace's span in bytes",
             ));
         }
-        if !(self.precondition.age_factor.is_finite() && self.precondition.age_factor >= 0.0) {
-            return Err(SimError::config("precondition.age_factor", "must be a non-negative number"));
+        if !(0.0..=MAX_AGE_FACTOR).contains(&self.precondition.age_factor) {
+            return Err(SimError::config(
+                "precondition.age_factor",
+                format!(
+                    "must be in [0, {MAX_AGE_FACTOR}] (random overwrites, in multiples of the logical capacity), \
+                     found {:?}",
+                    self.precondition.age_factor
+                ),
+            ));
         }
         crate::check::PowerLossPlan::parse(&self.check.power_loss_at)?;
         Ok(())
