@@ -126,6 +126,9 @@ struct CommonArgs {
     /// counts its reads (report.recovery) and checks the recovered mapping against the oracle.
     #[arg(long, value_name = "N|N,M,..|random:K")]
     power_loss_at: Option<String>,
+    /// Simulator memory a run may take, bytes (default: what the machine has available).
+    #[arg(long, value_name = "BYTES")]
+    max_memory: Option<u64>,
     /// Never show a progress bar.
     #[arg(long)]
     quiet: bool,
@@ -152,6 +155,9 @@ impl CommonArgs {
         }
         if let Some(spec) = &self.power_loss_at {
             b = b.set(&format!("check.power_loss_at={}", serde_json::to_string(spec)?))?;
+        }
+        if let Some(bytes) = self.max_memory {
+            b = b.set(&format!("check.max_memory={bytes}"))?;
         }
         Ok(b.build()?)
     }

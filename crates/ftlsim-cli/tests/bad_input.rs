@@ -205,6 +205,12 @@ const CASES: &[Case] = &[
         expect: &["device.geometry.spare_usable", "dftl writes 13 B", "page sequence number 4 B", "only 12 B"],
     },
     Case {
+        name: "a device too large for the memory a run may take",
+        args: &["run", "--set", "device.geometry.channels=10000", "--max-memory", "100000000"],
+        files: &[],
+        expect: &["device.geometry", "about 0.3 GiB", "more than the 0.1 GiB available", "--max-memory"],
+    },
+    Case {
         name: "aging a device far beyond a steady state",
         args: &["run", "--set", "precondition.mode=\"age\"", "--set", "precondition.age_factor=1e300"],
         files: &[],

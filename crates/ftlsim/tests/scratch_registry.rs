@@ -82,6 +82,7 @@ const SCRATCH: FtlInfo = FtlInfo {
     spare_layout: BASIC_LAYOUT,
     streams: &[StreamSpec::new("data", PageKind::Data)],
     recovers: true,
+    state_bytes_per_page: 12.2,
     test_overrides: no_test_overrides,
 };
 

@@ -261,11 +261,20 @@ pub struct CheckConfig {
     /// issues for it (a program it interrupts leaves a corrupt page), instead of after it.
     #[serde(default)]
     pub power_loss_inside: bool,
+    /// Simulator memory a run may take, bytes; by default the memory the machine has available.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_memory: Option<u64>,
 }
 
 impl Default for CheckConfig {
     fn default() -> Self {
-        CheckConfig { oracle: true, invariants_every: 0, power_loss_at: String::new(), power_loss_inside: false }
+        CheckConfig {
+            oracle: true,
+            invariants_every: 0,
+            power_loss_at: String::new(),
+            power_loss_inside: false,
+            max_memory: None,
+        }
     }
 }
 

@@ -25,6 +25,7 @@ pub const INFO: FtlInfo = FtlInfo {
     spare_layout: BASIC_LAYOUT,
     streams: super::page::STREAMS,
     recovers: true,
+    state_bytes_per_page: 12.2,
     test_overrides: no_test_overrides,
 };
 

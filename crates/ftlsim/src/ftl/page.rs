@@ -24,6 +24,7 @@ pub const INFO: FtlInfo = FtlInfo {
     spare_layout: BASIC_LAYOUT,
     streams: STREAMS,
     recovers: true,
+    state_bytes_per_page: 12.2,
     test_overrides: no_test_overrides,
 };
 

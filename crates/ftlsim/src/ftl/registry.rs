@@ -34,6 +34,9 @@ pub struct FtlInfo {
     pub streams: &'static [StreamSpec],
     /// Recovers from power loss (the conformance suite checks that one that does not says so).
     pub recovers: bool,
+    /// Simulator memory per physical page, bytes, flash array included (`state_B/page` of
+    /// `ftlsim bench`), for the estimate checked before anything is allocated.
+    pub state_bytes_per_page: f64,
     /// Parameters its conformance-suite devices need, computed from the device (`(parameter,
     /// value)` under `[ftl.<name>]`; a parameter the test sets itself wins). A scheme that works
     /// with its defaults on tiny devices returns none.
@@ -114,6 +117,14 @@ impl ParamRange {
     }
 }
 
+/// Memory the system says is available (Linux: `MemAvailable` in /proc/meminfo).
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 /// No parameters for the conformance suite's devices.
 pub fn no_test_overrides(_: &Config) -> Vec<(&'static str, u64)> {
     Vec::new()
@@ -147,10 +158,42 @@ impl FtlInfo {
         (self.params.parse)(config, self.name)
     }
 
-    /// [`FtlInfo::check_params`], and the spare layout against the device, building nothing.
+    /// [`FtlInfo::check_params`], the spare layout against the device and the memory the run
+    /// would take against what it may use, building nothing.
     pub fn validate(&self, config: &Config) -> Result<()> {
         self.check_params(config)?;
-        self.spare_layout.check(self.name, &config.device.geometry)
+        self.spare_layout.check(self.name, &config.device.geometry)?;
+        self.check_memory(config)
+    }
+
+    /// Simulator memory a run of this scheme on `config`'s device takes, bytes: its state per
+    /// physical page (with a tenth more for what varies with the geometry) and the oracle's four
+    /// bytes per logical page.
+    pub fn memory_estimate(&self, config: &Config) -> u64 {
+        let pages = config.device.geometry.total_pages() as f64;
+        (pages * self.state_bytes_per_page * 1.1) as u64 + config.device.logical_pages() as u64 * 4
+    }
+
+    /// Refuses a device whose simulation would not fit `check.max_memory`, or else the memory
+    /// the machine has available (where the system says: /proc/meminfo).
+    fn check_memory(&self, config: &Config) -> Result<()> {
+        let Some(limit) = config.check.max_memory.or_else(available_memory) else { return Ok(()) };
+        let needed = self.memory_estimate(config);
+        if needed <= limit {
+            return Ok(());
+        }
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        Err(SimError::config(
+            "device.geometry",
+            format!(
+                "simulating {} on this device takes about {:.1} GiB ({:.1} bytes per physical page), more than the \
+                 {:.1} GiB available; use a smaller device, or raise the limit with --max-memory (check.max_memory)",
+                self.name,
+                gib(needed),
+                self.state_bytes_per_page * 1.1,
+                gib(limit)
+            ),
+        ))
     }
 }
 

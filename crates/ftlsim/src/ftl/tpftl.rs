@@ -150,6 +150,7 @@ pub const INFO: FtlInfo = FtlInfo {
     spare_layout: DEMAND_LAYOUT,
     streams: DEMAND_STREAMS,
     recovers: true,
+    state_bytes_per_page: 20.3,
     test_overrides: |c| vec![("cache_bytes", quarter_map(c) * 6 + 12)],
 };
 

@@ -152,6 +152,7 @@ pub const INFO: FtlInfo = FtlInfo {
     spare_layout: DEMAND_LAYOUT,
     streams: DEMAND_STREAMS,
     recovers: true,
+    state_bytes_per_page: 20.4,
     test_overrides: |c| vec![("cache_bytes", bytes_of(quarter_map(c), 72))],
 };
 
