@@ -181,6 +181,15 @@ fn run_one(config: &Config, ftl: &str, common: &CommonArgs, bar: Option<&Progres
     if let Some(requests) = common.trace.synthetic_requests(config)? {
         // The synthetic stream's length is known: random power losses are drawn from all of it.
         sim.expect_requests(requests)?;
+    } else if !config.check.power_loss_at.is_empty() {
+        // A trace's length is known only once read: count it first, so a plan it cannot honour
+        // fails before the run rather than after it, and random points cover all of it.
+        let mut requests = 0u64;
+        for request in common.trace.open(config)?.requests {
+            request?;
+            requests += 1;
+        }
+        sim.expect_requests(requests)?;
     }
     sim.precondition()?;
     let result = sim.run(workload, &mut |n| {

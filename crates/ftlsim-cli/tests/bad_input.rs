@@ -274,7 +274,16 @@ const CASES: &[Case] = &[
         name: "power loss after the end",
         args: &["run", "--requests", "20", "--power-loss-at", "100"],
         files: &[],
-        expect: &["after request 100 never happened", "20 requests"],
+        expect: &["after request 100 never happen", "20 requests"],
+    },
+    Case {
+        name: "power losses a short trace cannot hold, refused before the run",
+        args: &["run", "--trace", "{dir}/t.csv", "--power-loss-at", "random:3"],
+        files: &[(
+            "t.csv",
+            "128166372003061629,hm,0,Write,8192,4096,1331\n128166372003061630,hm,0,Read,8192,4096,1331\n",
+        )],
+        expect: &["check.power_loss_at", "3 distinct power losses", "2 requests"],
     },
 ];
 

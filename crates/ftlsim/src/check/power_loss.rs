@@ -69,8 +69,24 @@ impl PowerLossPlan {
     pub fn points(&self, seed: u64, requests: Option<u64>) -> Result<Vec<u64>> {
         let mut points = match self {
             PowerLossPlan::Never => Vec::new(),
-            PowerLossPlan::At(points) => points.clone(),
+            PowerLossPlan::At(points) => {
+                if let Some((&late, requests)) = points.iter().max().zip(requests).filter(|(&p, r)| p > *r) {
+                    return Err(SimError::config(
+                        FIELD,
+                        format!(
+                            "a power loss after request {late} never happens: the workload has {requests} requests"
+                        ),
+                    ));
+                }
+                points.clone()
+            }
             PowerLossPlan::Random { count, span } => {
+                if let Some((span, requests)) = span.zip(requests).filter(|(s, r)| s > r) {
+                    return Err(SimError::config(
+                        FIELD,
+                        format!("random:{count}:{span} draws from {span} requests, but the workload has {requests}"),
+                    ));
+                }
                 let span = span.or(requests).unwrap_or(RANDOM_SPAN_DEFAULT);
                 if span < *count {
                     return Err(SimError::config(
