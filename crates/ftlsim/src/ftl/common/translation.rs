@@ -313,8 +313,8 @@ impl TranslationStore {
         self.recovered.keys().next().map(|&lpn| self.tp_of(lpn))
     }
 
-    /// Demand-based recovery (paper 000 Fig 8.1, spec 5.14). Call after `blocks.rebuild(flash)`
-    /// with the scheme's caches emptied.
+    /// Demand-based recovery (paper 000 Fig 8.1, spec 5.14), with the scheme's caches emptied;
+    /// then [`BlockManager::rebuild`] with [`TranslationStore::is_live`].
     ///
     /// 1. Reads the first page of every block (block type and sequence number).
     /// 2. Reads every page of the translation blocks: the newest version of each TP is its GTD
