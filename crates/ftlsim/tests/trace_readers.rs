@@ -380,3 +380,19 @@ fn generated_streams_survive_every_writable_format() {
         }
     }
 }
+
+/// Real captures carry message lines (`m`, from the I/O scheduler) and unplug-timer events
+/// (`UT`): neither is I/O, so both are passed over; an unknown action is still an error.
+#[test]
+fn blkparse_passes_over_messages_and_unplug_timer_events() {
+    let text = "  8,0    1        1     0.000000000  1234  Q   R 2048 + 8 [fio]\n\
+                  8,0    1        0     0.000001000  1234  m   N cfq1234 insert_request\n\
+                  8,0    1        2     0.000002000  1234  UT  N [fio] 1\n\
+                  8,0    1        3     0.000003000  1234  D   R 2048 + 8 [fio]\n";
+    let path = temp("messages.blkparse", text);
+    let options = TraceOptions { format: Some(Format::Blkparse), ..TraceOptions::default() };
+    let requests = read_with(&path, &options);
+    assert_eq!(requests, [Request::new(3_000, IoKind::Read, 2048 * 512, 8 * 512, 4)]);
+    let err = error(Format::Blkparse, "  8,0    1        1     0.000000000  1234  XY  R 2048 + 8 [fio]\n");
+    assert!(err.contains("field 6 (action)") && err.contains("XY"), "{err}");
+}

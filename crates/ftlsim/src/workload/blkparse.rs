@@ -46,7 +46,9 @@ impl LineFormat for Blkparse {
         let (i, action) = f.next("action")?;
         let wanted = match action {
             [a] if a.is_ascii_uppercase() => self.actions & (1 << (a - b'A')) != 0,
-            _ => return Err(field_error(i, "action", "one action letter", action)),
+            // Messages (`m`) and unplug-timer events (`UT`) carry no I/O.
+            b"m" | b"UT" => false,
+            _ => return Err(field_error(i, "action", "an action letter, m or UT", action)),
         };
         if !wanted {
             return Ok(None);
