@@ -250,10 +250,26 @@ fn list(what: ListWhat) {
     }
 }
 
+/// Says on stderr which format a trace was detected as, and why (unless `--quiet`): a wrong
+/// guess would otherwise go unnoticed. The same is recorded in the results.
+fn announce_detected_format(config: &Config, common: &CommonArgs) -> Result<()> {
+    if common.quiet {
+        return Ok(());
+    }
+    let workload = common.trace.open(config)?;
+    if let (Some(why), Some(format)) =
+        (workload.description["detected"].as_str(), workload.description["format"].as_str())
+    {
+        eprintln!("{}: read as {format} ({why}); --format overrides", workload.name);
+    }
+    Ok(())
+}
+
 fn main_inner(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Run { ftl, common } => {
             let config = common.config()?;
+            announce_detected_format(&config, &common)?;
             let bar = progress_bar(common.quiet, &ftl);
             let result = run_one(&config, &ftl, &common, bar.as_ref());
             if let Some(b) = bar {
@@ -273,6 +289,7 @@ fn main_inner(cli: Cli) -> Result<()> {
             if ftls.is_empty() {
                 bail!("no FTL to compare");
             }
+            announce_detected_format(&config, &common)?;
             let bar = progress_bar(common.quiet, "compare");
             let results: Vec<Result<RunResult>> = ftls
                 .par_iter()

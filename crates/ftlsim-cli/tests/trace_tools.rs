@@ -182,3 +182,34 @@ fn convert_never_writes_over_its_input_and_leaves_nothing_half_written() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn a_detected_format_is_said_on_stderr_and_recorded_with_its_reason() {
+    let trace = fixture("msr_hm_1.head40.csv.gz");
+    let out =
+        ftlsim(&[&["run", "--trace", &trace, "--json", "--set", "host.address_policy=\"fold\""], &SMALL[..4]].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("read as msr (40 of the first 40 lines read as msr)"), "{stderr}");
+    let result: Value = serde_json::from_str(&ok(&out)).unwrap();
+    assert_eq!(result["workload_description"]["detected"], "40 of the first 40 lines read as msr");
+    let given = ftlsim(
+        &[
+            &[
+                "run",
+                "--trace",
+                &trace,
+                "--format",
+                "msr",
+                "--json",
+                "--quiet",
+                "--set",
+                "host.address_policy=\"fold\"",
+            ],
+            &SMALL[..4],
+        ]
+        .concat(),
+    );
+    assert!(given.stderr.is_empty(), "{}", String::from_utf8_lossy(&given.stderr));
+    let result: Value = serde_json::from_str(&ok(&given)).unwrap();
+    assert_eq!(result["workload_description"]["detected"], Value::Null);
+}

@@ -14,6 +14,11 @@ use crate::error::{Result, SimError};
 const SAMPLE: usize = 64;
 
 pub(crate) fn detect_file(path: &Path) -> Result<Format> {
+    detect_file_explained(path).map(|(format, _)| format)
+}
+
+/// [`detect_file`], with why: how many of the sampled lines the chosen reader read.
+pub(crate) fn detect_file_explained(path: &Path) -> Result<(Format, String)> {
     let mut lines = Lines::open(path)?;
     let mut sample = Vec::new();
     while sample.len() < SAMPLE {
@@ -23,7 +28,9 @@ pub(crate) fn detect_file(path: &Path) -> Result<Format> {
             sample.push(line.to_vec());
         }
     }
-    detect_lines(&sample).map_err(|message| SimError::input(path.display().to_string(), message))
+    let format = detect_lines(&sample).map_err(|message| SimError::input(path.display().to_string(), message))?;
+    let why = format!("{} of the first {} lines read as {format}", accepted(format, &sample), sample.len());
+    Ok((format, why))
 }
 
 /// How many sampled lines each format reads as a request.

@@ -233,10 +233,13 @@ pub(crate) fn requests(
 
 pub(crate) fn open(path: &Path, options: &TraceOptions) -> Result<Workload> {
     options.validate()?;
-    let format = match options.format {
-        Some(f) => f,
-        None if options.generic.is_some() => Format::Generic,
-        None => detect::detect_file(path)?,
+    let (format, detected) = match options.format {
+        Some(f) => (f, None),
+        None if options.generic.is_some() => (Format::Generic, None),
+        None => {
+            let (format, why) = detect::detect_file_explained(path)?;
+            (format, Some(why))
+        }
     };
     let skipped = SkipCounter::default();
     let requests = requests(path, format, options, &skipped)?;
@@ -244,7 +247,7 @@ pub(crate) fn open(path: &Path, options: &TraceOptions) -> Result<Workload> {
     let description = serde_json::json!({
         "trace": name,
         "format": format,
-        "detected": options.format.is_none() && options.generic.is_none(),
+        "detected": detected,
         "on_bad_line": options.on_bad_line,
         "out_of_order": options.out_of_order_for(format),
         "asu": if format == Format::Spc { serde_json::to_value(options.asu).ok() } else { None },
