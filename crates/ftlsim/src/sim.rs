@@ -243,7 +243,9 @@ impl Simulation {
             outcome => outcome?,
         };
         if cut {
-            // It issued fewer operations than the power loss waited for: its writes completed.
+            // It issued fewer operations than the power loss waited for: its writes completed,
+            // and the power loss comes after it (disarmed, so it cannot strike recovery).
+            self.ops.set_power_cut(None);
             self.oracle.forget_cuts();
         }
         let served = self.timing.serve(req.arrival, self.ops.ops());
