@@ -4,7 +4,7 @@
 
 use crate::config::{Config, ConfigBuilder};
 use crate::error::{Result, SimError};
-use crate::ftl::{FtlInfo, REGISTRY};
+use crate::ftl::{ftl_info, FtlInfo, REGISTRY};
 use crate::host::PageRequest;
 use crate::workload::IoKind;
 use crate::Simulation;
@@ -107,9 +107,7 @@ pub fn least_spare_device(
     extra_spare: u32,
     extra: &[String],
 ) -> Result<Config> {
-    let info =
-        REGISTRY.iter().find(|f| f.name == ftl).ok_or_else(|| SimError::config("ftl", format!("unknown FTL {ftl}")))?;
-    least_spare_device_for(info, dies, planes, blocks_per_plane, pages_per_block, extra_spare, extra)
+    least_spare_device_for(ftl_info(ftl)?, dies, planes, blocks_per_plane, pages_per_block, extra_spare, extra)
 }
 
 /// [`least_spare_device`] for a scheme given by its registry entry (registered or not).
