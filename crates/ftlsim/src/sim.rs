@@ -14,7 +14,7 @@ use crate::flash::{FlashArray, Lpn, OpKind, OpLog, Purpose};
 use crate::ftl::{build_ftl, Ftl, FtlCtx, Prefetch, SramBreakdown};
 use crate::host::{Host, PageRequest, SectorSpan};
 use crate::metrics::report::ReportInputs;
-use crate::metrics::{CacheStats, Collector, GcStats, RecoveryReport, Report, RequestKind};
+use crate::metrics::{CacheStats, Collector, GcStats, MergeStats, RecoveryReport, Report, RequestKind};
 use crate::timing::{OpCosts, TimingEngine};
 use crate::workload::{IoKind, Workload};
 
@@ -59,6 +59,7 @@ pub struct Simulation {
     last_finish: crate::timing::Nanos,
     gc_victims_base: u64,
     gc_stats_base: GcStats,
+    merges_base: MergeStats,
     recovery: RecoveryReport,
     power_loss_at: Vec<u64>,
     /// Requests a power loss cut short.
@@ -90,6 +91,7 @@ impl Simulation {
             last_finish: 0,
             gc_victims_base: 0,
             gc_stats_base: GcStats::default(),
+            merges_base: MergeStats::default(),
             recovery: RecoveryReport::default(),
             power_loss_at: Vec::new(),
             power_cuts: 0,
@@ -172,6 +174,7 @@ impl Simulation {
         self.cache = CacheStats::default();
         self.gc_victims_base = self.ftl.blocks().gc_victims();
         self.gc_stats_base = self.ftl.blocks().gc_stats();
+        self.merges_base = self.ftl.merge_stats().unwrap_or_default();
         self.timing = TimingEngine::new(&self.config.device);
         Ok(())
     }
@@ -426,6 +429,7 @@ impl Simulation {
             sram: self.ftl.sram(),
             gc_victims: self.ftl.blocks().gc_victims() - self.gc_victims_base,
             gc_stats: self.ftl.blocks().gc_stats().since(&self.gc_stats_base),
+            merges: self.ftl.merge_stats().map(|m| m.since(&self.merges_base)),
             plane_register_hits: self.timing.register_hits(),
             recovery: self.recovery.clone(),
             wall_seconds,

@@ -7,8 +7,8 @@ use ftlsim::check::suite::test_device_for;
 use ftlsim::flash::{FlashArray, Lpn, PageKind, Ppn, BASIC_LAYOUT};
 use ftlsim::ftl::common::{BlockManager, StreamSpec};
 use ftlsim::ftl::{
-    build_with, describe, ftl_params, no_test_overrides, validate_ftl_tables, Ftl, FtlCtx, FtlInfo, PageFtl,
-    ParamRange, ParamSpec, ParamsSchema, SramBreakdown,
+    build_with, describe, ftl_params, no_test_overrides, one_stream_spare_blocks, validate_ftl_tables, Ftl, FtlCtx,
+    FtlInfo, PageFtl, ParamRange, ParamSpec, ParamsSchema, SramBreakdown,
 };
 use ftlsim::{Config, Result};
 use serde::{Deserialize, Serialize};
@@ -83,6 +83,7 @@ const SCRATCH: FtlInfo = FtlInfo {
     streams: &[StreamSpec::new("data", PageKind::Data)],
     recovers: true,
     state_bytes_per_page: 12.2,
+    spare_blocks_needed: one_stream_spare_blocks,
     test_overrides: no_test_overrides,
 };
 

@@ -130,7 +130,7 @@ pub fn least_spare_device_for(
     let mut logical = config.device.geometry.total_pages();
     loop {
         config.device.logical_pages = Some(logical);
-        let spare = info.spare_blocks_needed(&config) + extra_spare as u64;
+        let spare = (info.spare_blocks_needed)(&config) + extra_spare as u64;
         if spare >= blocks {
             return Err(SimError::config(
                 "device.geometry.blocks_per_plane",

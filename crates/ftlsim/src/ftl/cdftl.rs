@@ -76,6 +76,7 @@ pub const INFO: FtlInfo = FtlInfo {
     streams: DEMAND_STREAMS,
     recovers: true,
     state_bytes_per_page: 28.0,
+    spare_blocks_needed: TranslationStore::spare_blocks_needed,
     test_overrides: |c| {
         let mut sets = vec![("cmt_bytes", bytes_of(quarter_map(c) / 2, 66))];
         // One cached translation page, when the device has room for that many entries.

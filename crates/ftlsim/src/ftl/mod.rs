@@ -4,9 +4,12 @@
 //! An FTL updates its state at once (functional simulation) and emits the flash operations it
 //! needed through [`FtlCtx`]; it never computes time.
 
+mod bast;
+mod bftl;
 pub mod cdftl;
 pub mod common;
 pub mod dftl;
+pub mod fast;
 pub mod optimal;
 mod page;
 mod registry;
@@ -16,8 +19,8 @@ pub mod tpftl;
 
 pub use page::PageFtl;
 pub use registry::{
-    build_ftl, build_with, describe, ftl_info, ftl_names, ftl_params, no_test_overrides, validate_ftl_tables, FtlInfo,
-    ParamRange, ParamSpec, ParamsSchema, REGISTRY,
+    build_ftl, build_with, describe, ftl_info, ftl_names, ftl_params, no_test_overrides, one_stream_spare_blocks,
+    validate_ftl_tables, FtlInfo, ParamRange, ParamSpec, ParamsSchema, REGISTRY,
 };
 
 use serde::Serialize;
@@ -180,6 +183,12 @@ pub trait Ftl: Send {
     /// invariant check requires it never to exceed the total of [`Ftl::sram`]. `None` (the
     /// default) skips that check.
     fn sram_in_use(&self) -> Option<u64> {
+        None
+    }
+
+    /// Merge counts and costs, for block-mapped and log-block schemes (`None`, the default, for
+    /// the others).
+    fn merge_stats(&self) -> Option<crate::metrics::MergeStats> {
         None
     }
 

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::BlockManager;
-use super::registry::{no_test_overrides, FtlInfo, ParamsSchema};
+use super::registry::{no_test_overrides, one_stream_spare_blocks, FtlInfo, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, PageFtl, Prefetch, SramBreakdown};
 use crate::config::Config;
 use crate::error::Result;
@@ -26,6 +26,7 @@ pub const INFO: FtlInfo = FtlInfo {
     streams: super::page::STREAMS,
     recovers: true,
     state_bytes_per_page: 12.2,
+    spare_blocks_needed: one_stream_spare_blocks,
     test_overrides: no_test_overrides,
 };
 

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::{BlockManager, Relocate, StreamId, StreamSpec};
-use super::registry::{no_test_overrides, FtlInfo, ParamsSchema};
+use super::registry::{no_test_overrides, one_stream_spare_blocks, FtlInfo, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, Prefetch, SramBreakdown, SramItem};
 use crate::config::Config;
 use crate::error::Result;
@@ -25,6 +25,7 @@ pub const INFO: FtlInfo = FtlInfo {
     streams: STREAMS,
     recovers: true,
     state_bytes_per_page: 12.2,
+    spare_blocks_needed: one_stream_spare_blocks,
     test_overrides: no_test_overrides,
 };
 

@@ -5,7 +5,6 @@
 
 use serde::de::DeserializeOwned;
 
-use super::common::translation::TranslationStore;
 use super::common::StreamSpec;
 use super::Ftl;
 use crate::config::Config;
@@ -20,6 +19,10 @@ pub const REGISTRY: &[FtlInfo] = &[
     super::scftl::INFO,
     super::sftl::INFO,
     super::optimal::INFO,
+    super::bftl::INFO,
+    super::bast::INFO,
+    super::fast::INFO,
+    super::fast::sc::INFO,
 ];
 
 /// Everything about one scheme.
@@ -34,6 +37,10 @@ pub struct FtlInfo {
     pub streams: &'static [StreamSpec],
     /// Recovers from power loss (the conformance suite checks that one that does not says so).
     pub recovers: bool,
+    /// The fewest spare blocks (beyond the logical pages) it accepts on a device
+    /// ([`Config::spare_blocks_needed`] for page-mapped schemes); the conformance suite sizes
+    /// its tightest devices with it.
+    pub spare_blocks_needed: fn(&Config) -> u64,
     /// Simulator memory per physical page, bytes, flash array included (`state_B/page` of
     /// `ftlsim bench`), for the estimate checked before anything is allocated.
     pub state_bytes_per_page: f64,
@@ -125,6 +132,11 @@ fn available_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// The spare blocks of a page-mapped FTL with one write stream.
+pub fn one_stream_spare_blocks(config: &Config) -> u64 {
+    config.spare_blocks_needed(1, 0)
+}
+
 /// No parameters for the conformance suite's devices.
 pub fn no_test_overrides(_: &Config) -> Vec<(&'static str, u64)> {
     Vec::new()
@@ -134,15 +146,6 @@ impl FtlInfo {
     /// Keeps its map in translation pages (a stream of them, and the spare blocks they fill).
     pub fn keeps_translation_pages(&self) -> bool {
         self.streams.iter().any(|s| s.kind == PageKind::Translation)
-    }
-
-    /// The fewest spare blocks the FTL accepts on `config`'s device ([`Config::spare_blocks_needed`]).
-    pub fn spare_blocks_needed(&self, config: &Config) -> u64 {
-        if self.keeps_translation_pages() {
-            TranslationStore::spare_blocks_needed(config)
-        } else {
-            config.spare_blocks_needed(self.streams.len() as u32, 0)
-        }
     }
 
     /// Checks `[ftl.<name>]` against the schema: ranges first, then types and unknown fields.

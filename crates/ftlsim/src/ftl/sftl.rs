@@ -80,6 +80,7 @@ pub const INFO: FtlInfo = FtlInfo {
     streams: DEMAND_STREAMS,
     recovers: true,
     state_bytes_per_page: 24.2,
+    spare_blocks_needed: TranslationStore::spare_blocks_needed,
     test_overrides: |c| {
         // At least one uncompressed translation page and its header, plus the dirty buffer (1/8).
         let cached = (c.device.geometry.page_size as u64 + 8).max(quarter_map(c) * 4);

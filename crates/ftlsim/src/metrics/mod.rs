@@ -3,11 +3,13 @@
 
 mod cache;
 mod collector;
+mod merges;
 mod model;
 pub(crate) mod report;
 
 pub use cache::{CacheAccess, CacheStats};
 pub use collector::{Collector, RequestKind};
+pub use merges::{MergeReport, MergeStats};
 pub use model::{FlashTimes, GcStats, TimeModel, WaCounts, WaModel};
 pub use report::{
     CacheReport, EraseCountStats, FlashCounts, HostReport, LatencySummary, RecoveryReport, Report, ResponseTimes,

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::collector::Latencies;
-use super::{CacheStats, Collector, FlashTimes, GcStats, TimeModel, WaCounts, WaModel};
+use super::{CacheStats, Collector, FlashTimes, GcStats, MergeReport, MergeStats, TimeModel, WaCounts, WaModel};
 use crate::flash::{FlashArray, OpKind, OpLog};
 use crate::ftl::SramItem;
 
@@ -158,6 +158,9 @@ pub struct Report {
     /// Paper 002's performance model (Eqs. 1, 10, 11) on the same inputs, next to the flash time
     /// the run spent per host page access; present with `wa_model`.
     pub time_model: Option<TimeModel>,
+    /// Merges of block-mapped and log-block FTLs (absent for the others).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merges: Option<MergeReport>,
     pub recovery: RecoveryReport,
     pub sram: Vec<SramItem>,
     pub sram_total_bytes: u64,
@@ -177,6 +180,7 @@ pub struct ReportInputs<'a> {
     pub sram: Vec<SramItem>,
     pub gc_victims: u64,
     pub gc_stats: GcStats,
+    pub merges: Option<MergeStats>,
     pub plane_register_hits: u64,
     pub recovery: RecoveryReport,
     pub wall_seconds: f64,
@@ -263,6 +267,7 @@ impl Report {
                     + modelled(&erases) as f64 * t.erase_us;
                 m.time_model(t, flash_us)
             }),
+            merges: i.merges.map(|m| MergeReport::new(m, ppb, &reads, &programs, &erases, i.flash_times)),
             recovery: i.recovery,
             sram: i.sram,
             sram_total_bytes,

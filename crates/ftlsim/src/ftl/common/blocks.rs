@@ -298,14 +298,7 @@ impl BlockManager {
     /// it). A corrupt page is never valid. Issues no operations: the FTL's recovery accounts for
     /// the reads it needed to know what `live` answers.
     pub fn rebuild(&mut self, flash: &FlashArray, live: impl Fn(Ppn, Spare) -> bool) {
-        self.pool.clear();
-        self.frontiers.clear();
-        self.validity.clear();
-        for ppn in 0..self.geometry.total_pages() {
-            if flash.is_programmed(ppn) && (flash.is_corrupt(ppn) || !live(ppn, flash.spare_unchecked(ppn))) {
-                self.validity.invalidate(ppn, flash);
-            }
-        }
+        self.rebuild_validity(flash, live);
         let mut victims = VictimIndex::new(
             self.units(),
             self.geometry.pages_per_block,
@@ -333,6 +326,33 @@ impl BlockManager {
             };
         }
         self.gc.reset(victims);
+    }
+
+    /// [`BlockManager::rebuild`] for an FTL that owns all its blocks (block-mapped and log-block
+    /// schemes): erased blocks are free, every written block is owned by the FTL.
+    pub fn rebuild_owned(&mut self, flash: &FlashArray, live: impl Fn(Ppn, Spare) -> bool) {
+        self.rebuild_validity(flash, live);
+        for pbn in 0..self.geometry.total_blocks() {
+            self.role[pbn as usize] = if flash.block_state(pbn) == BlockState::Erased {
+                self.pool.put(pbn, flash.erase_count(pbn));
+                BlockRole::Free
+            } else {
+                BlockRole::Owned
+            };
+        }
+    }
+
+    /// Forgets the pool, the frontiers and validity, and marks invalid every programmed page
+    /// that is corrupt or not `live`.
+    fn rebuild_validity(&mut self, flash: &FlashArray, live: impl Fn(Ppn, Spare) -> bool) {
+        self.pool.clear();
+        self.frontiers.clear();
+        self.validity.clear();
+        for ppn in 0..self.geometry.total_pages() {
+            if flash.is_programmed(ppn) && (flash.is_corrupt(ppn) || !live(ppn, flash.spare_unchecked(ppn))) {
+                self.validity.invalidate(ppn, flash);
+            }
+        }
     }
 
     /// Simulator memory of this structure.

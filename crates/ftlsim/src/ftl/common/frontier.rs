@@ -49,7 +49,8 @@ pub struct Frontiers {
 
 impl Frontiers {
     pub fn new(streams: &[StreamSpec], units: u32) -> Self {
-        assert!(!streams.is_empty() && streams.len() <= u8::MAX as usize, "an FTL declares 1 to 255 streams");
+        // None for an FTL that places every page itself in blocks it owns.
+        assert!(streams.len() <= u8::MAX as usize, "an FTL declares at most 255 streams");
         Frontiers {
             streams: streams.to_vec(),
             slots: vec![Slot { block: None, next_offset: 0 }; units as usize * streams.len()],

@@ -8,6 +8,7 @@ pub mod demand;
 mod frontier;
 mod gc;
 mod list;
+pub mod merge;
 mod pool;
 pub mod translation;
 mod validity;

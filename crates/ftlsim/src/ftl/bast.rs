@@ -1,0 +1,227 @@
+//! BAST (Kim et al., 2002): block-associative log blocks. Each log block belongs to one data
+//! block and takes its updates in arrival order, whatever their offset. A full log block is
+//! merged with its data block (switch when it holds the whole block in order, partial when it
+//! holds a prefix in order, full otherwise); when every log block is taken, the oldest one is
+//! merged to free one. Small random writes spread over many blocks make it merge log blocks
+//! that are barely used ("log-block thrashing"). Spec ../shared/specs/tpftl-fast-cpm.md B.2.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use super::common::merge::{
+    check_log_area, log_block_count, spare_blocks_needed, LogRatioOf, MergeEngine, INPLACE_FIRST_WRITE, LOG_BLOCKS,
+    LOG_RATIO, LOG_RATIO_OF, NO_STREAMS,
+};
+use super::common::BlockManager;
+use super::registry::{no_test_overrides, FtlInfo, ParamsSchema};
+use super::{ftl_params, Ftl, FtlCtx, SramBreakdown, SramItem};
+use crate::config::Config;
+use crate::error::Result;
+use crate::flash::{FlashArray, Lpn, Pbn, Ppn, BASIC_LAYOUT};
+use crate::metrics::MergeStats;
+
+pub const INFO: FtlInfo = FtlInfo {
+    name: "bast",
+    description: "BAST: block-mapped data blocks, one log block per data block (1:1)",
+    build: Bast::build,
+    params: ParamsSchema::of::<BastParams>(&[LOG_RATIO, LOG_RATIO_OF, LOG_BLOCKS, INPLACE_FIRST_WRITE]),
+    spare_layout: BASIC_LAYOUT,
+    streams: NO_STREAMS,
+    recovers: true,
+    state_bytes_per_page: 12.5,
+    spare_blocks_needed: |c| spare_blocks_needed(c, 1),
+    test_overrides: no_test_overrides,
+};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BastParams {
+    #[serde(default)]
+    pub log_ratio: Option<f64>,
+    #[serde(default)]
+    pub log_ratio_of: LogRatioOf,
+    #[serde(default)]
+    pub log_blocks: Option<u32>,
+    #[serde(default = "yes")]
+    pub inplace_first_write: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for BastParams {
+    fn default() -> Self {
+        BastParams { log_ratio: None, log_ratio_of: LogRatioOf::Total, log_blocks: None, inplace_first_write: true }
+    }
+}
+
+/// Marks a logical block without a log block.
+const NO_LOG: Pbn = Pbn::MAX;
+
+pub struct Bast {
+    engine: MergeEngine,
+    params: BastParams,
+    log_blocks: u32,
+    /// Logical block -> its log block.
+    log_of: Vec<Pbn>,
+    /// Log blocks in the order they were taken, as (logical block, log block); entries whose
+    /// log block was merged since are skipped when met.
+    taken: VecDeque<(u32, Pbn)>,
+    in_use: u32,
+    physical_blocks: u64,
+}
+
+impl Bast {
+    pub fn build(config: &Config) -> Result<Box<dyn Ftl>> {
+        let params: BastParams = ftl_params(config, INFO.name)?;
+        let log_blocks = log_block_count(config, params.log_ratio, params.log_ratio_of, params.log_blocks);
+        check_log_area(config, INFO.name, log_blocks, 1)?;
+        let engine = MergeEngine::new(config);
+        let logical_blocks = super::common::merge::logical_blocks(config) as usize;
+        Ok(Box::new(Bast {
+            engine,
+            params,
+            log_blocks,
+            log_of: vec![NO_LOG; logical_blocks],
+            taken: VecDeque::new(),
+            in_use: 0,
+            physical_blocks: config.device.geometry.total_blocks() as u64,
+        }))
+    }
+
+    /// Merges `lbn`'s log block into its data block and frees the association.
+    fn merge(&mut self, lbn: u32, ctx: &mut FtlCtx) -> Result<()> {
+        let log = std::mem::replace(&mut self.log_of[lbn as usize], NO_LOG);
+        self.in_use -= 1;
+        self.engine.merge_dedicated(lbn, log, ctx)
+    }
+
+    /// A log block for `lbn` with room for one more page.
+    fn log_block(&mut self, lbn: u32, ctx: &mut FtlCtx) -> Result<Pbn> {
+        let log = self.log_of[lbn as usize];
+        if log != NO_LOG {
+            if ctx.flash.write_pointer(log) < self.engine.pages_per_block() {
+                return Ok(log);
+            }
+            self.merge(lbn, ctx)?;
+        }
+        while self.in_use >= self.log_blocks {
+            let (oldest, log) = self.taken.pop_front().expect("log blocks in use are queued");
+            if self.log_of[oldest as usize] == log {
+                self.merge(oldest, ctx)?;
+            }
+        }
+        let log = self.engine.take_block()?;
+        self.adopt(lbn, log);
+        Ok(log)
+    }
+
+    fn adopt(&mut self, lbn: u32, log: Pbn) {
+        self.log_of[lbn as usize] = log;
+        self.in_use += 1;
+        if self.taken.len() >= 2 * self.log_blocks as usize {
+            let log_of = &self.log_of;
+            self.taken.retain(|&(l, b)| log_of[l as usize] == b);
+        }
+        self.taken.push_back((lbn, log));
+    }
+}
+
+impl Ftl for Bast {
+    fn name(&self) -> &'static str {
+        INFO.name
+    }
+
+    fn read(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
+        self.engine.read(lpn, ctx)
+    }
+
+    fn write(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
+        if self.params.inplace_first_write && self.engine.fits_in_place(lpn, ctx.flash) {
+            return self.engine.write_in_place(lpn, version, ctx);
+        }
+        let (lbn, _) = self.engine.split(lpn);
+        let log = self.log_block(lbn, ctx)?;
+        let offset = ctx.flash.write_pointer(log);
+        self.engine.write_log(log, offset, lpn, version, ctx).map(|_| ())
+    }
+
+    fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
+        self.engine.trim(lpn, ctx)
+    }
+
+    fn lookup(&self, lpn: Lpn, flash: &FlashArray) -> Option<Ppn> {
+        self.engine.newest(lpn, flash)
+    }
+
+    /// Rebuilds the maps from the spare areas; a recovered log block whose valid pages all
+    /// belong to one logical block without a log block becomes that block's log block again,
+    /// any other (a power loss cut a merge short) is merged at once.
+    fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
+        self.log_of.fill(NO_LOG);
+        self.taken.clear();
+        self.in_use = 0;
+        for log in self.engine.recover(ctx)? {
+            match self.engine.valid_lbns(log, ctx.flash)[..] {
+                [lbn] if self.log_of[lbn as usize] == NO_LOG && self.in_use < self.log_blocks => self.adopt(lbn, log),
+                _ => self.engine.reclaim_log(log, ctx, |engine, lbn, ctx| engine.full_merge(lbn, None, ctx))?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The block map and GC bits, the log-block table (LBN and PBN, 8 B per log block), the
+    /// offset of every log page (1 B while a block has at most 256 pages) and the GC bits of the
+    /// log pages.
+    fn sram(&self) -> SramBreakdown {
+        let ppb = self.engine.pages_per_block() as u64;
+        let log_pages = self.log_blocks as u64 * ppb;
+        let offset_bytes = (u64::BITS - (ppb - 1).leading_zeros()).div_ceil(8).max(1) as u64;
+        let mut sram = MergeEngine::block_map_sram(self.physical_blocks);
+        sram.extend([
+            SramItem { structure: "log block table (8 B per log block)".into(), bytes: self.log_blocks as u64 * 8 },
+            SramItem { structure: "log page offsets".into(), bytes: log_pages * offset_bytes },
+            SramItem { structure: "GC log-page bitmap (1 bit per log page)".into(), bytes: log_pages.div_ceil(8) },
+        ]);
+        sram
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.engine.state_bytes() + self.log_of.len() * 4 + self.taken.len() * 8
+    }
+
+    fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
+        self.engine.check(flash)?;
+        let g = flash.geometry();
+        for (lbn, &log) in self.log_of.iter().enumerate() {
+            if log == NO_LOG {
+                continue;
+            }
+            let first = g.first_page(log);
+            let foreign = (first..first + flash.write_pointer(log)).find(|&p| {
+                self.engine.blocks.is_valid(p, flash)
+                    && flash.spare_unchecked(p).logical / self.engine.pages_per_block() != lbn as u32
+            });
+            if let Some(ppn) = foreign {
+                return Err(format!(
+                    "log block {log} of logical block {lbn} holds a valid page of another (PPN {ppn})"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn blocks(&self) -> &BlockManager {
+        &self.engine.blocks
+    }
+
+    fn merge_stats(&self) -> Option<MergeStats> {
+        Some(self.engine.stats)
+    }
+
+    fn params(&self) -> serde_json::Value {
+        serde_json::to_value(&self.params).expect("params serialise")
+    }
+}

@@ -1,0 +1,292 @@
+//! FAST (Lee et al., 2007): fully associative log blocks. Data blocks are block-mapped; a log
+//! page may hold any logical page. One sequential-write (SW) log block takes runs that start at
+//! a block's offset 0 and is switch- or partial-merged; the random-write (RW) log blocks are
+//! filled one after another and, when none is free, the oldest full one is reclaimed by full
+//! merges of every data block it holds pages of. FAST-SC (paper 003, `sc.rs`) chooses that victim
+//! by second chance instead. Spec: ../shared/specs/tpftl-fast-cpm.md B.2, B.7.
+
+mod queue;
+pub mod sc;
+
+pub use queue::{LogQueue, ScMode, Selection};
+
+use serde::{Deserialize, Serialize};
+
+use super::common::merge::{
+    check_log_area, log_block_count, spare_blocks_needed, LogRatioOf, MergeEngine, INPLACE_FIRST_WRITE, LOG_BLOCKS,
+    LOG_RATIO, LOG_RATIO_OF, NO_STREAMS,
+};
+use super::common::BlockManager;
+use super::registry::{no_test_overrides, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
+use super::{ftl_params, Ftl, FtlCtx, SramBreakdown, SramItem};
+use crate::config::Config;
+use crate::error::Result;
+use crate::flash::{FlashArray, Lpn, Pbn, Ppn, BASIC_LAYOUT};
+use crate::metrics::MergeStats;
+
+pub const INFO: FtlInfo = FtlInfo {
+    name: "fast",
+    description: "FAST: block-mapped data blocks, fully associative log blocks, FIFO victims",
+    build: Fast::build,
+    params: ParamsSchema::of::<FastParams>(&[LOG_RATIO, LOG_RATIO_OF, LOG_BLOCKS, INPLACE_FIRST_WRITE, FAST_SW_LOG]),
+    spare_layout: BASIC_LAYOUT,
+    streams: NO_STREAMS,
+    recovers: true,
+    state_bytes_per_page: 12.5,
+    spare_blocks_needed: fast_spare_blocks,
+    test_overrides: no_test_overrides,
+};
+
+pub const FAST_SW_LOG: ParamSpec = ParamSpec {
+    name: "fast_sw_log",
+    range: ParamRange::Flag,
+    meaning: "keep one sequential-write log block for runs starting at offset 0 (off: every log block is random-write)",
+    source: "FAST (Lee et al. 2007); paper 003 does not mention it (spec B.7 F1)",
+};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FastParams {
+    #[serde(default)]
+    pub log_ratio: Option<f64>,
+    #[serde(default)]
+    pub log_ratio_of: LogRatioOf,
+    #[serde(default)]
+    pub log_blocks: Option<u32>,
+    #[serde(default = "yes")]
+    pub inplace_first_write: bool,
+    #[serde(default = "yes")]
+    pub fast_sw_log: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for FastParams {
+    fn default() -> Self {
+        FastParams {
+            log_ratio: None,
+            log_ratio_of: LogRatioOf::Total,
+            log_blocks: None,
+            inplace_first_write: true,
+            fast_sw_log: true,
+        }
+    }
+}
+
+/// The fewest log blocks FAST runs with: an RW block, and the SW block if there is one.
+fn min_log_blocks(sw_log: bool) -> u32 {
+    1 + sw_log as u32
+}
+
+fn fast_spare_blocks(config: &Config) -> u64 {
+    spare_blocks_needed(config, min_log_blocks(true))
+}
+
+/// The SW log block and the logical block whose run it holds.
+#[derive(Debug, Clone, Copy)]
+struct SwLog {
+    block: Pbn,
+    lbn: u32,
+}
+
+pub struct Fast {
+    name: &'static str,
+    engine: MergeEngine,
+    params: serde_json::Value,
+    log_blocks: u32,
+    inplace_first_write: bool,
+    sw_log: bool,
+    sw: Option<SwLog>,
+    /// The RW log block being filled.
+    current: Option<Pbn>,
+    /// Full RW log blocks, the candidates for reclaiming.
+    full: LogQueue,
+    physical_blocks: u64,
+}
+
+impl Fast {
+    pub fn build(config: &Config) -> Result<Box<dyn Ftl>> {
+        let p: FastParams = ftl_params(config, "fast")?;
+        let params = serde_json::to_value(&p).expect("params serialise");
+        Ok(Box::new(Fast::new(config, "fast", p, Selection::Fifo, params)?))
+    }
+
+    fn new(
+        config: &Config,
+        name: &'static str,
+        p: FastParams,
+        selection: Selection,
+        params: serde_json::Value,
+    ) -> Result<Self> {
+        let log_blocks = log_block_count(config, p.log_ratio, p.log_ratio_of, p.log_blocks);
+        check_log_area(config, name, log_blocks, min_log_blocks(p.fast_sw_log))?;
+        Ok(Fast {
+            name,
+            engine: MergeEngine::new(config),
+            params,
+            log_blocks,
+            inplace_first_write: p.inplace_first_write,
+            sw_log: p.fast_sw_log,
+            sw: None,
+            current: None,
+            full: LogQueue::new(selection),
+            physical_blocks: config.device.geometry.total_blocks() as u64,
+        })
+    }
+
+    /// RW log blocks allowed, the one being filled included.
+    fn rw_limit(&self) -> usize {
+        (self.log_blocks - self.sw_log as u32) as usize
+    }
+
+    /// Ends the SW log block's run: a switch merge if it is complete, a partial merge otherwise
+    /// ([`MergeEngine::merge_dedicated`]).
+    fn merge_sw(&mut self, ctx: &mut FtlCtx) -> Result<()> {
+        let Some(sw) = self.sw.take() else { return Ok(()) };
+        self.engine.merge_dedicated(sw.lbn, sw.block, ctx)
+    }
+
+    /// The RW log block with room for the next page, filing a full one and reclaiming victims
+    /// while the RW area is at its limit.
+    fn rw_block(&mut self, ctx: &mut FtlCtx) -> Result<Pbn> {
+        if let Some(block) = self.current {
+            if ctx.flash.write_pointer(block) < self.engine.pages_per_block() {
+                return Ok(block);
+            }
+            self.full.push(block);
+            self.current = None;
+        }
+        let sw = self.sw.is_some() as usize;
+        while self.full.len() >= self.rw_limit() || self.full.len() + sw >= self.log_blocks as usize {
+            self.reclaim_victim(ctx)?;
+        }
+        let block = self.engine.take_block()?;
+        self.current = Some(block);
+        Ok(block)
+    }
+
+    /// A fresh SW log block (after a recovery the RW blocks may fill the whole log area).
+    fn sw_block(&mut self, ctx: &mut FtlCtx) -> Result<Pbn> {
+        let current = self.current.is_some() as usize;
+        while self.full.len() + current >= self.log_blocks as usize {
+            self.reclaim_victim(ctx)?;
+        }
+        self.engine.take_block()
+    }
+
+    fn reclaim_victim(&mut self, ctx: &mut FtlCtx) -> Result<()> {
+        let (engine, flash) = (&mut self.engine, &*ctx.flash);
+        let (victim, skips) = self.full.select(|b| engine.blocks.valid_count(b, flash)).expect("the queue is full");
+        engine.stats.second_chance_skips += skips;
+        let sw = &mut self.sw;
+        engine.reclaim_log(victim, ctx, |engine, lbn, ctx| {
+            engine.full_merge(lbn, None, ctx)?;
+            // The full merge took the SW block's pages of that logical block: it is empty now.
+            if let Some(run) = sw.take_if(|run| run.lbn == lbn) {
+                engine.reclaim(run.block, ctx)?;
+            }
+            Ok(())
+        })
+    }
+}
+
+impl Ftl for Fast {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn read(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
+        self.engine.read(lpn, ctx)
+    }
+
+    fn write(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
+        let (lbn, offset) = self.engine.split(lpn);
+        if self.inplace_first_write && self.engine.fits_in_place(lpn, ctx.flash) {
+            return self.engine.write_in_place(lpn, version, ctx);
+        }
+        if self.sw_log && offset == 0 {
+            self.merge_sw(ctx)?;
+            let block = self.sw_block(ctx)?;
+            self.sw = Some(SwLog { block, lbn });
+            self.engine.write_log(block, 0, lpn, version, ctx)?;
+        } else if let Some(sw) = self.sw.filter(|sw| sw.lbn == lbn && ctx.flash.write_pointer(sw.block) == offset) {
+            self.engine.write_log(sw.block, offset, lpn, version, ctx)?;
+        } else {
+            let block = self.rw_block(ctx)?;
+            let offset = ctx.flash.write_pointer(block);
+            self.engine.write_log(block, offset, lpn, version, ctx)?;
+            return Ok(());
+        }
+        if self.sw.is_some_and(|sw| ctx.flash.write_pointer(sw.block) == self.engine.pages_per_block()) {
+            self.merge_sw(ctx)?;
+        }
+        Ok(())
+    }
+
+    fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
+        self.engine.trim(lpn, ctx)
+    }
+
+    fn lookup(&self, lpn: Lpn, flash: &FlashArray) -> Option<Ppn> {
+        self.engine.newest(lpn, flash)
+    }
+
+    /// Rebuilds the maps from the spare areas ([`MergeEngine::recover`]); every block left with
+    /// log pages joins the RW queue, in block order (nothing on flash says which was filled
+    /// first), and is reclaimed in turn while the RW area is over its limit.
+    fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
+        self.sw = None;
+        self.current = None;
+        self.full.clear();
+        for block in self.engine.recover(ctx)? {
+            self.full.push(block);
+        }
+        // Back within the log area (a power loss in a merge can leave a block more), so that the
+        // merge reserve is free again.
+        while self.full.len() >= self.rw_limit() {
+            self.reclaim_victim(ctx)?;
+        }
+        Ok(())
+    }
+
+    /// Paper 000 Table 5.3: the block map, the log blocks' page map (LPN and PPN, 8 B per log
+    /// page) and the GC bits (one per block, and one per log page).
+    fn sram(&self) -> SramBreakdown {
+        let log_pages = self.log_blocks as u64 * self.engine.pages_per_block() as u64;
+        let mut sram = MergeEngine::block_map_sram(self.physical_blocks);
+        sram.push(SramItem { structure: "log page map (8 B per log page)".into(), bytes: log_pages * 8 });
+        sram.push(SramItem {
+            structure: "GC log-page bitmap (1 bit per log page)".into(),
+            bytes: log_pages.div_ceil(8),
+        });
+        sram
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.engine.state_bytes() + self.full.len() * 8
+    }
+
+    fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
+        self.engine.check(flash)?;
+        if let Some(sw) = self.sw {
+            if !self.engine.is_in_order(sw.lbn, sw.block, flash) {
+                return Err(format!("SW log block {} holds a page out of its run", sw.block));
+            }
+        }
+        Ok(())
+    }
+
+    fn blocks(&self) -> &BlockManager {
+        &self.engine.blocks
+    }
+
+    fn merge_stats(&self) -> Option<MergeStats> {
+        Some(self.engine.stats)
+    }
+
+    fn params(&self) -> serde_json::Value {
+        self.params.clone()
+    }
+}
