@@ -14,7 +14,7 @@ use crate::flash::{FlashArray, Lpn, OpKind, OpLog, Purpose};
 use crate::ftl::{build_ftl, Ftl, FtlCtx, Prefetch, SramBreakdown};
 use crate::host::{Host, PageRequest, SectorSpan};
 use crate::metrics::report::ReportInputs;
-use crate::metrics::{CacheStats, Collector, GcStats, MergeStats, RecoveryReport, Report, RequestKind};
+use crate::metrics::{CacheStats, Collector, FlashTimes, GcStats, MergeStats, RecoveryReport, Report, RequestKind};
 use crate::timing::{OpCosts, TimingEngine};
 use crate::workload::{IoKind, Workload};
 
@@ -435,6 +435,11 @@ impl Simulation {
             wall_seconds,
             state_bytes,
             flash_times: OpCosts::new(&self.config.device).page_times(),
+            array_times: FlashTimes {
+                read_us: self.config.device.latency.read_us,
+                program_us: self.config.device.latency.program_us,
+                erase_us: self.config.device.latency.erase_us,
+            },
         });
         RunResult {
             tool: "ftlsim",

@@ -225,3 +225,82 @@ impl Ftl for Bast {
         serde_json::to_value(&self.params).expect("params serialise")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigBuilder;
+    use crate::flash::{OpKind, OpLog, Purpose};
+    use crate::metrics::CacheStats;
+
+    /// 9 blocks of 4 pages exporting 4 logical blocks: 3 log blocks and the merge reserve.
+    fn config(ftl_sets: &[&str]) -> Config {
+        let mut b = ConfigBuilder::new();
+        for set in [
+            "device.geometry.planes_per_die=1",
+            "device.geometry.blocks_per_plane=9",
+            "device.geometry.pages_per_block=4",
+        ]
+        .iter()
+        .chain(["device.logical_pages=16", "gc.free_blocks_low=1"].iter())
+        .chain(ftl_sets)
+        {
+            b = b.set(set).unwrap();
+        }
+        b.build().unwrap()
+    }
+
+    /// Writes every LPN once, then `updates`; returns the merge counts of the updates and the
+    /// flash operations they took.
+    fn run(ftl: &mut dyn Ftl, config: &Config, updates: &[Lpn]) -> (MergeStats, OpLog) {
+        let mut flash = FlashArray::new(&config.device.geometry, config.device.program_order);
+        let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
+        let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
+        for lpn in 0..16 {
+            ftl.write(lpn, 1, &mut ctx).unwrap();
+        }
+        let before = ftl.merge_stats().unwrap();
+        ctx.ops.reset_counts();
+        for (i, &lpn) in updates.iter().enumerate() {
+            ftl.write(lpn, 2 + i as u32, &mut ctx).unwrap();
+            ftl.check(ctx.flash).unwrap();
+        }
+        (ftl.merge_stats().unwrap().since(&before), ops)
+    }
+
+    /// Spec B.2: small random writes spread over more data blocks than there are log blocks make
+    /// BAST merge each log block after one page (utilization 1/4 here), while FAST's shared log
+    /// blocks absorb the same writes without a merge.
+    #[test]
+    fn small_random_writes_thrash_bast_log_blocks() {
+        let updates = [1, 5, 9, 13, 2, 6, 10, 14];
+        let config = config(&[]);
+        let mut bast = Bast::build(&config).unwrap();
+        let (s, ops) = run(bast.as_mut(), &config, &updates);
+        assert_eq!((s.log_merges, s.full_merges, s.log_written_pages), (5, 5, 5));
+        assert_eq!(s.pages_copied, 20, "each full merge copies the 4 pages of its block");
+        assert_eq!(ops.count(OpKind::Erase, Purpose::Gc), 10, "each merge erases the log and the old data block");
+        let mut fast = crate::ftl::fast::Fast::build(&config).unwrap();
+        let (s, ops) = run(fast.as_mut(), &config, &updates);
+        assert_eq!((s.log_merges, s.pages_copied, ops.count(OpKind::Erase, Purpose::Gc)), (0, 0, 0));
+    }
+
+    /// A log block that received its block's pages in order is switched in, not merged by copy.
+    #[test]
+    fn an_in_order_log_block_is_switched_in() {
+        let config = config(&[]);
+        let mut bast = Bast::build(&config).unwrap();
+        let (s, ops) = run(bast.as_mut(), &config, &[4, 5, 6, 7]);
+        assert_eq!((s.switch_merges, s.pages_copied, ops.count(OpKind::Erase, Purpose::Gc)), (0, 0, 0));
+        let (s, ops) = run(Bast::build(&config).unwrap().as_mut(), &config, &[4, 5, 6, 7, 4]);
+        assert_eq!((s.switch_merges, s.pages_copied), (1, 0), "the full log block is merged on its block's next write");
+        assert_eq!(ops.count(OpKind::Erase, Purpose::Gc), 1);
+    }
+
+    #[test]
+    fn a_log_area_that_does_not_fit_is_refused_naming_the_field() {
+        let config = config(&["ftl.bast.log_blocks=4"]);
+        let err = Bast::build(&config).err().unwrap().to_string();
+        assert!(err.contains("ftl.bast.log_ratio") && err.contains("4 log blocks"), "{err}");
+    }
+}

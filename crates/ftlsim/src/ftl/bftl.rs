@@ -107,3 +107,39 @@ impl Ftl for Bftl {
         serde_json::to_value(BftlParams::default()).expect("params serialise")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flash::{OpKind, OpLog, Purpose};
+    use crate::metrics::CacheStats;
+
+    /// A page's first write goes to its offset while the program order allows; any other write
+    /// copies the block's other valid pages to a fresh block with the new page in its place.
+    #[test]
+    fn an_update_copies_the_whole_block() {
+        let config = crate::config::ConfigBuilder::new()
+            .set("device.geometry.pages_per_block=4")
+            .and_then(|b| b.set("device.logical_pages=16"))
+            .and_then(|b| b.build())
+            .unwrap();
+        let mut ftl = Bftl::build(&config).unwrap();
+        let mut flash = FlashArray::new(&config.device.geometry, config.device.program_order);
+        let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
+        let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
+        for lpn in [0, 1, 3] {
+            ftl.write(lpn, 1, &mut ctx).unwrap();
+        }
+        assert_eq!(ctx.ops.count(OpKind::Program, Purpose::Host), 3);
+        assert_eq!(ctx.ops.count(OpKind::Program, Purpose::Gc), 0, "first writes go in place, gaps allowed");
+        ftl.write(2, 1, &mut ctx).unwrap(); // offset 2 lies below the block's last programmed page
+        assert_eq!(ctx.ops.count(OpKind::Read, Purpose::Gc), 3);
+        assert_eq!(ctx.ops.count(OpKind::Program, Purpose::Gc), 3);
+        assert_eq!(ctx.ops.count(OpKind::Erase, Purpose::Gc), 1);
+        ftl.write(1, 2, &mut ctx).unwrap();
+        assert_eq!(ctx.ops.count(OpKind::Program, Purpose::Gc), 6);
+        assert_eq!(ctx.flash.read(ftl.lookup(1, ctx.flash).unwrap()).unwrap().version, 2);
+        assert_eq!(ftl.merge_stats().unwrap().full_merges, 2);
+        ftl.check(ctx.flash).unwrap();
+    }
+}

@@ -54,7 +54,8 @@ pub struct MergeReport {
     /// Mean data blocks merged per log block merged (FAST's associativity).
     pub data_blocks_per_log_merge: Option<f64>,
     /// Paper 003's total I/O time (spec B.4): page reads x read time + page programs x program
-    /// time + erases x erase time, host and merge work alike (recovery excluded), in seconds.
+    /// time + erases x erase time (array times, no bus transfer, no parallelism), host and merge
+    /// work alike (recovery excluded), in seconds.
     pub total_flash_time_s: f64,
 }
 

@@ -187,6 +187,8 @@ pub struct ReportInputs<'a> {
     pub state_bytes: u64,
     /// Page read, page program and block erase times, for the performance model.
     pub flash_times: FlashTimes,
+    /// The same without bus transfers (the array times alone), for paper 003's total flash time.
+    pub array_times: FlashTimes,
 }
 
 impl Report {
@@ -267,7 +269,7 @@ impl Report {
                     + modelled(&erases) as f64 * t.erase_us;
                 m.time_model(t, flash_us)
             }),
-            merges: i.merges.map(|m| MergeReport::new(m, ppb, &reads, &programs, &erases, i.flash_times)),
+            merges: i.merges.map(|m| MergeReport::new(m, ppb, &reads, &programs, &erases, i.array_times)),
             recovery: i.recovery,
             sram: i.sram,
             sram_total_bytes,

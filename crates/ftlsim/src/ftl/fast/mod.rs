@@ -290,3 +290,6 @@ impl Ftl for Fast {
         self.params.clone()
     }
 }
+
+#[cfg(test)]
+mod tests;
