@@ -96,6 +96,31 @@ pub fn run_table(r: &RunResult) -> String {
             format!("{:.1} / {:.1} ({:+.1}%)", t.measured_us, t.model_us, t.gap * 100.0),
         ]);
     }
+    if let Some(g) = &m.merges {
+        let k = &g.counts;
+        rows.push(vec![
+            "merges switch / partial / full".into(),
+            format!("{} / {} / {}", k.switch_merges, k.partial_merges, k.full_merges),
+        ]);
+        rows.push(vec![
+            "  pages copied (per merge)".into(),
+            format!("{} ({})", k.pages_copied, opt(g.copies_per_merge, 2)),
+        ]);
+        rows.push(vec![
+            "  log merges: valid pages / utilization / data blocks".into(),
+            format!(
+                "{} : {} / {} / {}",
+                k.log_merges,
+                opt(g.mean_log_valid_pages, 2),
+                opt(g.log_utilization, 3),
+                opt(g.data_blocks_per_log_merge, 2)
+            ),
+        ]);
+        if k.second_chance_skips > 0 {
+            rows.push(vec!["  second-chance skips".into(), k.second_chance_skips.to_string()]);
+        }
+        rows.push(vec!["total flash time, s (paper 003)".into(), format!("{:.3}", g.total_flash_time_s)]);
+    }
     if m.recovery.events > 0 {
         rows.push(vec![
             "recovery pages read (RP)".into(),

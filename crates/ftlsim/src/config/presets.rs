@@ -8,6 +8,8 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("tpftl", include_str!("presets/tpftl.toml")),
     ("tpftl-msr", include_str!("presets/tpftl-msr.toml")),
     ("cpm", include_str!("presets/cpm.toml")),
+    ("fastsc", include_str!("presets/fastsc.toml")),
+    ("fastsc-80g", include_str!("presets/fastsc-80g.toml")),
     ("ssd16", include_str!("presets/ssd16.toml")),
     ("tlc-nvme", include_str!("presets/tlc-nvme.toml")),
 ];

@@ -64,15 +64,11 @@ impl LogQueue {
         self.entries.iter().map(|e| e.block)
     }
 
-    /// Files a block that has just filled up: at the tail (behind the clock hand).
+    /// Files a block that has just filled up, at the tail of the fill order. (Under the clock
+    /// the hand may be anywhere: the new block is met after the blocks from the hand to the
+    /// tail. Moving passed-over blocks to the tail would instead put it behind all of them.)
     pub fn push(&mut self, block: Pbn) {
-        let entry = Entry { block, marked_at: None };
-        if self.hand == 0 {
-            self.entries.push_back(entry);
-        } else {
-            self.entries.insert(self.hand, entry);
-            self.hand += 1;
-        }
+        self.entries.push_back(Entry { block, marked_at: None });
     }
 
     /// Whether `block` carries its chance mark, given its valid count now.
@@ -181,9 +177,23 @@ mod tests {
         let mut q = queue(sc, &[0, 1, 2]);
         assert_eq!(q.select(valid), Some((1, 1)));
         assert_eq!(q.blocks().collect::<Vec<_>>(), vec![0, 2], "block 0 kept its place");
-        q.push(1); // refilled: behind the hand, which points at block 2
-        assert_eq!(q.blocks().collect::<Vec<_>>(), vec![0, 1, 2]);
-        assert_eq!(q.select(valid), Some((0, 1)), "the hand gives block 2 its chance, then takes marked block 0");
-        assert!(q.is_marked(2, 3));
+        q.push(1); // refilled: at the tail of the fill order, ahead of the hand (on block 2)
+        assert_eq!(q.blocks().collect::<Vec<_>>(), vec![0, 2, 1]);
+        assert_eq!(q.select(valid), Some((1, 1)), "the hand gives block 2 its chance, then takes empty block 1");
+        assert!(q.is_marked(2, 3) && q.is_marked(0, 5));
+    }
+
+    /// Moving to the tail puts a refilled block behind every passed-over one; the clock meets it
+    /// before the blocks behind its hand.
+    #[test]
+    fn the_two_modes_differ_in_where_a_refilled_block_waits() {
+        let valid = |b: Pbn| [5, 0, 4, 0][b as usize];
+        for (mode, victim) in [(ScMode::MoveToTail, 0), (ScMode::Clock, 3)] {
+            let mut q = queue(Selection::SecondChance { threshold: 0, mode }, &[0, 1, 2]);
+            assert_eq!(q.select(valid), Some((1, 1)), "{mode:?}: block 0 passed over, empty block 1 taken");
+            q.push(3);
+            // Move to tail: [2, 0, 3]; the clock: [0, 2, 3] with its hand on block 2.
+            assert_eq!(q.select(valid), Some((victim, 1)), "{mode:?}");
+        }
     }
 }
