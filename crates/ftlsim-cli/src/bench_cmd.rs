@@ -70,6 +70,13 @@ const SCENARIOS: &[Scenario] = &[
     Scenario { name: "oltp-mix 50% reads", ftl: "sftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
     Scenario { name: "oltp-mix 50% reads", ftl: "tpftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
     Scenario { name: "oltp-mix 50% reads", ftl: "scftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
+    // Paper 003's device (32 GB of data, log blocks 9% of all blocks): random writes make every
+    // reclaimed log block full-merge dozens of data blocks.
+    Scenario { name: "random 4K writes", ftl: "fast", preset: "fastsc", sets: &[], stream: random_writes },
+    Scenario { name: "random 4K writes", ftl: "fast-sc", preset: "fastsc", sets: &[], stream: random_writes },
+    Scenario { name: "random 4K writes", ftl: "bast", preset: "fastsc", sets: &[], stream: random_writes },
+    Scenario { name: "random 4K writes", ftl: "bftl", preset: "fastsc", sets: &[], stream: random_writes },
+    Scenario { name: "sequential reads", ftl: "fast", preset: "fastsc-80g", sets: &[], stream: sequential_reads },
 ];
 
 /// CPU time of this thread, from the kernel's scheduler statistics (other processes may share

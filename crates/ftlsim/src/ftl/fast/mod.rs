@@ -32,7 +32,7 @@ pub const INFO: FtlInfo = FtlInfo {
     spare_layout: BASIC_LAYOUT,
     streams: NO_STREAMS,
     recovers: true,
-    state_bytes_per_page: 12.5,
+    state_bytes_per_page: 12.6,
     spare_blocks_needed: fast_spare_blocks,
     test_overrides: no_test_overrides,
 };
