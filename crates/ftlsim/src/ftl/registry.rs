@@ -23,6 +23,7 @@ pub const REGISTRY: &[FtlInfo] = &[
     super::bast::INFO,
     super::fast::INFO,
     super::fast::sc::INFO,
+    super::fast::kast::INFO,
 ];
 
 /// Everything about one scheme.

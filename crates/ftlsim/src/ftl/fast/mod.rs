@@ -5,6 +5,7 @@
 //! merges of every data block it holds pages of. FAST-SC (paper 003, `sc.rs`) chooses that victim
 //! by second chance instead. Spec: ../shared/specs/tpftl-fast-cpm.md B.2, B.7.
 
+pub mod kast;
 mod queue;
 pub mod sc;
 
@@ -84,6 +85,14 @@ fn fast_spare_blocks(config: &Config) -> u64 {
     spare_blocks_needed(config, min_log_blocks(true))
 }
 
+/// An RW log block with free pages, and (under an associativity cap) the logical blocks it has
+/// received pages of.
+#[derive(Debug, Clone)]
+struct OpenLog {
+    block: Pbn,
+    lbns: Vec<u32>,
+}
+
 /// The SW log block and the logical block whose run it holds.
 #[derive(Debug, Clone, Copy)]
 struct SwLog {
@@ -99,8 +108,10 @@ pub struct Fast {
     inplace_first_write: bool,
     sw_log: bool,
     sw: Option<SwLog>,
-    /// The RW log block being filled.
-    current: Option<Pbn>,
+    /// RW log blocks with free pages, oldest first: FAST fills one at a time; KAST keeps several
+    /// so that each holds pages of at most `max_associativity` logical blocks.
+    open: Vec<OpenLog>,
+    max_associativity: Option<u32>,
     /// Full RW log blocks, the candidates for reclaiming.
     full: LogQueue,
     physical_blocks: u64,
@@ -110,7 +121,7 @@ impl Fast {
     pub fn build(config: &Config) -> Result<Box<dyn Ftl>> {
         let p: FastParams = ftl_params(config, "fast")?;
         let params = serde_json::to_value(&p).expect("params serialise");
-        Ok(Box::new(Fast::new(config, "fast", p, Selection::Fifo, params)?))
+        Ok(Box::new(Fast::new(config, "fast", p, Selection::Fifo, None, params)?))
     }
 
     fn new(
@@ -118,6 +129,7 @@ impl Fast {
         name: &'static str,
         p: FastParams,
         selection: Selection,
+        max_associativity: Option<u32>,
         params: serde_json::Value,
     ) -> Result<Self> {
         let log_blocks = log_block_count(config, p.log_ratio, p.log_ratio_of, p.log_blocks);
@@ -130,7 +142,8 @@ impl Fast {
             inplace_first_write: p.inplace_first_write,
             sw_log: p.fast_sw_log,
             sw: None,
-            current: None,
+            open: Vec::new(),
+            max_associativity,
             full: LogQueue::new(selection),
             physical_blocks: config.device.geometry.total_blocks() as u64,
         })
@@ -148,38 +161,73 @@ impl Fast {
         self.engine.merge_dedicated(sw.lbn, sw.block, ctx)
     }
 
-    /// The RW log block with room for the next page, filing a full one and reclaiming victims
-    /// while the RW area is at its limit.
-    fn rw_block(&mut self, ctx: &mut FtlCtx) -> Result<Pbn> {
-        if let Some(block) = self.current {
-            if ctx.flash.write_pointer(block) < self.engine.pages_per_block() {
-                return Ok(block);
-            }
-            self.full.push(block);
-            self.current = None;
+    /// RW log blocks in use, full or not.
+    fn rw_in_use(&self) -> usize {
+        self.full.len() + self.open.len()
+    }
+
+    /// The open RW log block a page of `lbn` may go to: FAST's one block being filled; under
+    /// KAST's cap, a block that already holds pages of `lbn`, else the one holding the fewest
+    /// logical blocks if that is below the cap.
+    fn open_for(&self, lbn: u32) -> Option<usize> {
+        let Some(k) = self.max_associativity else { return (!self.open.is_empty()).then_some(0) };
+        self.open.iter().position(|o| o.lbns.contains(&lbn)).or_else(|| {
+            let (i, o) = self.open.iter().enumerate().min_by_key(|(_, o)| o.lbns.len())?;
+            (o.lbns.len() < k as usize).then_some(i)
+        })
+    }
+
+    /// The open RW log block for the next page of `lbn`, opening one (and reclaiming victims
+    /// while the RW area is at its limit) when none can take it.
+    fn rw_block(&mut self, lbn: u32, ctx: &mut FtlCtx) -> Result<usize> {
+        if let Some(i) = self.open_for(lbn) {
+            return Ok(i);
         }
         let sw = self.sw.is_some() as usize;
-        while self.full.len() >= self.rw_limit() || self.full.len() + sw >= self.log_blocks as usize {
+        while self.rw_in_use() >= self.rw_limit() || self.rw_in_use() + sw >= self.log_blocks as usize {
             self.reclaim_victim(ctx)?;
         }
         let block = self.engine.take_block()?;
-        self.current = Some(block);
-        Ok(block)
+        self.open.push(OpenLog { block, lbns: Vec::new() });
+        Ok(self.open.len() - 1)
+    }
+
+    /// Writes a page to the random-write log area.
+    fn write_random(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
+        let (lbn, _) = self.engine.split(lpn);
+        let i = self.rw_block(lbn, ctx)?;
+        let block = self.open[i].block;
+        let offset = ctx.flash.write_pointer(block);
+        self.engine.write_log(block, offset, lpn, version, ctx)?;
+        if self.max_associativity.is_some() && !self.open[i].lbns.contains(&lbn) {
+            self.open[i].lbns.push(lbn);
+        }
+        if offset + 1 == self.engine.pages_per_block() {
+            self.open.remove(i);
+            self.full.push(block);
+        }
+        Ok(())
     }
 
     /// A fresh SW log block (after a recovery the RW blocks may fill the whole log area).
     fn sw_block(&mut self, ctx: &mut FtlCtx) -> Result<Pbn> {
-        let current = self.current.is_some() as usize;
-        while self.full.len() + current >= self.log_blocks as usize {
+        while self.rw_in_use() >= self.log_blocks as usize {
             self.reclaim_victim(ctx)?;
         }
         self.engine.take_block()
     }
 
+    /// Reclaims a full RW log block chosen by the victim policy or, when none is full (KAST with
+    /// every log block open), the oldest open one.
     fn reclaim_victim(&mut self, ctx: &mut FtlCtx) -> Result<()> {
         let (engine, flash) = (&mut self.engine, &*ctx.flash);
-        let (victim, skips) = self.full.select(|b| engine.blocks.valid_count(b, flash)).expect("the queue is full");
-        engine.stats.second_chance_skips += skips;
+        let victim = match self.full.select(|b| engine.blocks.valid_count(b, flash)) {
+            Some((victim, skips)) => {
+                engine.stats.second_chance_skips += skips;
+                victim
+            }
+            None => self.open.remove(0).block,
+        };
         let sw = &mut self.sw;
         engine.reclaim_log(victim, ctx, |engine, lbn, ctx| {
             engine.full_merge(lbn, None, ctx)?;
@@ -214,10 +262,7 @@ impl Ftl for Fast {
         } else if let Some(sw) = self.sw.filter(|sw| sw.lbn == lbn && ctx.flash.write_pointer(sw.block) == offset) {
             self.engine.write_log(sw.block, offset, lpn, version, ctx)?;
         } else {
-            let block = self.rw_block(ctx)?;
-            let offset = ctx.flash.write_pointer(block);
-            self.engine.write_log(block, offset, lpn, version, ctx)?;
-            return Ok(());
+            return self.write_random(lpn, version, ctx);
         }
         if self.sw.is_some_and(|sw| ctx.flash.write_pointer(sw.block) == self.engine.pages_per_block()) {
             self.merge_sw(ctx)?;
@@ -238,7 +283,7 @@ impl Ftl for Fast {
     /// first), and is reclaimed in turn while the RW area is over its limit.
     fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
         self.sw = None;
-        self.current = None;
+        self.open.clear();
         self.full.clear();
         for block in self.engine.recover(ctx)? {
             self.full.push(block);
@@ -265,11 +310,30 @@ impl Ftl for Fast {
     }
 
     fn state_bytes(&self) -> usize {
-        self.engine.state_bytes() + self.full.len() * 8
+        let open: usize = self.open.iter().map(|o| 8 + o.lbns.len() * 4).sum();
+        self.engine.state_bytes() + self.full.len() * 8 + open
     }
 
     fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
         self.engine.check(flash)?;
+        if let Some(k) = self.max_associativity {
+            let ppb = self.engine.pages_per_block();
+            for block in self.open.iter().map(|o| o.block).chain(self.full.blocks()) {
+                let first = flash.geometry().first_page(block);
+                let mut lbns: Vec<u32> = (first..first + flash.write_pointer(block))
+                    .filter(|&p| flash.is_programmed(p) && !flash.is_corrupt(p))
+                    .map(|p| flash.spare_unchecked(p).logical / ppb)
+                    .collect();
+                lbns.sort_unstable();
+                lbns.dedup();
+                if lbns.len() > k as usize {
+                    return Err(format!(
+                        "log block {block} holds pages of {} logical blocks, more than K = {k}",
+                        lbns.len()
+                    ));
+                }
+            }
+        }
         if let Some(sw) = self.sw {
             if !self.engine.is_in_order(sw.lbn, sw.block, flash) {
                 return Err(format!("SW log block {} holds a page out of its run", sw.block));

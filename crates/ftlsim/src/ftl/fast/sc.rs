@@ -94,5 +94,5 @@ fn build(config: &Config) -> Result<Box<dyn Ftl>> {
         fast_sw_log: p.fast_sw_log,
     };
     let selection = Selection::SecondChance { threshold: p.sc_threshold, mode: p.sc_mode };
-    Ok(Box::new(Fast::new(config, INFO.name, fast, selection, params)?))
+    Ok(Box::new(Fast::new(config, INFO.name, fast, selection, None, params)?))
 }

@@ -17,6 +17,10 @@ struct Rig {
 impl Rig {
     /// Every logical block written once in order: four full data blocks, in place.
     fn filled(selection: Selection) -> Rig {
+        Rig::filled_with(selection, None)
+    }
+
+    fn filled_with(selection: Selection, max_associativity: Option<u32>) -> Rig {
         let config = ConfigBuilder::new()
             .set("device.geometry.planes_per_die=1")
             .and_then(|b| b.set("device.geometry.blocks_per_plane=9"))
@@ -25,7 +29,9 @@ impl Rig {
             .and_then(|b| b.set("gc.free_blocks_low=1"))
             .and_then(|b| b.build())
             .unwrap();
-        let ftl = Fast::new(&config, "fast", FastParams::default(), selection, serde_json::Value::Null).unwrap();
+        let ftl =
+            Fast::new(&config, "fast", FastParams::default(), selection, max_associativity, serde_json::Value::Null)
+                .unwrap();
         assert_eq!(ftl.log_blocks, 3);
         let flash = FlashArray::new(&config.device.geometry, config.device.program_order);
         let mut rig = Rig { ftl, flash, ops: OpLog::new(), cache: CacheStats::default() };
@@ -91,8 +97,8 @@ fn reclaiming_a_random_write_log_block_full_merges_every_block_it_touches() {
     for lpn in [1, 5, 6, 13, 2, 7, 14, 15] {
         rig.write(lpn); // fills RW block a, then RW block b
     }
-    assert_eq!(rig.ftl.full.len(), 1);
-    rig.write(3); // b is full too: the RW area (2 blocks) is at its limit, a is the victim
+    assert_eq!(rig.ftl.full.len(), 2, "both RW blocks are full: the RW area (2 blocks) is at its limit");
+    rig.write(3); // a is the victim
     let s = rig.ftl.engine.stats;
     assert_eq!((s.switch_merges, s.partial_merges, s.full_merges), (0, 0, 3));
     assert_eq!((s.log_merges, s.merged_data_blocks, s.log_valid_pages, s.log_written_pages), (1, 3, 4, 4));
@@ -120,4 +126,24 @@ fn second_chance_reclaims_an_empty_log_block_with_one_erase() {
     let s = rig.ftl.engine.stats;
     assert_eq!((s.full_merges, s.pages_copied, s.second_chance_skips), (0, 0, 0), "a is empty: taken at once");
     assert_eq!(rig.count(OpKind::Erase, Purpose::Gc), 1);
+}
+
+/// KAST: with K = 2 no random-write log block ever holds pages of more than two logical blocks
+/// (`Fast::check` runs after every write), so a reclaimed one full-merges at most two; FAST's
+/// victims on the same writes touch more.
+#[test]
+fn kast_never_exceeds_k_associations() {
+    let writes = [1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 1, 6, 11, 13, 2, 7, 9, 14];
+    let mut kast = Rig::filled_with(Selection::Fifo, Some(2));
+    for lpn in writes {
+        kast.write(lpn);
+    }
+    let s = kast.ftl.engine.stats;
+    assert!(s.log_merges > 0 && s.merged_data_blocks <= 2 * s.log_merges, "{s:?}");
+    let mut fast = Rig::filled(Selection::Fifo);
+    for lpn in writes {
+        fast.write(lpn);
+    }
+    let s = fast.ftl.engine.stats;
+    assert!(s.merged_data_blocks > 2 * s.log_merges, "FAST's victims touch more than two blocks on average: {s:?}");
 }
