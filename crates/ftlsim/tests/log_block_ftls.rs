@@ -1,6 +1,7 @@
 //! Block-mapped and log-block FTLs as whole runs: paper 000's Table 5.3 SRAM figures, and paper
 //! 003's total flash time recomputed from the operation counts.
 
+use ftlsim::check::PowerLossPlan;
 use ftlsim::config::ConfigBuilder;
 use ftlsim::host::{PageRequest, SectorSpan};
 use ftlsim::workload::IoKind;
@@ -40,6 +41,37 @@ fn small(ftl_sets: &[&str]) -> Config {
     b.build().unwrap()
 }
 
+/// Single-page requests over the whole space, `writes` of them writes, from a fixed seed.
+fn random_requests(logical: u32, count: u64, writes: f64) -> impl Iterator<Item = PageRequest> {
+    let mut x = 12345u64;
+    (0..count).map(move |i| {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let kind = if ((x >> 11) as f64 / (1u64 << 53) as f64) < writes { IoKind::Write } else { IoKind::Read };
+        let first = ((x >> 20) % logical as u64) as u32;
+        PageRequest { arrival: i * 1000, kind, first, pages: 1, span: SectorSpan::WHOLE }
+    })
+}
+
+/// Under the older `any-free-page` rule (any free page once, in any order) the schemes run
+/// unchanged: the oracle checks every read, the invariants run every 64 requests, and three
+/// power losses strike inside requests.
+#[test]
+fn log_block_schemes_run_under_the_any_free_page_rule() {
+    let sets = ["device.program_order=\"any-free-page\"", "check.invariants_every=64", "check.power_loss_inside=true"];
+    let config = small(&sets);
+    for ftl in ["bftl", "bast", "fast", "fast-sc", "kast"] {
+        let mut sim = Simulation::new(&config, ftl).unwrap();
+        sim.set_power_loss_points(PowerLossPlan::Random { count: 3, span: Some(3000) }.points(7, None).unwrap());
+        sim.precondition().unwrap();
+        for request in random_requests(config.device.logical_pages(), 3000, 0.7) {
+            sim.serve(request).unwrap_or_else(|e| panic!("{ftl}: {e}"));
+        }
+        sim.check_invariants().unwrap();
+        let report = sim.result("random", serde_json::Value::Null, 0.0).report;
+        assert_eq!(report.recovery.events, 3, "{ftl}");
+    }
+}
+
 /// Paper 003's metric (spec B.4): page reads x 25 us + page writes x 200 us + erases x 2 ms with
 /// that paper's latencies; here with the device's, over host and merge operations alike.
 #[test]
@@ -48,13 +80,7 @@ fn total_flash_time_is_the_formula_over_the_operation_counts() {
     for ftl in ["bftl", "bast", "fast", "fast-sc"] {
         let mut sim = Simulation::new(&config, ftl).unwrap();
         sim.precondition().unwrap();
-        let logical = config.device.logical_pages();
-        let mut x = 12345u64;
-        for i in 0..3000u64 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let kind = if x >> 63 == 0 { IoKind::Write } else { IoKind::Read };
-            let first = ((x >> 20) % logical as u64) as u32;
-            let request = PageRequest { arrival: i * 1000, kind, first, pages: 1, span: SectorSpan::WHOLE };
+        for request in random_requests(config.device.logical_pages(), 3000, 0.5) {
             sim.serve(request).unwrap();
         }
         let report = sim.result("random", serde_json::Value::Null, 0.0).report;
