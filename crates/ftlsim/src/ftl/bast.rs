@@ -5,20 +5,19 @@
 //! merged to free one. Small random writes spread over many blocks make it merge log blocks
 //! that are barely used ("log-block thrashing"). Spec ../shared/specs/tpftl-fast-cpm.md B.2.
 
-use std::collections::VecDeque;
-
 use serde::{Deserialize, Serialize};
 
+use super::common::dedicated::DedicatedLogs;
 use super::common::merge::{
-    check_log_area, log_block_count, spare_blocks_needed, LogRatioOf, MergeEngine, INPLACE_FIRST_WRITE, LOG_BLOCKS,
-    LOG_RATIO, LOG_RATIO_OF, NO_STREAMS,
+    check_log_area, log_block_count, logical_blocks, spare_blocks_needed, LogRatioOf, MergeEngine, INPLACE_FIRST_WRITE,
+    LOG_BLOCKS, LOG_RATIO, LOG_RATIO_OF, NO_STREAMS,
 };
 use super::common::BlockManager;
 use super::registry::{no_test_overrides, FtlInfo, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, SramBreakdown, SramItem};
 use crate::config::Config;
 use crate::error::Result;
-use crate::flash::{FlashArray, Lpn, Pbn, Ppn, BASIC_LAYOUT};
+use crate::flash::{FlashArray, Lpn, Ppn, BASIC_LAYOUT};
 use crate::metrics::MergeStats;
 
 pub const INFO: FtlInfo = FtlInfo {
@@ -57,19 +56,11 @@ impl Default for BastParams {
     }
 }
 
-/// Marks a logical block without a log block.
-const NO_LOG: Pbn = Pbn::MAX;
-
 pub struct Bast {
     engine: MergeEngine,
     params: BastParams,
     log_blocks: u32,
-    /// Logical block -> its log block.
-    log_of: Vec<Pbn>,
-    /// Log blocks in the order they were taken, as (logical block, log block); entries whose
-    /// log block was merged since are skipped when met.
-    taken: VecDeque<(u32, Pbn)>,
-    in_use: u32,
+    logs: DedicatedLogs,
     physical_blocks: u64,
 }
 
@@ -78,54 +69,13 @@ impl Bast {
         let params: BastParams = ftl_params(config, INFO.name)?;
         let log_blocks = log_block_count(config, params.log_ratio, params.log_ratio_of, params.log_blocks);
         check_log_area(config, INFO.name, log_blocks, 1)?;
-        let engine = MergeEngine::new(config);
-        let logical_blocks = super::common::merge::logical_blocks(config) as usize;
         Ok(Box::new(Bast {
-            engine,
+            engine: MergeEngine::new(config),
             params,
             log_blocks,
-            log_of: vec![NO_LOG; logical_blocks],
-            taken: VecDeque::new(),
-            in_use: 0,
+            logs: DedicatedLogs::new(logical_blocks(config), log_blocks),
             physical_blocks: config.device.geometry.total_blocks() as u64,
         }))
-    }
-
-    /// Merges `lbn`'s log block into its data block and frees the association.
-    fn merge(&mut self, lbn: u32, ctx: &mut FtlCtx) -> Result<()> {
-        let log = std::mem::replace(&mut self.log_of[lbn as usize], NO_LOG);
-        self.in_use -= 1;
-        self.engine.merge_dedicated(lbn, log, ctx)
-    }
-
-    /// A log block for `lbn` with room for one more page.
-    fn log_block(&mut self, lbn: u32, ctx: &mut FtlCtx) -> Result<Pbn> {
-        let log = self.log_of[lbn as usize];
-        if log != NO_LOG {
-            if ctx.flash.write_pointer(log) < self.engine.pages_per_block() {
-                return Ok(log);
-            }
-            self.merge(lbn, ctx)?;
-        }
-        while self.in_use >= self.log_blocks {
-            let (oldest, log) = self.taken.pop_front().expect("log blocks in use are queued");
-            if self.log_of[oldest as usize] == log {
-                self.merge(oldest, ctx)?;
-            }
-        }
-        let log = self.engine.take_block()?;
-        self.adopt(lbn, log);
-        Ok(log)
-    }
-
-    fn adopt(&mut self, lbn: u32, log: Pbn) {
-        self.log_of[lbn as usize] = log;
-        self.in_use += 1;
-        if self.taken.len() >= 2 * self.log_blocks as usize {
-            let log_of = &self.log_of;
-            self.taken.retain(|&(l, b)| log_of[l as usize] == b);
-        }
-        self.taken.push_back((lbn, log));
     }
 }
 
@@ -143,7 +93,7 @@ impl Ftl for Bast {
             return self.engine.write_in_place(lpn, version, ctx);
         }
         let (lbn, _) = self.engine.split(lpn);
-        let log = self.log_block(lbn, ctx)?;
+        let log = self.logs.block_for(&mut self.engine, lbn, ctx)?;
         let offset = ctx.flash.write_pointer(log);
         self.engine.write_log(log, offset, lpn, version, ctx).map(|_| ())
     }
@@ -160,12 +110,10 @@ impl Ftl for Bast {
     /// belong to one logical block without a log block becomes that block's log block again,
     /// any other (a power loss cut a merge short) is merged at once.
     fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
-        self.log_of.fill(NO_LOG);
-        self.taken.clear();
-        self.in_use = 0;
+        self.logs.clear();
         for log in self.engine.recover(ctx)? {
             match self.engine.valid_lbns(log, ctx.flash)[..] {
-                [lbn] if self.log_of[lbn as usize] == NO_LOG && self.in_use < self.log_blocks => self.adopt(lbn, log),
+                [lbn] if self.logs.can_adopt(lbn) => self.logs.adopt(lbn, log),
                 _ => self.engine.reclaim_log(log, ctx, |engine, lbn, ctx| engine.full_merge(lbn, None, ctx))?,
             }
         }
@@ -189,28 +137,12 @@ impl Ftl for Bast {
     }
 
     fn state_bytes(&self) -> usize {
-        self.engine.state_bytes() + self.log_of.len() * 4 + self.taken.len() * 8
+        self.engine.state_bytes() + self.logs.state_bytes()
     }
 
     fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
         self.engine.check(flash)?;
-        let g = flash.geometry();
-        for (lbn, &log) in self.log_of.iter().enumerate() {
-            if log == NO_LOG {
-                continue;
-            }
-            let first = g.first_page(log);
-            let foreign = (first..first + flash.write_pointer(log)).find(|&p| {
-                self.engine.blocks.is_valid(p, flash)
-                    && flash.spare_unchecked(p).logical / self.engine.pages_per_block() != lbn as u32
-            });
-            if let Some(ppn) = foreign {
-                return Err(format!(
-                    "log block {log} of logical block {lbn} holds a valid page of another (PPN {ppn})"
-                ));
-            }
-        }
-        Ok(())
+        self.logs.check(&self.engine, flash)
     }
 
     fn blocks(&self) -> &BlockManager {

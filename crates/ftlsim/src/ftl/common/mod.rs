@@ -4,6 +4,7 @@
 mod blocks;
 pub mod cache;
 pub mod changes;
+pub mod dedicated;
 pub mod demand;
 mod frontier;
 mod gc;
