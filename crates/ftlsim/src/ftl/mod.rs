@@ -10,6 +10,7 @@ pub mod cdftl;
 pub mod common;
 pub mod dftl;
 pub mod fast;
+mod last;
 pub mod optimal;
 mod page;
 mod registry;

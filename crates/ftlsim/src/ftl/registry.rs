@@ -24,6 +24,7 @@ pub const REGISTRY: &[FtlInfo] = &[
     super::fast::INFO,
     super::fast::sc::INFO,
     super::fast::kast::INFO,
+    super::last::INFO,
 ];
 
 /// Everything about one scheme.

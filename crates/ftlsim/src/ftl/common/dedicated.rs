@@ -66,6 +66,16 @@ impl DedicatedLogs {
         Ok(log)
     }
 
+    /// After a merge elsewhere took every page of `lbn` (a full merge of a shared log block's
+    /// victim), frees `lbn`'s log block, which holds no valid page any more.
+    pub fn drop_emptied(&mut self, engine: &mut MergeEngine, lbn: u32, ctx: &mut FtlCtx) -> Result<()> {
+        let Some(log) = self.log_of(lbn) else { return Ok(()) };
+        debug_assert_eq!(engine.blocks.valid_count(log, ctx.flash), 0);
+        self.log_of[lbn as usize] = NO_LOG;
+        self.in_use -= 1;
+        engine.reclaim(log, ctx)
+    }
+
     /// Makes `log` the log block of `lbn`.
     pub fn adopt(&mut self, lbn: u32, log: Pbn) {
         debug_assert!(self.log_of(lbn).is_none() && self.in_use < self.limit);
