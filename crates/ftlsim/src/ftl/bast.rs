@@ -107,13 +107,14 @@ impl Ftl for Bast {
     }
 
     /// Rebuilds the maps from the spare areas; a recovered log block whose valid pages all
-    /// belong to one logical block without a log block becomes that block's log block again,
-    /// any other (a power loss cut a merge short) is merged at once.
+    /// belong to one logical block without a log block becomes that block's log block again
+    /// (unless a power loss cut a program in it: nothing is written after a corrupt page), any
+    /// other (a power loss cut a merge short) is merged at once.
     fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
         self.logs.clear();
         for log in self.engine.recover(ctx)? {
             match self.engine.valid_lbns(log, ctx.flash)[..] {
-                [lbn] if self.logs.can_adopt(lbn) => self.logs.adopt(lbn, log),
+                [lbn] if self.logs.can_adopt(lbn) && !ctx.flash.has_corrupt_page(log) => self.logs.adopt(lbn, log),
                 _ => self.engine.reclaim_log(log, ctx, |engine, lbn, ctx| engine.full_merge(lbn, None, ctx))?,
             }
         }

@@ -14,6 +14,7 @@ mod last;
 pub mod optimal;
 mod page;
 mod registry;
+mod sast;
 pub mod scftl;
 pub mod sftl;
 pub mod tpftl;

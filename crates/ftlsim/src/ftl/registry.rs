@@ -25,6 +25,7 @@ pub const REGISTRY: &[FtlInfo] = &[
     super::fast::sc::INFO,
     super::fast::kast::INFO,
     super::last::INFO,
+    super::sast::INFO,
 ];
 
 /// Everything about one scheme.
