@@ -95,7 +95,7 @@ impl Ftl for Bast {
         let (lbn, _) = self.engine.split(lpn);
         let log = self.logs.block_for(&mut self.engine, lbn, ctx)?;
         let offset = ctx.flash.write_pointer(log);
-        self.engine.write_log(log, offset, lpn, version, ctx).map(|_| ())
+        self.engine.write_log(log, offset, lpn, version, ctx)
     }
 
     fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {

@@ -179,7 +179,7 @@ impl Last {
             }
         };
         let offset = ctx.flash.write_pointer(block);
-        self.engine.write_log(block, offset, lpn, version, ctx).map(|_| ())
+        self.engine.write_log(block, offset, lpn, version, ctx)
     }
 
     /// Reclaims a random log block: a dead block of the hot partition (one erase), else the
@@ -223,7 +223,7 @@ impl Ftl for Last {
         let (lbn, _) = self.engine.split(lpn);
         let log = self.sequential.block_for(&mut self.engine, lbn, ctx)?;
         let offset = ctx.flash.write_pointer(log);
-        self.engine.write_log(log, offset, lpn, version, ctx).map(|_| ())
+        self.engine.write_log(log, offset, lpn, version, ctx)
     }
 
     fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {

@@ -189,7 +189,7 @@ impl Ftl for Sast {
         let (lbn, _) = self.engine.split(lpn);
         let block = self.log_block(self.set_of(lbn), ctx)?;
         let offset = ctx.flash.write_pointer(block);
-        self.engine.write_log(block, offset, lpn, version, ctx).map(|_| ())
+        self.engine.write_log(block, offset, lpn, version, ctx)
     }
 
     fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {

@@ -226,16 +226,15 @@ impl MergeEngine {
         Ok(())
     }
 
-    /// Invalidates the newest copy of `lpn`, wherever it is; returns the block it was in.
-    pub fn invalidate(&mut self, lpn: Lpn, flash: &FlashArray) -> Result<Option<Pbn>> {
-        let Some(ppn) = self.newest(lpn, flash) else { return Ok(None) };
+    /// Invalidates the newest copy of `lpn`, wherever it is.
+    pub fn invalidate(&mut self, lpn: Lpn, flash: &FlashArray) -> Result<()> {
+        let Some(ppn) = self.newest(lpn, flash) else { return Ok(()) };
         self.log[lpn as usize] = NONE;
-        self.blocks.invalidate(ppn, flash)?;
-        Ok(Some(flash.geometry().block_of(ppn)))
+        self.blocks.invalidate(ppn, flash)
     }
 
     pub fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
-        self.invalidate(lpn, ctx.flash).map(|_| ())
+        self.invalidate(lpn, ctx.flash)
     }
 
     /// Whether the host's write of `lpn` can go to its offset in the data block: no copy of it
@@ -267,21 +266,14 @@ impl MergeEngine {
 
     /// Writes `lpn` into log block `log` at `offset` (the block's write pointer for an
     /// append-anywhere log, the LPN's own offset for a sequential log) and invalidates the
-    /// previous copy; returns the block that copy was in.
-    pub fn write_log(
-        &mut self,
-        log: Pbn,
-        offset: u32,
-        lpn: Lpn,
-        version: u32,
-        ctx: &mut FtlCtx,
-    ) -> Result<Option<Pbn>> {
+    /// previous copy.
+    pub fn write_log(&mut self, log: Pbn, offset: u32, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
         let ppn = ctx.flash.geometry().first_page(log) + offset;
         debug_assert!(offset < self.pages_per_block && !ctx.flash.is_programmed(ppn));
         ctx.program(ppn, PageKind::Data, lpn, version, Purpose::Host)?;
-        let old = self.invalidate(lpn, ctx.flash)?;
+        self.invalidate(lpn, ctx.flash)?;
         self.log[lpn as usize] = ppn;
-        Ok(old)
+        Ok(())
     }
 
     /// Copies the newest copy of `lpn` to `to` as merge work, invalidating the source.
@@ -312,7 +304,7 @@ impl MergeEngine {
     }
 
     /// Switch merge: `log` holds every page of `lbn` at its own offset.
-    pub fn switch_merge(&mut self, lbn: u32, log: Pbn, ctx: &mut FtlCtx) -> Result<()> {
+    fn switch_merge(&mut self, lbn: u32, log: Pbn, ctx: &mut FtlCtx) -> Result<()> {
         debug_assert!(self.is_in_order(lbn, log, ctx.flash) && ctx.flash.write_pointer(log) == self.pages_per_block);
         self.stats.switch_merges += 1;
         self.install(lbn, log, ctx)
@@ -320,7 +312,7 @@ impl MergeEngine {
 
     /// Partial merge: `log` holds pages of `lbn` at their own offsets below its write pointer;
     /// the newest copies of the pages above it are copied in, then it switches.
-    pub fn partial_merge(&mut self, lbn: u32, log: Pbn, ctx: &mut FtlCtx) -> Result<()> {
+    fn partial_merge(&mut self, lbn: u32, log: Pbn, ctx: &mut FtlCtx) -> Result<()> {
         debug_assert!(self.is_in_order(lbn, log, ctx.flash));
         self.stats.partial_merges += 1;
         let first = ctx.flash.geometry().first_page(log);
