@@ -5,26 +5,23 @@
 //! merged to free one. Small random writes spread over many blocks make it merge log blocks
 //! that are barely used ("log-block thrashing"). Spec ../shared/specs/tpftl-fast-cpm.md B.2.
 
-use serde::{Deserialize, Serialize};
-
 use super::common::dedicated::DedicatedLogs;
+use super::common::hybrid::{LogBlockFtl, LogScheme};
 use super::common::merge::{
-    check_log_area, log_block_count, logical_blocks, spare_blocks_needed, LogRatioOf, MergeEngine, INPLACE_FIRST_WRITE,
-    LOG_BLOCKS, LOG_RATIO, LOG_RATIO_OF, NO_STREAMS,
+    logical_blocks, spare_blocks_needed, LogAreaParams, MergeEngine, INPLACE_FIRST_WRITE, LOG_BLOCKS, LOG_RATIO,
+    LOG_RATIO_OF, NO_STREAMS,
 };
-use super::common::BlockManager;
 use super::registry::{no_test_overrides, FtlInfo, ParamsSchema};
-use super::{ftl_params, Ftl, FtlCtx, SramBreakdown, SramItem};
+use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::Result;
-use crate::flash::{FlashArray, Lpn, Ppn, BASIC_LAYOUT};
-use crate::metrics::MergeStats;
+use crate::flash::{FlashArray, Lpn, Pbn, BASIC_LAYOUT};
 
 pub const INFO: FtlInfo = FtlInfo {
     name: "bast",
     description: "BAST: block-mapped data blocks, one log block per data block (1:1)",
-    build: Bast::build,
-    params: ParamsSchema::of::<BastParams>(&[LOG_RATIO, LOG_RATIO_OF, LOG_BLOCKS, INPLACE_FIRST_WRITE]),
+    build,
+    params: ParamsSchema::of::<LogAreaParams>(&[LOG_RATIO, LOG_RATIO_OF, LOG_BLOCKS, INPLACE_FIRST_WRITE]),
     spare_layout: BASIC_LAYOUT,
     streams: NO_STREAMS,
     recovers: true,
@@ -33,130 +30,72 @@ pub const INFO: FtlInfo = FtlInfo {
     test_overrides: no_test_overrides,
 };
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BastParams {
-    #[serde(default)]
-    pub log_ratio: Option<f64>,
-    #[serde(default)]
-    pub log_ratio_of: LogRatioOf,
-    #[serde(default)]
-    pub log_blocks: Option<u32>,
-    #[serde(default = "yes")]
-    pub inplace_first_write: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-impl Default for BastParams {
-    fn default() -> Self {
-        BastParams { log_ratio: None, log_ratio_of: LogRatioOf::Total, log_blocks: None, inplace_first_write: true }
-    }
+fn build(config: &Config) -> Result<Box<dyn Ftl>> {
+    let params: LogAreaParams = ftl_params(config, INFO.name)?;
+    let log_blocks = params.log_blocks(config, INFO.name, 1)?;
+    let scheme = Bast {
+        inplace_first_write: params.inplace_first_write,
+        log_blocks,
+        logs: DedicatedLogs::new(logical_blocks(config), log_blocks),
+    };
+    Ok(Box::new(LogBlockFtl::new(config, INFO.name, scheme, &params)))
 }
 
 pub struct Bast {
-    engine: MergeEngine,
-    params: BastParams,
+    inplace_first_write: bool,
     log_blocks: u32,
     logs: DedicatedLogs,
-    physical_blocks: u64,
 }
 
-impl Bast {
-    pub fn build(config: &Config) -> Result<Box<dyn Ftl>> {
-        let params: BastParams = ftl_params(config, INFO.name)?;
-        let log_blocks = log_block_count(config, params.log_ratio, params.log_ratio_of, params.log_blocks);
-        check_log_area(config, INFO.name, log_blocks, 1)?;
-        Ok(Box::new(Bast {
-            engine: MergeEngine::new(config),
-            params,
-            log_blocks,
-            logs: DedicatedLogs::new(logical_blocks(config), log_blocks),
-            physical_blocks: config.device.geometry.total_blocks() as u64,
-        }))
-    }
-}
-
-impl Ftl for Bast {
-    fn name(&self) -> &'static str {
-        INFO.name
-    }
-
-    fn read(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
-        self.engine.read(lpn, ctx)
-    }
-
-    fn write(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
-        if self.params.inplace_first_write && self.engine.fits_in_place(lpn, ctx.flash) {
-            return self.engine.write_in_place(lpn, version, ctx);
+impl LogScheme for Bast {
+    fn write(&mut self, engine: &mut MergeEngine, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
+        if self.inplace_first_write && engine.fits_in_place(lpn, ctx.flash) {
+            return engine.write_in_place(lpn, version, ctx);
         }
-        let (lbn, _) = self.engine.split(lpn);
-        let log = self.logs.block_for(&mut self.engine, lbn, ctx)?;
+        let (lbn, _) = engine.split(lpn);
+        let log = self.logs.block_for(engine, lbn, ctx)?;
         let offset = ctx.flash.write_pointer(log);
-        self.engine.write_log(log, offset, lpn, version, ctx)
+        engine.write_log(log, offset, lpn, version, ctx)
     }
 
-    fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
-        self.engine.trim(lpn, ctx)
-    }
-
-    fn lookup(&self, lpn: Lpn, flash: &FlashArray) -> Option<Ppn> {
-        self.engine.newest(lpn, flash)
-    }
-
-    /// Rebuilds the maps from the spare areas; a recovered log block whose valid pages all
-    /// belong to one logical block without a log block becomes that block's log block again
-    /// (unless a power loss cut a program in it: nothing is written after a corrupt page), any
-    /// other (a power loss cut a merge short) is merged at once.
-    fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
+    /// A recovered log block whose valid pages all belong to one logical block without a log
+    /// block becomes that block's log block again (unless a power loss cut a program in it:
+    /// nothing is written after a corrupt page); any other (a power loss cut a merge short) is
+    /// merged at once.
+    fn recover(&mut self, engine: &mut MergeEngine, logs: Vec<Pbn>, ctx: &mut FtlCtx) -> Result<()> {
         self.logs.clear();
-        for log in self.engine.recover(ctx)? {
-            match self.engine.valid_lbns(log, ctx.flash)[..] {
+        for log in logs {
+            match engine.valid_lbns(log, ctx.flash)[..] {
                 [lbn] if self.logs.can_adopt(lbn) && !ctx.flash.has_corrupt_page(log) => self.logs.adopt(lbn, log),
-                _ => self.engine.reclaim_log(log, ctx, |engine, lbn, ctx| engine.full_merge(lbn, None, ctx))?,
+                _ => engine.reclaim_log(log, ctx, |engine, lbn, ctx| engine.full_merge(lbn, None, ctx))?,
             }
         }
         Ok(())
     }
 
-    /// The block map and GC bits, the log-block table (LBN and PBN, 8 B per log block), the
-    /// offset of every log page (1 B while a block has at most 256 pages) and the GC bits of the
-    /// log pages.
-    fn sram(&self) -> SramBreakdown {
-        let ppb = self.engine.pages_per_block() as u64;
-        let log_pages = self.log_blocks as u64 * ppb;
-        let offset_bytes = (u64::BITS - (ppb - 1).leading_zeros()).div_ceil(8).max(1) as u64;
-        let mut sram = MergeEngine::block_map_sram(self.physical_blocks);
-        sram.extend([
+    /// The log-block table (LBN and PBN, 8 B per log block), the offset of every log page (1 B
+    /// while a block has at most 256 pages) and the GC bits of the log pages.
+    fn sram(&self, pages_per_block: u64) -> Vec<SramItem> {
+        let log_pages = self.log_blocks as u64 * pages_per_block;
+        vec![
             SramItem { structure: "log block table (8 B per log block)".into(), bytes: self.log_blocks as u64 * 8 },
-            SramItem { structure: "log page offsets".into(), bytes: log_pages * offset_bytes },
+            SramItem { structure: "log page offsets".into(), bytes: log_pages * offset_bytes(pages_per_block) },
             SramItem { structure: "GC log-page bitmap (1 bit per log page)".into(), bytes: log_pages.div_ceil(8) },
-        ]);
-        sram
+        ]
     }
 
     fn state_bytes(&self) -> usize {
-        self.engine.state_bytes() + self.logs.state_bytes()
+        self.logs.state_bytes()
     }
 
-    fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
-        self.engine.check(flash)?;
-        self.logs.check(&self.engine, flash)
+    fn check(&self, engine: &MergeEngine, flash: &FlashArray) -> std::result::Result<(), String> {
+        self.logs.check(engine, flash)
     }
+}
 
-    fn blocks(&self) -> &BlockManager {
-        &self.engine.blocks
-    }
-
-    fn merge_stats(&self) -> Option<MergeStats> {
-        Some(self.engine.stats)
-    }
-
-    fn params(&self) -> serde_json::Value {
-        serde_json::to_value(&self.params).expect("params serialise")
-    }
+/// Bytes of a page offset within a block of `pages_per_block` pages.
+pub(super) fn offset_bytes(pages_per_block: u64) -> u64 {
+    (u64::BITS - (pages_per_block - 1).leading_zeros()).div_ceil(8).max(1) as u64
 }
 
 #[cfg(test)]
@@ -164,7 +103,7 @@ mod tests {
     use super::*;
     use crate::config::ConfigBuilder;
     use crate::flash::{OpKind, OpLog, Purpose};
-    use crate::metrics::CacheStats;
+    use crate::metrics::{CacheStats, MergeStats};
 
     /// 9 blocks of 4 pages exporting 4 logical blocks: 3 log blocks and the merge reserve.
     fn config(ftl_sets: &[&str]) -> Config {
@@ -208,12 +147,12 @@ mod tests {
     fn small_random_writes_thrash_bast_log_blocks() {
         let updates = [1, 5, 9, 13, 2, 6, 10, 14];
         let config = config(&[]);
-        let mut bast = Bast::build(&config).unwrap();
+        let mut bast = build(&config).unwrap();
         let (s, ops) = run(bast.as_mut(), &config, &updates);
         assert_eq!((s.log_merges, s.full_merges, s.log_written_pages), (5, 5, 5));
         assert_eq!(s.pages_copied, 20, "each full merge copies the 4 pages of its block");
         assert_eq!(ops.count(OpKind::Erase, Purpose::Gc), 10, "each merge erases the log and the old data block");
-        let mut fast = crate::ftl::fast::Fast::build(&config).unwrap();
+        let mut fast = (crate::ftl::fast::INFO.build)(&config).unwrap();
         let (s, ops) = run(fast.as_mut(), &config, &updates);
         assert_eq!((s.log_merges, s.pages_copied, ops.count(OpKind::Erase, Purpose::Gc)), (0, 0, 0));
     }
@@ -222,10 +161,10 @@ mod tests {
     #[test]
     fn an_in_order_log_block_is_switched_in() {
         let config = config(&[]);
-        let mut bast = Bast::build(&config).unwrap();
+        let mut bast = build(&config).unwrap();
         let (s, ops) = run(bast.as_mut(), &config, &[4, 5, 6, 7]);
         assert_eq!((s.switch_merges, s.pages_copied, ops.count(OpKind::Erase, Purpose::Gc)), (0, 0, 0));
-        let (s, ops) = run(Bast::build(&config).unwrap().as_mut(), &config, &[4, 5, 6, 7, 4]);
+        let (s, ops) = run(build(&config).unwrap().as_mut(), &config, &[4, 5, 6, 7, 4]);
         assert_eq!((s.switch_merges, s.pages_copied), (1, 0), "the full log block is merged on its block's next write");
         assert_eq!(ops.count(OpKind::Erase, Purpose::Gc), 1);
     }
@@ -233,7 +172,7 @@ mod tests {
     #[test]
     fn a_log_area_that_does_not_fit_is_refused_naming_the_field() {
         let config = config(&["ftl.bast.log_blocks=4"]);
-        let err = Bast::build(&config).err().unwrap().to_string();
-        assert!(err.contains("ftl.bast.log_ratio") && err.contains("4 log blocks"), "{err}");
+        let err = build(&config).err().unwrap().to_string();
+        assert!(err.contains("ftl.bast.log_blocks") && err.contains("4 log blocks"), "{err}");
     }
 }

@@ -6,19 +6,18 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::common::merge::{spare_blocks_needed, MergeEngine, NO_STREAMS};
-use super::common::BlockManager;
+use super::common::hybrid::{LogBlockFtl, LogScheme};
+use super::common::merge::{check_no_log_area, spare_blocks_needed, MergeEngine, NO_STREAMS};
 use super::registry::{no_test_overrides, FtlInfo, ParamsSchema};
-use super::{ftl_params, Ftl, FtlCtx, SramBreakdown};
+use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::Result;
-use crate::flash::{FlashArray, Lpn, Ppn, BASIC_LAYOUT};
-use crate::metrics::MergeStats;
+use crate::flash::{Lpn, Pbn, BASIC_LAYOUT};
 
 pub const INFO: FtlInfo = FtlInfo {
     name: "bftl",
     description: "block-level FTL: an update copies the whole block (paper 000 Table 5.3)",
-    build: Bftl::build,
+    build,
     params: ParamsSchema::of::<BftlParams>(&[]),
     spare_layout: BASIC_LAYOUT,
     streams: NO_STREAMS,
@@ -32,86 +31,46 @@ pub const INFO: FtlInfo = FtlInfo {
 #[serde(deny_unknown_fields)]
 pub struct BftlParams {}
 
-pub struct Bftl {
-    engine: MergeEngine,
-    physical_blocks: u64,
+fn build(config: &Config) -> Result<Box<dyn Ftl>> {
+    let params: BftlParams = ftl_params(config, INFO.name)?;
+    check_no_log_area(config, INFO.name)?;
+    Ok(Box::new(LogBlockFtl::new(config, INFO.name, Bftl, &params)))
 }
 
-impl Bftl {
-    pub fn build(config: &Config) -> Result<Box<dyn Ftl>> {
-        let _: BftlParams = ftl_params(config, INFO.name)?;
-        super::common::merge::check_log_area(config, INFO.name, 0, 0)?;
-        Ok(Box::new(Bftl {
-            engine: MergeEngine::new(config),
-            physical_blocks: config.device.geometry.total_blocks() as u64,
-        }))
-    }
-}
+pub struct Bftl;
 
-impl Ftl for Bftl {
-    fn name(&self) -> &'static str {
-        INFO.name
-    }
-
-    fn read(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
-        self.engine.read(lpn, ctx)
-    }
-
-    fn write(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
-        if self.engine.fits_in_place(lpn, ctx.flash) {
-            return self.engine.write_in_place(lpn, version, ctx);
+impl LogScheme for Bftl {
+    fn write(&mut self, engine: &mut MergeEngine, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
+        if engine.fits_in_place(lpn, ctx.flash) {
+            return engine.write_in_place(lpn, version, ctx);
         }
-        let (lbn, _) = self.engine.split(lpn);
-        self.engine.full_merge(lbn, Some((lpn, version)), ctx)
+        let (lbn, _) = engine.split(lpn);
+        engine.full_merge(lbn, Some((lpn, version)), ctx)
     }
 
-    fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
-        self.engine.trim(lpn, ctx)
-    }
-
-    fn lookup(&self, lpn: Lpn, flash: &FlashArray) -> Option<Ppn> {
-        self.engine.newest(lpn, flash)
-    }
-
-    /// Rebuilds the block map from the spare areas; a block left over by a copy that a power
-    /// loss cut short holds pages outside their data block, so its logical blocks are merged.
-    fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
-        for block in self.engine.recover(ctx)? {
-            self.engine.reclaim_log(block, ctx, |engine, lbn, ctx| engine.full_merge(lbn, None, ctx))?;
+    /// A block left over by a copy that a power loss cut short holds pages outside their data
+    /// block: its logical blocks are merged.
+    fn recover(&mut self, engine: &mut MergeEngine, logs: Vec<Pbn>, ctx: &mut FtlCtx) -> Result<()> {
+        for block in logs {
+            engine.reclaim_log(block, ctx, |engine, lbn, ctx| engine.full_merge(lbn, None, ctx))?;
         }
         Ok(())
     }
 
-    /// Paper 000 Table 5.3: 16 KB of block map and 0.5 KB of GC bits on `mlc8g`.
-    fn sram(&self) -> SramBreakdown {
-        MergeEngine::block_map_sram(self.physical_blocks)
+    /// Nothing beyond the block map and its GC bits: 16 KB and 0.5 KB on `mlc8g` (Table 5.3).
+    fn sram(&self, _: u64) -> Vec<SramItem> {
+        Vec::new()
     }
 
     fn state_bytes(&self) -> usize {
-        self.engine.state_bytes()
-    }
-
-    fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
-        self.engine.check(flash)
-    }
-
-    fn blocks(&self) -> &BlockManager {
-        &self.engine.blocks
-    }
-
-    fn merge_stats(&self) -> Option<MergeStats> {
-        Some(self.engine.stats)
-    }
-
-    fn params(&self) -> serde_json::Value {
-        serde_json::to_value(BftlParams::default()).expect("params serialise")
+        0
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flash::{OpKind, OpLog, Purpose};
+    use crate::flash::{FlashArray, OpKind, OpLog, Purpose};
     use crate::metrics::CacheStats;
 
     /// A page's first write goes to its offset while the program order allows; any other write
@@ -123,7 +82,7 @@ mod tests {
             .and_then(|b| b.set("device.logical_pages=16"))
             .and_then(|b| b.build())
             .unwrap();
-        let mut ftl = Bftl::build(&config).unwrap();
+        let mut ftl = build(&config).unwrap();
         let mut flash = FlashArray::new(&config.device.geometry, config.device.program_order);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };

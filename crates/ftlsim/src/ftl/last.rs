@@ -12,23 +12,23 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
+use super::bast::offset_bytes;
 use super::common::dedicated::DedicatedLogs;
+use super::common::hybrid::{LogBlockFtl, LogScheme};
 use super::common::merge::{
-    check_log_area, log_block_count, logical_blocks, spare_blocks_needed, LogRatioOf, MergeEngine, INPLACE_FIRST_WRITE,
-    LOG_BLOCKS, LOG_RATIO, LOG_RATIO_OF, NO_STREAMS,
+    logical_blocks, spare_blocks_needed, LogAreaParams, MergeEngine, INPLACE_FIRST_WRITE, LOG_BLOCKS, LOG_RATIO,
+    LOG_RATIO_OF, NO_STREAMS,
 };
-use super::common::BlockManager;
 use super::registry::{no_test_overrides, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
-use super::{ftl_params, Ftl, FtlCtx, SramBreakdown, SramItem};
+use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, Pbn, Ppn, BASIC_LAYOUT};
-use crate::metrics::MergeStats;
+use crate::flash::{FlashArray, Lpn, Pbn, BASIC_LAYOUT};
 
 pub const INFO: FtlInfo = FtlInfo {
     name: "last",
     description: "LAST: sequential writes to dedicated log blocks, random ones to hot and cold shared log blocks",
-    build: Last::build,
+    build,
     params: ParamsSchema::of::<LastParams>(&[
         LOG_RATIO,
         LOG_RATIO_OF,
@@ -59,24 +59,13 @@ pub const INFO: FtlInfo = FtlInfo {
 const MIN_LOG_BLOCKS: u32 = 3;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct LastParams {
-    #[serde(default)]
-    pub log_ratio: Option<f64>,
-    #[serde(default)]
-    pub log_ratio_of: LogRatioOf,
-    #[serde(default)]
-    pub log_blocks: Option<u32>,
-    #[serde(default = "yes")]
-    pub inplace_first_write: bool,
+    #[serde(flatten)]
+    pub log: LogAreaParams,
     #[serde(default)]
     pub sequential_logs: Option<u32>,
     #[serde(default = "four_kb")]
     pub sequential_threshold: u32,
-}
-
-fn yes() -> bool {
-    true
 }
 
 fn four_kb() -> u32 {
@@ -85,15 +74,13 @@ fn four_kb() -> u32 {
 
 impl Default for LastParams {
     fn default() -> Self {
-        LastParams {
-            log_ratio: None,
-            log_ratio_of: LogRatioOf::Total,
-            log_blocks: None,
-            inplace_first_write: true,
-            sequential_logs: None,
-            sequential_threshold: four_kb(),
-        }
+        LastParams { log: LogAreaParams::default(), sequential_logs: None, sequential_threshold: four_kb() }
     }
+}
+
+fn build(config: &Config) -> Result<Box<dyn Ftl>> {
+    let p: LastParams = ftl_params(config, INFO.name)?;
+    Ok(Box::new(LogBlockFtl::new(config, INFO.name, Last::new(config, &p)?, &p)))
 }
 
 /// One partition of the random log area: the block being filled and the full ones, oldest first.
@@ -110,8 +97,8 @@ impl Partition {
 }
 
 pub struct Last {
-    engine: MergeEngine,
-    params: LastParams,
+    inplace_first_write: bool,
+    sequential_threshold: u64,
     log_blocks: u32,
     sequential: DedicatedLogs,
     random_limit: usize,
@@ -120,19 +107,12 @@ pub struct Last {
     /// Whether the request being served is sequential (`begin_request`).
     sequential_request: bool,
     page_size: u64,
-    physical_blocks: u64,
 }
 
 impl Last {
-    pub fn build(config: &Config) -> Result<Box<dyn Ftl>> {
-        Ok(Box::new(Last::new(config)?))
-    }
-
-    fn new(config: &Config) -> Result<Self> {
-        let params: LastParams = ftl_params(config, INFO.name)?;
-        let log_blocks = log_block_count(config, params.log_ratio, params.log_ratio_of, params.log_blocks);
-        check_log_area(config, INFO.name, log_blocks, MIN_LOG_BLOCKS)?;
-        let sequential = params.sequential_logs.unwrap_or_else(|| ((log_blocks - 2) / 4).clamp(1, 4));
+    fn new(config: &Config, p: &LastParams) -> Result<Self> {
+        let log_blocks = p.log.log_blocks(config, INFO.name, MIN_LOG_BLOCKS)?;
+        let sequential = p.sequential_logs.unwrap_or_else(|| ((log_blocks - 2) / 4).clamp(1, 4));
         if sequential + 2 > log_blocks {
             return Err(SimError::config(
                 "ftl.last.sequential_logs",
@@ -140,7 +120,8 @@ impl Last {
             ));
         }
         Ok(Last {
-            engine: MergeEngine::new(config),
+            inplace_first_write: p.log.inplace_first_write,
+            sequential_threshold: p.sequential_threshold as u64,
             log_blocks,
             sequential: DedicatedLogs::new(logical_blocks(config), sequential),
             random_limit: (log_blocks - sequential) as usize,
@@ -148,8 +129,6 @@ impl Last {
             cold: Partition::default(),
             sequential_request: false,
             page_size: config.device.geometry.page_size as u64,
-            physical_blocks: config.device.geometry.total_blocks() as u64,
-            params,
         })
     }
 
@@ -159,9 +138,9 @@ impl Last {
 
     /// Writes a page to the random log area, to the hot partition if its newest copy is still in
     /// a log block.
-    fn write_random(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
-        let hot = self.engine.is_logged(lpn);
-        let ppb = self.engine.pages_per_block();
+    fn write_random(&mut self, engine: &mut MergeEngine, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
+        let hot = engine.is_logged(lpn);
+        let ppb = engine.pages_per_block();
         let open = if hot { self.hot.open } else { self.cold.open };
         let block = match open.filter(|&b| ctx.flash.write_pointer(b) < ppb) {
             Some(block) => block,
@@ -171,28 +150,28 @@ impl Last {
                     part.full.push_back(full);
                 }
                 while self.random_in_use() >= self.random_limit {
-                    self.reclaim_random(ctx)?;
+                    self.reclaim_random(engine, ctx)?;
                 }
-                let block = self.engine.take_block()?;
+                let block = engine.take_block()?;
                 if hot { &mut self.hot } else { &mut self.cold }.open = Some(block);
                 block
             }
         };
         let offset = ctx.flash.write_pointer(block);
-        self.engine.write_log(block, offset, lpn, version, ctx)
+        engine.write_log(block, offset, lpn, version, ctx)
     }
 
     /// Reclaims a random log block: a dead block of the hot partition (one erase), else the
     /// oldest of the cold partition, else the oldest hot one.
-    fn reclaim_random(&mut self, ctx: &mut FtlCtx) -> Result<()> {
-        let dead = self.hot.full.iter().position(|&b| self.engine.blocks.valid_count(b, ctx.flash) == 0);
+    fn reclaim_random(&mut self, engine: &mut MergeEngine, ctx: &mut FtlCtx) -> Result<()> {
+        let dead = self.hot.full.iter().position(|&b| engine.blocks.valid_count(b, ctx.flash) == 0);
         let victim = match dead {
             Some(i) => self.hot.full.remove(i),
             None => self.cold.full.pop_front().or_else(|| self.hot.full.pop_front()),
         }
         .expect("a full random log block exists while the random area is at its limit");
         let sequential = &mut self.sequential;
-        self.engine.reclaim_log(victim, ctx, |engine, lbn, ctx| {
+        engine.reclaim_log(victim, ctx, |engine, lbn, ctx| {
             engine.full_merge(lbn, None, ctx)?;
             // The merge took the pages of the block's sequential log block too.
             sequential.drop_emptied(engine, lbn, ctx)
@@ -200,64 +179,43 @@ impl Last {
     }
 }
 
-impl Ftl for Last {
-    fn name(&self) -> &'static str {
-        INFO.name
-    }
-
+impl LogScheme for Last {
     fn begin_request(&mut self, _first: Lpn, pages: u32) {
-        self.sequential_request = pages as u64 * self.page_size > self.params.sequential_threshold as u64;
+        self.sequential_request = pages as u64 * self.page_size > self.sequential_threshold;
     }
 
-    fn read(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
-        self.engine.read(lpn, ctx)
-    }
-
-    fn write(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
-        if self.params.inplace_first_write && self.engine.fits_in_place(lpn, ctx.flash) {
-            return self.engine.write_in_place(lpn, version, ctx);
+    fn write(&mut self, engine: &mut MergeEngine, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
+        if self.inplace_first_write && engine.fits_in_place(lpn, ctx.flash) {
+            return engine.write_in_place(lpn, version, ctx);
         }
         if !self.sequential_request {
-            return self.write_random(lpn, version, ctx);
+            return self.write_random(engine, lpn, version, ctx);
         }
-        let (lbn, _) = self.engine.split(lpn);
-        let log = self.sequential.block_for(&mut self.engine, lbn, ctx)?;
+        let (lbn, _) = engine.split(lpn);
+        let log = self.sequential.block_for(engine, lbn, ctx)?;
         let offset = ctx.flash.write_pointer(log);
-        self.engine.write_log(log, offset, lpn, version, ctx)
+        engine.write_log(log, offset, lpn, version, ctx)
     }
 
-    fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
-        self.engine.trim(lpn, ctx)
-    }
-
-    fn lookup(&self, lpn: Lpn, flash: &FlashArray) -> Option<Ppn> {
-        self.engine.newest(lpn, flash)
-    }
-
-    /// Rebuilds the maps from the spare areas; every recovered log block joins the cold
-    /// partition (nothing on flash tells the partitions apart), reclaimed in block order until
-    /// the random area is back within its share.
-    fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
+    /// Every recovered log block joins the cold partition (nothing on flash tells the partitions
+    /// apart), reclaimed in block order until the random area is back within its share.
+    fn recover(&mut self, engine: &mut MergeEngine, logs: Vec<Pbn>, ctx: &mut FtlCtx) -> Result<()> {
         self.sequential.clear();
         self.hot = Partition::default();
-        self.cold = Partition { open: None, full: self.engine.recover(ctx)?.into() };
+        self.cold = Partition { open: None, full: logs.into() };
         while self.random_in_use() >= self.random_limit {
-            self.reclaim_random(ctx)?;
+            self.reclaim_random(engine, ctx)?;
         }
         Ok(())
     }
 
-    /// The block map and GC bits; the sequential logs' table (LBN and PBN) and page offsets, as
-    /// BAST's; the random logs' page map (LPN and PPN, 8 B per log page) as FAST's; the GC bits of
-    /// all log pages.
-    fn sram(&self) -> SramBreakdown {
-        let ppb = self.engine.pages_per_block() as u64;
+    /// The sequential logs' table (LBN and PBN) and page offsets, as BAST's; the random logs'
+    /// page map (LPN and PPN, 8 B per log page) as FAST's; the GC bits of all log pages.
+    fn sram(&self, ppb: u64) -> Vec<SramItem> {
         let sequential = self.log_blocks as u64 - self.random_limit as u64;
-        let offset_bytes = (u64::BITS - (ppb - 1).leading_zeros()).div_ceil(8).max(1) as u64;
-        let mut sram = MergeEngine::block_map_sram(self.physical_blocks);
-        sram.extend([
+        vec![
             SramItem { structure: "sequential log table (8 B per log block)".into(), bytes: sequential * 8 },
-            SramItem { structure: "sequential log page offsets".into(), bytes: sequential * ppb * offset_bytes },
+            SramItem { structure: "sequential log page offsets".into(), bytes: sequential * ppb * offset_bytes(ppb) },
             SramItem {
                 structure: "random log page map (8 B per log page)".into(),
                 bytes: self.random_limit as u64 * ppb * 8,
@@ -266,29 +224,15 @@ impl Ftl for Last {
                 structure: "GC log-page bitmap (1 bit per log page)".into(),
                 bytes: (self.log_blocks as u64 * ppb).div_ceil(8),
             },
-        ]);
-        sram
+        ]
     }
 
     fn state_bytes(&self) -> usize {
-        self.engine.state_bytes() + self.sequential.state_bytes() + (self.hot.in_use() + self.cold.in_use()) * 4
+        self.sequential.state_bytes() + self.random_in_use() * 4
     }
 
-    fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
-        self.engine.check(flash)?;
-        self.sequential.check(&self.engine, flash)
-    }
-
-    fn blocks(&self) -> &BlockManager {
-        &self.engine.blocks
-    }
-
-    fn merge_stats(&self) -> Option<MergeStats> {
-        Some(self.engine.stats)
-    }
-
-    fn params(&self) -> serde_json::Value {
-        serde_json::to_value(&self.params).expect("params serialise")
+    fn check(&self, engine: &MergeEngine, flash: &FlashArray) -> std::result::Result<(), String> {
+        self.sequential.check(engine, flash)
     }
 }
 
@@ -317,11 +261,12 @@ mod tests {
             b = b.set(set).unwrap();
         }
         let config = b.build().unwrap();
-        let mut last = Last::new(&config).unwrap();
+        let p = LastParams::default();
+        let mut last = LogBlockFtl::new(&config, INFO.name, Last::new(&config, &p).unwrap(), &p);
         let mut flash = FlashArray::new(&config.device.geometry, config.device.program_order);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
-        let request = |last: &mut Last, first: Lpn, pages: u32, version: u32, ctx: &mut FtlCtx| {
+        let request = |last: &mut LogBlockFtl<Last>, first: Lpn, pages: u32, version: u32, ctx: &mut FtlCtx| {
             last.begin_request(first, pages);
             for lpn in first..first + pages {
                 last.write(lpn, version, ctx).unwrap();
@@ -334,10 +279,11 @@ mod tests {
         request(&mut last, 9, 1, 3, &mut ctx); // rewritten while in a log block: hot
         request(&mut last, 7, 1, 2, &mut ctx); // random, cold (its old copy is in the data block)
         request(&mut last, 8, 2, 3, &mut ctx); // 4 KB is not larger than the threshold: random
+        let (last, flash) = (&last.scheme, &*ctx.flash);
         let seq = last.sequential.log_of(1).expect("logical block 1 has a sequential log block");
         let lpns = |b: Pbn, n: u32| -> Vec<u32> {
-            let first = ctx.flash.geometry().first_page(b);
-            (first..first + n).map(|p| ctx.flash.spare_unchecked(p).logical).collect()
+            let first = flash.geometry().first_page(b);
+            (first..first + n).map(|p| flash.spare_unchecked(p).logical).collect()
         };
         assert_eq!(lpns(seq, 3), vec![4, 5, 6]);
         assert_eq!(lpns(last.cold.open.unwrap(), 3), vec![9, 7, 8]);

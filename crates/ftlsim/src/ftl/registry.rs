@@ -101,14 +101,24 @@ pub enum ParamRange {
 }
 
 impl ParamRange {
+    /// Checks the value's type and range (so the error names the field even where the parameter
+    /// struct's own deserialisation could not, as through a flattened table).
     fn check(&self, value: &toml::Value) -> std::result::Result<(), String> {
         let number = value.as_integer().map(|i| i as f64).or_else(|| value.as_float());
         match (self, number) {
+            (ParamRange::Integer { .. }, _) if value.as_integer().is_none() => {
+                Err(format!("expected an integer, found {value}"))
+            }
+            (ParamRange::Number { .. }, None) => Err(format!("expected a number, found {value}")),
             (ParamRange::Integer { min, max }, Some(n)) if n < *min as f64 || n > *max as f64 => {
                 Err(format!("must be in [{min}, {max}], found {n}"))
             }
             (ParamRange::Number { min, max }, Some(n)) if n < *min || n > *max || n.is_nan() => {
                 Err(format!("must be in [{min}, {max}], found {n}"))
+            }
+            (ParamRange::Flag, _) if value.as_bool().is_none() => Err(format!("expected true or false, found {value}")),
+            (ParamRange::OneOf(names), _) if !value.as_str().is_some_and(|v| names.contains(&v)) => {
+                Err(format!("expected one of {}, found {value}", names.join(", ")))
             }
             _ => Ok(()),
         }
@@ -151,9 +161,25 @@ impl FtlInfo {
         self.streams.iter().any(|s| s.kind == PageKind::Translation)
     }
 
-    /// Checks `[ftl.<name>]` against the schema: ranges first, then types and unknown fields.
+    /// Checks `[ftl.<name>]` against the schema: unknown fields (with the closest known name),
+    /// then ranges, then types.
     pub fn check_params(&self, config: &Config) -> Result<()> {
         if let Some(toml::Value::Table(table)) = config.ftl.get(self.name) {
+            let known = || self.params.fields.iter().map(|f| f.name);
+            if let Some(unknown) = table.keys().find(|k| !known().any(|n| n == k.as_str())) {
+                let closest = known()
+                    .map(|n| (edit_distance(unknown, n), n))
+                    .filter(|&(d, n)| d <= 2.max(n.len() / 3))
+                    .min()
+                    .map_or(String::new(), |(_, n)| format!(", did you mean \"{n}\"?"));
+                let all = known().collect::<Vec<_>>().join(", ");
+                let listing =
+                    if all.is_empty() { "it takes none".to_string() } else { format!("its parameters: {all}") };
+                return Err(SimError::config(
+                    format!("ftl.{}.{unknown}", self.name),
+                    format!("{} has no parameter \"{unknown}\"{closest}; {listing}", self.name),
+                ));
+            }
             for spec in self.params.fields {
                 if let Some(value) = table.get(spec.name) {
                     let field = || format!("ftl.{}.{}", self.name, spec.name);
@@ -320,6 +346,30 @@ mod tests {
             fields.sort_unstable();
             listed.sort_unstable();
             assert_eq!(listed, fields, "{}: the schema must list every parameter once", info.name);
+        }
+    }
+
+    /// The log-block schemes flatten shared parameters into their tables, where serde can
+    /// neither refuse unknown fields nor name a mistyped one: the schema does both.
+    #[test]
+    fn bad_parameters_of_flattened_tables_are_named() {
+        let cases = [
+            ("ftl.fast.log_rati=0.1", "ftl.fast.log_rati", "did you mean \"log_ratio\""),
+            ("ftl.fast.log_ratio=\"x\"", "ftl.fast.log_ratio", "expected a number"),
+            ("ftl.fast-sc.sc_mode=\"lru\"", "ftl.fast-sc.sc_mode", "expected one of move-to-tail, clock"),
+            ("ftl.kast.fast_sw_log=1", "ftl.kast.fast_sw_log", "expected true or false"),
+            ("ftl.sast.set_size=2.5", "ftl.sast.set_size", "expected an integer"),
+            ("ftl.bftl.log_ratio=0.1", "ftl.bftl.log_ratio", "it takes none"),
+        ];
+        for (set, field, message) in cases {
+            let config = crate::config::ConfigBuilder::new().set(set).unwrap().build().unwrap();
+            match validate_ftl_tables(REGISTRY, &config) {
+                Err(SimError::Config { field: f, message: m }) => {
+                    assert_eq!(f, field, "{set}");
+                    assert!(m.contains(message), "{set}: {m}");
+                }
+                other => panic!("{set}: {other:?}"),
+            }
         }
     }
 

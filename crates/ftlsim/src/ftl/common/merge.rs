@@ -75,9 +75,49 @@ pub const INPLACE_FIRST_WRITE: ParamSpec = ParamSpec {
     source: "FAST (Lee et al. 2007); spec B.2 and B.7 F4",
 };
 
+/// The parameters every log-block scheme shares (flattened into its `[ftl.<name>]` table; the
+/// registry refuses unknown fields, as `deny_unknown_fields` cannot be combined with flattening).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LogAreaParams {
+    #[serde(default)]
+    pub log_ratio: Option<f64>,
+    #[serde(default)]
+    pub log_ratio_of: LogRatioOf,
+    #[serde(default)]
+    pub log_blocks: Option<u32>,
+    #[serde(default = "first_writes_in_place")]
+    pub inplace_first_write: bool,
+}
+
+fn first_writes_in_place() -> bool {
+    true
+}
+
+impl Default for LogAreaParams {
+    fn default() -> Self {
+        LogAreaParams {
+            log_ratio: None,
+            log_ratio_of: LogRatioOf::Total,
+            log_blocks: None,
+            inplace_first_write: first_writes_in_place(),
+        }
+    }
+}
+
+impl LogAreaParams {
+    /// The log blocks these parameters give on `config`'s device, checked to be at least
+    /// `min_log_blocks` and to fit ([`check_log_area`]).
+    pub fn log_blocks(&self, config: &Config, ftl: &str, min_log_blocks: u32) -> Result<u32> {
+        let count = log_block_count(config, self.log_ratio, self.log_ratio_of, self.log_blocks);
+        let field = if self.log_blocks.is_some() { "log_blocks" } else { "log_ratio" };
+        check_log_area(config, ftl, format!("ftl.{ftl}.{field}"), count, min_log_blocks)?;
+        Ok(count)
+    }
+}
+
 /// Sizing of the log area: an explicit count, a share of the device's blocks or of its data
 /// blocks, or by default every block beyond the data blocks and the merge reserve.
-pub fn log_block_count(config: &Config, ratio: Option<f64>, of: LogRatioOf, explicit: Option<u32>) -> u32 {
+fn log_block_count(config: &Config, ratio: Option<f64>, of: LogRatioOf, explicit: Option<u32>) -> u32 {
     let total = config.device.geometry.total_blocks();
     let data = logical_blocks(config);
     explicit.unwrap_or_else(|| match ratio {
@@ -103,9 +143,9 @@ pub fn spare_blocks_needed(config: &Config, min_log_blocks: u32) -> u64 {
     config.spare_blocks_needed(1, 0).max((min_log_blocks + MERGE_RESERVE) as u64)
 }
 
-/// Refuses a log area that is too small for the scheme or does not fit beside the data blocks.
-pub fn check_log_area(config: &Config, ftl: &str, log_blocks: u32, min_log_blocks: u32) -> Result<()> {
-    let field = format!("ftl.{ftl}.log_ratio");
+/// Refuses a log area that is too small for the scheme or does not fit beside the data blocks,
+/// naming `field`, the parameter that sized it.
+fn check_log_area(config: &Config, ftl: &str, field: String, log_blocks: u32, min_log_blocks: u32) -> Result<()> {
     if log_blocks < min_log_blocks {
         return Err(SimError::config(
             field,
@@ -120,12 +160,19 @@ pub fn check_log_area(config: &Config, ftl: &str, log_blocks: u32, min_log_block
             field,
             format!(
                 "{data} data blocks + {log_blocks} log blocks + {MERGE_RESERVE} reserved for merges = {needed} blocks, \
-                 more than the device's {total}; lower the ratio or the exported capacity (device.logical_pages or \
-                 device.overprovisioning)"
+                 more than the device's {total}; lower the log area or the exported capacity (device.logical_pages \
+                 or device.overprovisioning)"
             ),
         ));
     }
     Ok(())
+}
+
+/// Refuses a device without room for the merge reserve beside the data blocks (a scheme with
+/// no log blocks: BFTL).
+pub fn check_no_log_area(config: &Config, ftl: &str) -> Result<()> {
+    let field = if config.device.logical_pages.is_some() { "device.logical_pages" } else { "device.overprovisioning" };
+    check_log_area(config, ftl, field.to_string(), 0, 0)
 }
 
 /// The block map, the log-page map and the merges over them.
@@ -231,10 +278,6 @@ impl MergeEngine {
         let Some(ppn) = self.newest(lpn, flash) else { return Ok(()) };
         self.log[lpn as usize] = NONE;
         self.blocks.invalidate(ppn, flash)
-    }
-
-    pub fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
-        self.invalidate(lpn, ctx.flash)
     }
 
     /// Whether the host's write of `lpn` can go to its offset in the data block: no copy of it

@@ -8,6 +8,7 @@ pub mod dedicated;
 pub mod demand;
 mod frontier;
 mod gc;
+pub mod hybrid;
 mod list;
 pub mod merge;
 mod pool;

@@ -13,7 +13,8 @@ use super::{Fast, FastParams, FAST_SW_LOG};
 use crate::config::Config;
 use crate::error::Result;
 use crate::flash::BASIC_LAYOUT;
-use crate::ftl::common::merge::{LogRatioOf, INPLACE_FIRST_WRITE, LOG_BLOCKS, LOG_RATIO, LOG_RATIO_OF, NO_STREAMS};
+use crate::ftl::common::hybrid::LogBlockFtl;
+use crate::ftl::common::merge::{INPLACE_FIRST_WRITE, LOG_BLOCKS, LOG_RATIO, LOG_RATIO_OF, NO_STREAMS};
 use crate::ftl::registry::{no_test_overrides, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
 use crate::ftl::{ftl_params, Ftl};
 
@@ -43,24 +44,11 @@ pub const INFO: FtlInfo = FtlInfo {
 };
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct KastParams {
-    #[serde(default)]
-    pub log_ratio: Option<f64>,
-    #[serde(default)]
-    pub log_ratio_of: LogRatioOf,
-    #[serde(default)]
-    pub log_blocks: Option<u32>,
-    #[serde(default = "yes")]
-    pub inplace_first_write: bool,
-    #[serde(default = "yes")]
-    pub fast_sw_log: bool,
+    #[serde(flatten)]
+    pub fast: FastParams,
     #[serde(default = "four")]
     pub max_associativity: u32,
-}
-
-fn yes() -> bool {
-    true
 }
 
 fn four() -> u32 {
@@ -69,27 +57,12 @@ fn four() -> u32 {
 
 impl Default for KastParams {
     fn default() -> Self {
-        let fast = FastParams::default();
-        KastParams {
-            log_ratio: fast.log_ratio,
-            log_ratio_of: fast.log_ratio_of,
-            log_blocks: fast.log_blocks,
-            inplace_first_write: fast.inplace_first_write,
-            fast_sw_log: fast.fast_sw_log,
-            max_associativity: four(),
-        }
+        KastParams { fast: FastParams::default(), max_associativity: four() }
     }
 }
 
 fn build(config: &Config) -> Result<Box<dyn Ftl>> {
     let p: KastParams = ftl_params(config, INFO.name)?;
-    let params = serde_json::to_value(&p).expect("params serialise");
-    let fast = FastParams {
-        log_ratio: p.log_ratio,
-        log_ratio_of: p.log_ratio_of,
-        log_blocks: p.log_blocks,
-        inplace_first_write: p.inplace_first_write,
-        fast_sw_log: p.fast_sw_log,
-    };
-    Ok(Box::new(Fast::new(config, INFO.name, fast, Selection::Fifo, Some(p.max_associativity), params)?))
+    let scheme = Fast::new(config, INFO.name, &p.fast, Selection::Fifo, Some(p.max_associativity))?;
+    Ok(Box::new(LogBlockFtl::new(config, INFO.name, scheme, &p)))
 }

@@ -3,7 +3,8 @@
 //! a block's offset 0 and is switch- or partial-merged; the random-write (RW) log blocks are
 //! filled one after another and, when none is free, the oldest full one is reclaimed by full
 //! merges of every data block it holds pages of. FAST-SC (paper 003, `sc.rs`) chooses that victim
-//! by second chance instead. Spec: ../shared/specs/tpftl-fast-cpm.md B.2, B.7.
+//! by second chance instead; KAST (`kast.rs`) caps the data blocks an RW block may hold pages of.
+//! Spec: ../shared/specs/tpftl-fast-cpm.md B.2, B.7.
 
 pub mod kast;
 mod queue;
@@ -13,28 +14,27 @@ pub use queue::{LogQueue, ScMode, Selection};
 
 use serde::{Deserialize, Serialize};
 
+use super::common::hybrid::{LogBlockFtl, LogScheme};
 use super::common::merge::{
-    check_log_area, log_block_count, spare_blocks_needed, LogRatioOf, MergeEngine, INPLACE_FIRST_WRITE, LOG_BLOCKS,
-    LOG_RATIO, LOG_RATIO_OF, NO_STREAMS,
+    spare_blocks_needed, LogAreaParams, MergeEngine, INPLACE_FIRST_WRITE, LOG_BLOCKS, LOG_RATIO, LOG_RATIO_OF,
+    NO_STREAMS,
 };
-use super::common::BlockManager;
 use super::registry::{no_test_overrides, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
-use super::{ftl_params, Ftl, FtlCtx, SramBreakdown, SramItem};
+use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::Result;
-use crate::flash::{FlashArray, Lpn, Pbn, Ppn, BASIC_LAYOUT};
-use crate::metrics::MergeStats;
+use crate::flash::{FlashArray, Lpn, Pbn, BASIC_LAYOUT};
 
 pub const INFO: FtlInfo = FtlInfo {
     name: "fast",
     description: "FAST: block-mapped data blocks, fully associative log blocks, FIFO victims",
-    build: Fast::build,
+    build,
     params: ParamsSchema::of::<FastParams>(&[LOG_RATIO, LOG_RATIO_OF, LOG_BLOCKS, INPLACE_FIRST_WRITE, FAST_SW_LOG]),
     spare_layout: BASIC_LAYOUT,
     streams: NO_STREAMS,
     recovers: true,
     state_bytes_per_page: 12.6,
-    spare_blocks_needed: fast_spare_blocks,
+    spare_blocks_needed: |c| spare_blocks_needed(c, min_log_blocks(true)),
     test_overrides: no_test_overrides,
 };
 
@@ -46,16 +46,9 @@ pub const FAST_SW_LOG: ParamSpec = ParamSpec {
 };
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct FastParams {
-    #[serde(default)]
-    pub log_ratio: Option<f64>,
-    #[serde(default)]
-    pub log_ratio_of: LogRatioOf,
-    #[serde(default)]
-    pub log_blocks: Option<u32>,
-    #[serde(default = "yes")]
-    pub inplace_first_write: bool,
+    #[serde(flatten)]
+    pub log: LogAreaParams,
     #[serde(default = "yes")]
     pub fast_sw_log: bool,
 }
@@ -66,13 +59,7 @@ fn yes() -> bool {
 
 impl Default for FastParams {
     fn default() -> Self {
-        FastParams {
-            log_ratio: None,
-            log_ratio_of: LogRatioOf::Total,
-            log_blocks: None,
-            inplace_first_write: true,
-            fast_sw_log: true,
-        }
+        FastParams { log: LogAreaParams::default(), fast_sw_log: true }
     }
 }
 
@@ -81,8 +68,9 @@ fn min_log_blocks(sw_log: bool) -> u32 {
     1 + sw_log as u32
 }
 
-fn fast_spare_blocks(config: &Config) -> u64 {
-    spare_blocks_needed(config, min_log_blocks(true))
+fn build(config: &Config) -> Result<Box<dyn Ftl>> {
+    let p: FastParams = ftl_params(config, INFO.name)?;
+    Ok(Box::new(LogBlockFtl::new(config, INFO.name, Fast::new(config, INFO.name, &p, Selection::Fifo, None)?, &p)))
 }
 
 /// An RW log block with free pages, and (under an associativity cap) the logical blocks it has
@@ -101,9 +89,6 @@ struct SwLog {
 }
 
 pub struct Fast {
-    name: &'static str,
-    engine: MergeEngine,
-    params: serde_json::Value,
     log_blocks: u32,
     inplace_first_write: bool,
     sw_log: bool,
@@ -114,56 +99,42 @@ pub struct Fast {
     max_associativity: Option<u32>,
     /// Full RW log blocks, the candidates for reclaiming.
     full: LogQueue,
-    physical_blocks: u64,
 }
 
 impl Fast {
-    pub fn build(config: &Config) -> Result<Box<dyn Ftl>> {
-        let p: FastParams = ftl_params(config, "fast")?;
-        let params = serde_json::to_value(&p).expect("params serialise");
-        Ok(Box::new(Fast::new(config, "fast", p, Selection::Fifo, None, params)?))
-    }
-
     fn new(
         config: &Config,
-        name: &'static str,
-        p: FastParams,
+        name: &str,
+        p: &FastParams,
         selection: Selection,
         max_associativity: Option<u32>,
-        params: serde_json::Value,
     ) -> Result<Self> {
-        let log_blocks = log_block_count(config, p.log_ratio, p.log_ratio_of, p.log_blocks);
-        check_log_area(config, name, log_blocks, min_log_blocks(p.fast_sw_log))?;
         Ok(Fast {
-            name,
-            engine: MergeEngine::new(config),
-            params,
-            log_blocks,
-            inplace_first_write: p.inplace_first_write,
+            log_blocks: p.log.log_blocks(config, name, min_log_blocks(p.fast_sw_log))?,
+            inplace_first_write: p.log.inplace_first_write,
             sw_log: p.fast_sw_log,
             sw: None,
             open: Vec::new(),
             max_associativity,
             full: LogQueue::new(selection),
-            physical_blocks: config.device.geometry.total_blocks() as u64,
         })
     }
 
-    /// RW log blocks allowed, the one being filled included.
+    /// RW log blocks allowed, the ones being filled included.
     fn rw_limit(&self) -> usize {
         (self.log_blocks - self.sw_log as u32) as usize
-    }
-
-    /// Ends the SW log block's run: a switch merge if it is complete, a partial merge otherwise
-    /// ([`MergeEngine::merge_dedicated`]).
-    fn merge_sw(&mut self, ctx: &mut FtlCtx) -> Result<()> {
-        let Some(sw) = self.sw.take() else { return Ok(()) };
-        self.engine.merge_dedicated(sw.lbn, sw.block, ctx)
     }
 
     /// RW log blocks in use, full or not.
     fn rw_in_use(&self) -> usize {
         self.full.len() + self.open.len()
+    }
+
+    /// Ends the SW log block's run: a switch merge if it is complete, a partial merge otherwise
+    /// ([`MergeEngine::merge_dedicated`]).
+    fn merge_sw(&mut self, engine: &mut MergeEngine, ctx: &mut FtlCtx) -> Result<()> {
+        let Some(sw) = self.sw.take() else { return Ok(()) };
+        engine.merge_dedicated(sw.lbn, sw.block, ctx)
     }
 
     /// The open RW log block a page of `lbn` may go to: FAST's one block being filled; under
@@ -179,30 +150,30 @@ impl Fast {
 
     /// The open RW log block for the next page of `lbn`, opening one (and reclaiming victims
     /// while the RW area is at its limit) when none can take it.
-    fn rw_block(&mut self, lbn: u32, ctx: &mut FtlCtx) -> Result<usize> {
+    fn rw_block(&mut self, engine: &mut MergeEngine, lbn: u32, ctx: &mut FtlCtx) -> Result<usize> {
         if let Some(i) = self.open_for(lbn) {
             return Ok(i);
         }
         let sw = self.sw.is_some() as usize;
         while self.rw_in_use() >= self.rw_limit() || self.rw_in_use() + sw >= self.log_blocks as usize {
-            self.reclaim_victim(ctx)?;
+            self.reclaim_victim(engine, ctx)?;
         }
-        let block = self.engine.take_block()?;
+        let block = engine.take_block()?;
         self.open.push(OpenLog { block, lbns: Vec::new() });
         Ok(self.open.len() - 1)
     }
 
     /// Writes a page to the random-write log area.
-    fn write_random(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
-        let (lbn, _) = self.engine.split(lpn);
-        let i = self.rw_block(lbn, ctx)?;
+    fn write_random(&mut self, engine: &mut MergeEngine, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
+        let (lbn, _) = engine.split(lpn);
+        let i = self.rw_block(engine, lbn, ctx)?;
         let block = self.open[i].block;
         let offset = ctx.flash.write_pointer(block);
-        self.engine.write_log(block, offset, lpn, version, ctx)?;
+        engine.write_log(block, offset, lpn, version, ctx)?;
         if self.max_associativity.is_some() && !self.open[i].lbns.contains(&lbn) {
             self.open[i].lbns.push(lbn);
         }
-        if offset + 1 == self.engine.pages_per_block() {
+        if offset + 1 == engine.pages_per_block() {
             self.open.remove(i);
             self.full.push(block);
         }
@@ -210,17 +181,17 @@ impl Fast {
     }
 
     /// A fresh SW log block (after a recovery the RW blocks may fill the whole log area).
-    fn sw_block(&mut self, ctx: &mut FtlCtx) -> Result<Pbn> {
+    fn sw_block(&mut self, engine: &mut MergeEngine, ctx: &mut FtlCtx) -> Result<Pbn> {
         while self.rw_in_use() >= self.log_blocks as usize {
-            self.reclaim_victim(ctx)?;
+            self.reclaim_victim(engine, ctx)?;
         }
-        self.engine.take_block()
+        engine.take_block()
     }
 
     /// Reclaims a full RW log block chosen by the victim policy or, when none is full (KAST with
     /// every log block open), the oldest open one.
-    fn reclaim_victim(&mut self, ctx: &mut FtlCtx) -> Result<()> {
-        let (engine, flash) = (&mut self.engine, &*ctx.flash);
+    fn reclaim_victim(&mut self, engine: &mut MergeEngine, ctx: &mut FtlCtx) -> Result<()> {
+        let flash = &*ctx.flash;
         let victim = match self.full.select(|b| engine.blocks.valid_count(b, flash)) {
             Some((victim, skips)) => {
                 engine.stats.second_chance_skips += skips;
@@ -240,118 +211,85 @@ impl Fast {
     }
 }
 
-impl Ftl for Fast {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
-    fn read(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
-        self.engine.read(lpn, ctx)
-    }
-
-    fn write(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
-        let (lbn, offset) = self.engine.split(lpn);
-        if self.inplace_first_write && self.engine.fits_in_place(lpn, ctx.flash) {
-            return self.engine.write_in_place(lpn, version, ctx);
+impl LogScheme for Fast {
+    fn write(&mut self, engine: &mut MergeEngine, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
+        let (lbn, offset) = engine.split(lpn);
+        if self.inplace_first_write && engine.fits_in_place(lpn, ctx.flash) {
+            return engine.write_in_place(lpn, version, ctx);
         }
         if self.sw_log && offset == 0 {
-            self.merge_sw(ctx)?;
-            let block = self.sw_block(ctx)?;
+            self.merge_sw(engine, ctx)?;
+            let block = self.sw_block(engine, ctx)?;
             self.sw = Some(SwLog { block, lbn });
-            self.engine.write_log(block, 0, lpn, version, ctx)?;
+            engine.write_log(block, 0, lpn, version, ctx)?;
         } else if let Some(sw) = self.sw.filter(|sw| sw.lbn == lbn && ctx.flash.write_pointer(sw.block) == offset) {
-            self.engine.write_log(sw.block, offset, lpn, version, ctx)?;
+            engine.write_log(sw.block, offset, lpn, version, ctx)?;
         } else {
-            return self.write_random(lpn, version, ctx);
+            return self.write_random(engine, lpn, version, ctx);
         }
-        if self.sw.is_some_and(|sw| ctx.flash.write_pointer(sw.block) == self.engine.pages_per_block()) {
-            self.merge_sw(ctx)?;
+        if self.sw.is_some_and(|sw| ctx.flash.write_pointer(sw.block) == engine.pages_per_block()) {
+            self.merge_sw(engine, ctx)?;
         }
         Ok(())
     }
 
-    fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
-        self.engine.trim(lpn, ctx)
-    }
-
-    fn lookup(&self, lpn: Lpn, flash: &FlashArray) -> Option<Ppn> {
-        self.engine.newest(lpn, flash)
-    }
-
-    /// Rebuilds the maps from the spare areas ([`MergeEngine::recover`]); every block left with
-    /// log pages joins the RW queue, in block order (nothing on flash says which was filled
-    /// first), and is reclaimed in turn while the RW area is over its limit.
-    fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
+    /// Every block left with log pages joins the RW queue, in block order (nothing on flash says
+    /// which was filled first), and is reclaimed in turn while the RW area is over its limit (a
+    /// power loss in a merge can leave a block more), so that the merge reserve is free again.
+    fn recover(&mut self, engine: &mut MergeEngine, logs: Vec<Pbn>, ctx: &mut FtlCtx) -> Result<()> {
         self.sw = None;
         self.open.clear();
         self.full.clear();
-        for block in self.engine.recover(ctx)? {
+        for block in logs {
             self.full.push(block);
         }
-        // Back within the log area (a power loss in a merge can leave a block more), so that the
-        // merge reserve is free again.
         while self.full.len() >= self.rw_limit() {
-            self.reclaim_victim(ctx)?;
+            self.reclaim_victim(engine, ctx)?;
         }
         Ok(())
     }
 
-    /// Paper 000 Table 5.3: the block map, the log blocks' page map (LPN and PPN, 8 B per log
-    /// page) and the GC bits (one per block, and one per log page).
-    fn sram(&self) -> SramBreakdown {
-        let log_pages = self.log_blocks as u64 * self.engine.pages_per_block() as u64;
-        let mut sram = MergeEngine::block_map_sram(self.physical_blocks);
-        sram.push(SramItem { structure: "log page map (8 B per log page)".into(), bytes: log_pages * 8 });
-        sram.push(SramItem {
-            structure: "GC log-page bitmap (1 bit per log page)".into(),
-            bytes: log_pages.div_ceil(8),
-        });
-        sram
+    /// Paper 000 Table 5.3: the log blocks' page map (LPN and PPN, 8 B per log page) and the GC
+    /// bits of the log pages.
+    fn sram(&self, pages_per_block: u64) -> Vec<SramItem> {
+        let log_pages = self.log_blocks as u64 * pages_per_block;
+        vec![
+            SramItem { structure: "log page map (8 B per log page)".into(), bytes: log_pages * 8 },
+            SramItem { structure: "GC log-page bitmap (1 bit per log page)".into(), bytes: log_pages.div_ceil(8) },
+        ]
     }
 
     fn state_bytes(&self) -> usize {
         let open: usize = self.open.iter().map(|o| 8 + o.lbns.len() * 4).sum();
-        self.engine.state_bytes() + self.full.len() * 8 + open
+        self.full.len() * 8 + open
     }
 
-    fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
-        self.engine.check(flash)?;
-        if let Some(k) = self.max_associativity {
-            let ppb = self.engine.pages_per_block();
-            for block in self.open.iter().map(|o| o.block).chain(self.full.blocks()) {
-                let first = flash.geometry().first_page(block);
-                let mut lbns: Vec<u32> = (first..first + flash.write_pointer(block))
-                    .filter(|&p| flash.is_programmed(p) && !flash.is_corrupt(p))
-                    .map(|p| flash.spare_unchecked(p).logical / ppb)
-                    .collect();
-                lbns.sort_unstable();
-                lbns.dedup();
-                if lbns.len() > k as usize {
-                    return Err(format!(
-                        "log block {block} holds pages of {} logical blocks, more than K = {k}",
-                        lbns.len()
-                    ));
-                }
-            }
-        }
+    /// The SW block holds its run in order; under KAST no RW block holds pages of more than K
+    /// logical blocks.
+    fn check(&self, engine: &MergeEngine, flash: &FlashArray) -> std::result::Result<(), String> {
         if let Some(sw) = self.sw {
-            if !self.engine.is_in_order(sw.lbn, sw.block, flash) {
+            if !engine.is_in_order(sw.lbn, sw.block, flash) {
                 return Err(format!("SW log block {} holds a page out of its run", sw.block));
             }
         }
+        let Some(k) = self.max_associativity else { return Ok(()) };
+        let ppb = engine.pages_per_block();
+        for block in self.open.iter().map(|o| o.block).chain(self.full.blocks()) {
+            let first = flash.geometry().first_page(block);
+            let mut lbns: Vec<u32> = (first..first + flash.write_pointer(block))
+                .filter(|&p| flash.is_programmed(p) && !flash.is_corrupt(p))
+                .map(|p| flash.spare_unchecked(p).logical / ppb)
+                .collect();
+            lbns.sort_unstable();
+            lbns.dedup();
+            if lbns.len() > k as usize {
+                return Err(format!(
+                    "log block {block} holds pages of {} logical blocks, more than K = {k}",
+                    lbns.len()
+                ));
+            }
+        }
         Ok(())
-    }
-
-    fn blocks(&self) -> &BlockManager {
-        &self.engine.blocks
-    }
-
-    fn merge_stats(&self) -> Option<MergeStats> {
-        Some(self.engine.stats)
-    }
-
-    fn params(&self) -> serde_json::Value {
-        self.params.clone()
     }
 }
 

@@ -5,10 +5,10 @@
 use super::*;
 use crate::config::ConfigBuilder;
 use crate::flash::{OpKind, OpLog, Purpose};
-use crate::metrics::CacheStats;
+use crate::metrics::{CacheStats, MergeStats};
 
 struct Rig {
-    ftl: Fast,
+    ftl: LogBlockFtl<Fast>,
     flash: FlashArray,
     ops: OpLog,
     cache: CacheStats,
@@ -29,10 +29,10 @@ impl Rig {
             .and_then(|b| b.set("gc.free_blocks_low=1"))
             .and_then(|b| b.build())
             .unwrap();
-        let ftl =
-            Fast::new(&config, "fast", FastParams::default(), selection, max_associativity, serde_json::Value::Null)
-                .unwrap();
-        assert_eq!(ftl.log_blocks, 3);
+        let p = FastParams::default();
+        let scheme = Fast::new(&config, "fast", &p, selection, max_associativity).unwrap();
+        assert_eq!(scheme.log_blocks, 3);
+        let ftl = LogBlockFtl::new(&config, "fast", scheme, &p);
         let flash = FlashArray::new(&config.device.geometry, config.device.program_order);
         let mut rig = Rig { ftl, flash, ops: OpLog::new(), cache: CacheStats::default() };
         for lpn in 0..16 {
@@ -72,7 +72,7 @@ fn a_run_over_a_whole_block_ends_in_a_switch_merge() {
     assert_eq!(rig.count(OpKind::Erase, Purpose::Gc), 1, "only the old data block is erased");
     assert_eq!(rig.count(OpKind::Program, Purpose::Host), 4);
     assert_ne!(rig.data_block(0), old, "the SW block became the data block");
-    assert!(rig.ftl.sw.is_none());
+    assert!(rig.ftl.scheme.sw.is_none());
 }
 
 #[test]
@@ -86,7 +86,7 @@ fn a_run_cut_short_ends_in_a_partial_merge() {
     assert_eq!(rig.count(OpKind::Read, Purpose::Gc), 2, "offsets 2 and 3 are copied from the data block");
     assert_eq!(rig.count(OpKind::Program, Purpose::Gc), 2);
     assert_eq!(rig.count(OpKind::Erase, Purpose::Gc), 1);
-    assert_eq!(rig.ftl.sw.map(|sw| sw.lbn), Some(2));
+    assert_eq!(rig.ftl.scheme.sw.map(|sw| sw.lbn), Some(2));
 }
 
 /// The RW victim holds pages of three logical blocks: three full merges of four pages each, the
@@ -97,7 +97,7 @@ fn reclaiming_a_random_write_log_block_full_merges_every_block_it_touches() {
     for lpn in [1, 5, 6, 13, 2, 7, 14, 15] {
         rig.write(lpn); // fills RW block a, then RW block b
     }
-    assert_eq!(rig.ftl.full.len(), 2, "both RW blocks are full: the RW area (2 blocks) is at its limit");
+    assert_eq!(rig.ftl.scheme.full.len(), 2, "both RW blocks are full: the RW area (2 blocks) is at its limit");
     rig.write(3); // a is the victim
     let s = rig.ftl.engine.stats;
     assert_eq!((s.switch_merges, s.partial_merges, s.full_merges), (0, 0, 3));
@@ -108,7 +108,7 @@ fn reclaiming_a_random_write_log_block_full_merges_every_block_it_touches() {
     assert_eq!(rig.count(OpKind::Erase, Purpose::Gc), 4);
     // RW block b held pages 2, 7, 14 and 15, all of blocks the victim touched: the merges took
     // them, so b is left with no valid page (a second chance would now reclaim it for one erase).
-    let b = rig.ftl.full.blocks().next().unwrap();
+    let b = rig.ftl.scheme.full.blocks().next().unwrap();
     assert_eq!(rig.ftl.engine.blocks.valid_count(b, &rig.flash), 0);
 }
 
