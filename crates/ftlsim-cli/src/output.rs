@@ -65,6 +65,10 @@ pub fn run_table(r: &RunResult) -> String {
         vec!["block utilization (BU)".into(), opt(m.block_utilization, 3)],
         vec!["valid page move rate (MR)".into(), opt(m.valid_page_move_rate, 3)],
         vec![
+            "device utilization (busiest server)".into(),
+            opt(m.response.utilization, 3) + if m.response.saturated { " (saturated)" } else { "" },
+        ],
+        vec![
             "erase count min / mean / max".into(),
             format!("{} / {:.2} / {}", m.erase_count.min, m.erase_count.mean, m.erase_count.max),
         ],
@@ -144,11 +148,17 @@ pub fn compare_table(results: &[RunResult]) -> String {
         .iter()
         .map(|r| {
             let m = &r.report;
+            let t = &m.response;
             vec![
                 r.ftl.clone(),
-                format!("{:.1}", m.response.mean_us),
-                opt(baseline.filter(|b| *b > 0.0).map(|b| m.response.mean_us / b), 3),
-                format!("{:.1}", m.response.all.p99_us),
+                format!("{:.1}", t.mean_us),
+                opt(baseline.filter(|b| *b > 0.0).map(|b| t.mean_us / b), 3),
+                format!("{:.1}", t.all.p50_us),
+                format!("{:.1}", t.all.p99_us),
+                format!("{:.1}", t.all.max_us),
+                format!("{:.1}", t.mean_queueing_us),
+                format!("{:.1}", t.mean_access_us),
+                opt(t.utilization, 3) + if t.saturated { "!" } else { "" },
                 opt(m.write_amplification, 3),
                 opt(m.block_utilization, 3),
                 opt(m.valid_page_move_rate, 3),
@@ -163,9 +173,14 @@ pub fn compare_table(results: &[RunResult]) -> String {
     table(
         &[
             "ftl",
-            "mean_rt_us",
+            "mean_us",
             "NT",
+            "p50_us",
             "p99_us",
+            "max_us",
+            "queue_us",
+            "service_us",
+            "util",
             "WA",
             "BU",
             "MR",

@@ -431,6 +431,7 @@ impl Simulation {
             gc_stats: self.ftl.blocks().gc_stats().since(&self.gc_stats_base),
             merges: self.ftl.merge_stats().map(|m| m.since(&self.merges_base)),
             plane_register_hits: self.timing.register_hits(),
+            busiest_busy_ns: self.timing.busiest_busy_ns(),
             recovery: self.recovery.clone(),
             wall_seconds,
             state_bytes,

@@ -7,8 +7,8 @@ use ftlsim::check::suite::test_device_for;
 use ftlsim::flash::{FlashArray, Lpn, PageKind, Ppn, BASIC_LAYOUT};
 use ftlsim::ftl::common::{BlockManager, StreamSpec};
 use ftlsim::ftl::{
-    build_with, describe, ftl_params, no_test_overrides, one_stream_spare_blocks, validate_ftl_tables, Ftl, FtlCtx,
-    FtlInfo, PageFtl, ParamRange, ParamSpec, ParamsSchema, SramBreakdown,
+    build_with, describe, ftl_params, no_test_overrides, one_stream_spare_blocks, validate_ftl_tables, Family, Ftl,
+    FtlCtx, FtlInfo, PageFtl, ParamRange, ParamSpec, ParamsSchema, SramBreakdown,
 };
 use ftlsim::{Config, Result};
 use serde::{Deserialize, Serialize};
@@ -72,6 +72,7 @@ impl Ftl for Scratch {
 const SCRATCH: FtlInfo = FtlInfo {
     name: "scratch",
     description: "a scheme that exists only in this test",
+    family: Family::PageMapped,
     build,
     params: ParamsSchema::of::<ScratchParams>(&[ParamSpec {
         name: "knob",

@@ -11,7 +11,7 @@ use super::common::merge::{
     logical_blocks, spare_blocks_needed, LogAreaParams, MergeEngine, INPLACE_FIRST_WRITE, LOG_BLOCKS, LOG_RATIO,
     LOG_RATIO_OF, NO_STREAMS,
 };
-use super::registry::{no_test_overrides, FtlInfo, ParamsSchema};
+use super::registry::{no_test_overrides, Family, FtlInfo, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::Result;
@@ -20,6 +20,7 @@ use crate::flash::{FlashArray, Lpn, Pbn, BASIC_LAYOUT};
 pub const INFO: FtlInfo = FtlInfo {
     name: "bast",
     description: "BAST: block-mapped data blocks, one log block per data block (1:1)",
+    family: Family::BlockMapped,
     build,
     params: ParamsSchema::of::<LogAreaParams>(&[LOG_RATIO, LOG_RATIO_OF, LOG_BLOCKS, INPLACE_FIRST_WRITE]),
     spare_layout: BASIC_LAYOUT,

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::common::hybrid::{LogBlockFtl, LogScheme};
 use super::common::merge::{check_no_log_area, spare_blocks_needed, MergeEngine, NO_STREAMS};
-use super::registry::{no_test_overrides, FtlInfo, ParamsSchema};
+use super::registry::{no_test_overrides, Family, FtlInfo, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::Result;
@@ -17,6 +17,7 @@ use crate::flash::{Lpn, Pbn, BASIC_LAYOUT};
 pub const INFO: FtlInfo = FtlInfo {
     name: "bftl",
     description: "block-level FTL: an update copies the whole block (paper 000 Table 5.3)",
+    family: Family::BlockMapped,
     build,
     params: ParamsSchema::of::<BftlParams>(&[]),
     spare_layout: BASIC_LAYOUT,

@@ -29,7 +29,7 @@ use super::common::demand::{
 };
 use super::common::translation::{write_back, TranslationOwner, TranslationStore, DEMAND_LAYOUT, DEMAND_STREAMS};
 use super::common::{BlockManager, ListSet, Relocate};
-use super::registry::{FtlInfo, ParamRange, ParamSpec, ParamsSchema};
+use super::registry::{Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::check::suite::{bytes_of, quarter_map};
 use crate::config::Config;
@@ -51,6 +51,7 @@ pub struct CdftlParams {
 pub const INFO: FtlInfo = FtlInfo {
     name: "cdftl",
     description: "CDFTL: entry cache (CMT) over a whole-translation-page cache (CTP)",
+    family: Family::DemandBased,
     build: Cdftl::build,
     params: ParamsSchema::of::<CdftlParams>(&[
         ParamSpec {

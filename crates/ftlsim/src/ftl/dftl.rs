@@ -21,7 +21,7 @@ use super::common::demand::{
 };
 use super::common::translation::{write_back, TranslationOwner, TranslationStore, DEMAND_LAYOUT, DEMAND_STREAMS};
 use super::common::{BlockManager, Relocate};
-use super::registry::{FtlInfo, ParamRange, ParamSpec, ParamsSchema};
+use super::registry::{Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::check::suite::{bytes_of, quarter_map};
 use crate::config::Config;
@@ -49,6 +49,7 @@ pub struct DftlParams {
 pub const INFO: FtlInfo = FtlInfo {
     name: "dftl",
     description: "DFTL: demand-based, segmented-LRU entry cache, batch write-back",
+    family: Family::DemandBased,
     build: Dftl::build,
     params: ParamsSchema::of::<DftlParams>(&[
         ParamSpec {

@@ -19,7 +19,7 @@ use super::common::merge::{
     logical_blocks, spare_blocks_needed, LogAreaParams, MergeEngine, INPLACE_FIRST_WRITE, LOG_BLOCKS, LOG_RATIO,
     LOG_RATIO_OF, NO_STREAMS,
 };
-use super::registry::{no_test_overrides, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
+use super::registry::{no_test_overrides, Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::{Result, SimError};
@@ -28,6 +28,7 @@ use crate::flash::{FlashArray, Lpn, Pbn, BASIC_LAYOUT};
 pub const INFO: FtlInfo = FtlInfo {
     name: "last",
     description: "LAST: sequential writes to dedicated log blocks, random ones to hot and cold shared log blocks",
+    family: Family::BlockMapped,
     build,
     params: ParamsSchema::of::<LastParams>(&[
         LOG_RATIO,

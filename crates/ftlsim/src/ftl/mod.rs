@@ -22,7 +22,7 @@ pub mod tpftl;
 pub use page::PageFtl;
 pub use registry::{
     build_ftl, build_with, describe, ftl_info, ftl_names, ftl_params, no_test_overrides, one_stream_spare_blocks,
-    validate_ftl_tables, FtlInfo, ParamRange, ParamSpec, ParamsSchema, REGISTRY,
+    validate_ftl_tables, Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema, REGISTRY,
 };
 
 use serde::Serialize;

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::BlockManager;
-use super::registry::{no_test_overrides, one_stream_spare_blocks, FtlInfo, ParamsSchema};
+use super::registry::{no_test_overrides, one_stream_spare_blocks, Family, FtlInfo, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, PageFtl, Prefetch, SramBreakdown};
 use crate::config::Config;
 use crate::error::Result;
@@ -20,6 +20,7 @@ pub struct OptimalParams {}
 pub const INFO: FtlInfo = FtlInfo {
     name: "optimal",
     description: "optimal FTL (paper 002): whole map cached, no translation traffic",
+    family: Family::PageMapped,
     build: OptimalFtl::build,
     params: ParamsSchema::of::<OptimalParams>(&[]),
     spare_layout: BASIC_LAYOUT,

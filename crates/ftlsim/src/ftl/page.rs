@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::{BlockManager, Relocate, StreamId, StreamSpec};
-use super::registry::{no_test_overrides, one_stream_spare_blocks, FtlInfo, ParamsSchema};
+use super::registry::{no_test_overrides, one_stream_spare_blocks, Family, FtlInfo, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, Prefetch, SramBreakdown, SramItem};
 use crate::config::Config;
 use crate::error::Result;
@@ -19,6 +19,7 @@ pub(super) const STREAMS: &[StreamSpec] = &[StreamSpec::new("data", PageKind::Da
 pub const INFO: FtlInfo = FtlInfo {
     name: "pftl",
     description: "page-level FTL, whole map in SRAM (the baseline)",
+    family: Family::PageMapped,
     build: PageFtl::build,
     params: ParamsSchema::of::<PageFtlParams>(&[]),
     spare_layout: BASIC_LAYOUT,

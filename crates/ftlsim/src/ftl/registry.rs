@@ -28,10 +28,33 @@ pub const REGISTRY: &[FtlInfo] = &[
     super::sast::INFO,
 ];
 
+/// Which family a scheme belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// The whole page-level map in SRAM (PFTL, the optimal FTL).
+    PageMapped,
+    /// A page-level map in translation pages, cached in SRAM on demand.
+    DemandBased,
+    /// Data blocks mapped whole, with or without log blocks (BFTL and the hybrids). Built for
+    /// sequential-heavy workloads; small random writes saturate them.
+    BlockMapped,
+}
+
+impl Family {
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::PageMapped => "page-mapped",
+            Family::DemandBased => "demand-based",
+            Family::BlockMapped => "block-mapped",
+        }
+    }
+}
+
 /// Everything about one scheme.
 pub struct FtlInfo {
     pub name: &'static str,
     pub description: &'static str,
+    pub family: Family,
     pub build: fn(&Config) -> Result<Box<dyn Ftl>>,
     pub params: ParamsSchema,
     /// The fields it writes in every page's spare area.
@@ -301,7 +324,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 pub fn describe(registry: &[FtlInfo]) -> String {
     let mut out = String::new();
     for info in registry {
-        out.push_str(&format!("{:<10} {}\n", info.name, info.description));
+        out.push_str(&format!("{:<10} {} [{}]\n", info.name, info.description, info.family.name()));
         let defaults = (info.params.defaults)();
         for spec in info.params.fields {
             let default = match defaults.get(spec.name) {

@@ -27,7 +27,7 @@ use super::common::translation::{
     write_back, TranslationOwner, TranslationStore, DEMAND_LAYOUT, DEMAND_STREAMS, TP_ENTRY_BYTES, UNMAPPED,
 };
 use super::common::{BlockManager, ListSet, Relocate};
-use super::registry::{FtlInfo, ParamRange, ParamSpec, ParamsSchema};
+use super::registry::{Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::check::suite::quarter_map;
 use crate::config::Config;
@@ -55,6 +55,7 @@ pub struct SftlParams {
 pub const INFO: FtlInfo = FtlInfo {
     name: "sftl",
     description: "S-FTL: whole translation pages cached compressed by PPN runs, dirty buffer",
+    family: Family::DemandBased,
     build: Sftl::build,
     params: ParamsSchema::of::<SftlParams>(&[
         ParamSpec {

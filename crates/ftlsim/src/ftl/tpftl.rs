@@ -44,7 +44,7 @@ use super::common::translation::{
     write_back, TranslationOwner, TranslationStore, DEMAND_LAYOUT, DEMAND_STREAMS, TP_ENTRY_BYTES,
 };
 use super::common::{BlockManager, Relocate};
-use super::registry::{FtlInfo, ParamRange, ParamSpec, ParamsSchema};
+use super::registry::{Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::check::suite::quarter_map;
 use crate::config::Config;
@@ -78,6 +78,7 @@ pub struct TpftlParams {
 pub const INFO: FtlInfo = FtlInfo {
     name: "tpftl",
     description: "TPFTL: two-level LRU of TP nodes and entries, prefetching, batch and clean-first replacement",
+    family: Family::DemandBased,
     build: Tpftl::build,
     params: ParamsSchema::of::<TpftlParams>(&[
         ParamSpec {

@@ -13,5 +13,5 @@ pub use merges::{MergeReport, MergeStats};
 pub use model::{FlashTimes, GcStats, TimeModel, WaCounts, WaModel};
 pub use report::{
     CacheReport, EraseCountStats, FlashCounts, HostReport, LatencySummary, RecoveryReport, Report, ResponseTimes,
-    SimulationReport,
+    SimulationReport, SATURATED,
 };

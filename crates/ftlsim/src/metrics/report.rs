@@ -77,10 +77,19 @@ pub struct ResponseTimes {
     pub mean_us: f64,
     pub mean_queueing_us: f64,
     pub mean_access_us: f64,
+    /// Busy time of the busiest server (the one server of `fifo-single`, the busiest die of
+    /// `parallel`) over the simulated span: how loaded the device was.
+    pub utilization: Option<f64>,
+    /// The busiest server was busy at least [`SATURATED`] of the time: the offered load is at or
+    /// beyond what the device serves, and queueing grows with the length of the run.
+    pub saturated: bool,
     pub all: LatencySummary,
     pub read: LatencySummary,
     pub write: LatencySummary,
 }
+
+/// The utilization from which a run is reported as saturated.
+pub const SATURATED: f64 = 0.95;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct EraseCountStats {
@@ -182,6 +191,8 @@ pub struct ReportInputs<'a> {
     pub gc_stats: GcStats,
     pub merges: Option<MergeStats>,
     pub plane_register_hits: u64,
+    /// Busy time of the timing model's busiest server, ns.
+    pub busiest_busy_ns: u64,
     pub recovery: RecoveryReport,
     pub wall_seconds: f64,
     pub state_bytes: u64,
@@ -214,6 +225,8 @@ impl Report {
             counts.iter().flat_map(|row| row.iter()).sum::<u64>() - reads.recovery - spare_reads.recovery;
         let wall = i.wall_seconds.max(1e-9);
         let sram_total_bytes = i.sram.iter().map(|s| s.bytes).sum();
+        let span = c.last_finish.saturating_sub(c.first_arrival.unwrap_or(0));
+        let utilization = ratio(i.busiest_busy_ns, span);
         let wa_model = WaCounts::new(i.cache, &i.gc_stats, c.pages_written, programs.translation, ppb).model();
         Report {
             host: HostReport {
@@ -235,6 +248,8 @@ impl Report {
                 mean_us: LatencySummary::of(&c.response_all).mean_us,
                 mean_queueing_us: mean(c.sum_queue_ns),
                 mean_access_us: mean(c.sum_access_ns),
+                utilization,
+                saturated: utilization.is_some_and(|u| u >= SATURATED),
                 all: LatencySummary::of(&c.response_all),
                 read: LatencySummary::of(&c.response_read),
                 write: LatencySummary::of(&c.response_write),

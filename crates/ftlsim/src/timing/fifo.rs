@@ -9,12 +9,14 @@ pub struct FifoSingle {
     costs: OpCosts,
     pub(crate) registers: PlaneRegisters,
     server_free: Nanos,
+    /// Time the server spent serving.
+    pub(crate) busy: Nanos,
 }
 
 impl FifoSingle {
     pub fn new(costs: OpCosts, device: &DeviceConfig) -> Self {
         let registers = PlaneRegisters::new(device.timing.plane_register, device.geometry.total_planes());
-        FifoSingle { costs, registers, server_free: 0 }
+        FifoSingle { costs, registers, server_free: 0, busy: 0 }
     }
 
     /// Service time of one operation, updating the plane registers.
@@ -57,6 +59,7 @@ impl FifoSingle {
         let service: Nanos = ops.iter().map(|op| self.cost(op)).sum();
         let finish = start + service;
         self.server_free = finish;
+        self.busy += service;
         Served { start, finish }
     }
 }

@@ -47,6 +47,16 @@ impl TimingEngine {
         }
     }
 
+    /// Busy time of the busiest server so far: the one server of `fifo-single`, the busiest die
+    /// of `parallel`. Over the simulated span it is the device utilization, which reaches 1 when
+    /// the offered load exceeds what the device can serve.
+    pub fn busiest_busy_ns(&self) -> Nanos {
+        match self {
+            TimingEngine::FifoSingle(m) => m.busy,
+            TimingEngine::Parallel(m) => m.die_busy.iter().copied().max().unwrap_or(0),
+        }
+    }
+
     /// Plane-register hits so far (reads that skipped the array read).
     pub fn register_hits(&self) -> u64 {
         match self {

@@ -14,6 +14,8 @@ pub struct Parallel {
     costs: OpCosts,
     pub(crate) registers: PlaneRegisters,
     die_free: Vec<Nanos>,
+    /// Time each die spent on operations (a read holds its die until its transfer ends).
+    pub(crate) die_busy: Vec<Nanos>,
     channel_free: Vec<Nanos>,
     finish_of: Vec<Nanos>,
 }
@@ -24,6 +26,7 @@ impl Parallel {
         Parallel {
             registers: PlaneRegisters::new(device.timing.plane_register, g.total_planes()),
             die_free: vec![0; g.total_dies() as usize],
+            die_busy: vec![0; g.total_dies() as usize],
             channel_free: vec![0; g.channels as usize],
             finish_of: Vec::with_capacity(64),
             costs,
@@ -71,6 +74,7 @@ impl Parallel {
                     (start, finish)
                 }
             };
+            self.die_busy[die] += finish - start;
             self.finish_of.push(finish);
             first_start = first_start.min(start);
             last_finish = last_finish.max(finish);

@@ -15,12 +15,13 @@ use crate::error::Result;
 use crate::flash::BASIC_LAYOUT;
 use crate::ftl::common::hybrid::LogBlockFtl;
 use crate::ftl::common::merge::{INPLACE_FIRST_WRITE, LOG_BLOCKS, LOG_RATIO, LOG_RATIO_OF, NO_STREAMS};
-use crate::ftl::registry::{no_test_overrides, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
+use crate::ftl::registry::{no_test_overrides, Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
 use crate::ftl::{ftl_params, Ftl};
 
 pub const INFO: FtlInfo = FtlInfo {
     name: "kast",
     description: "KAST: FAST with at most K logical blocks per random-write log block",
+    family: Family::BlockMapped,
     build,
     params: ParamsSchema::of::<KastParams>(&[
         LOG_RATIO,

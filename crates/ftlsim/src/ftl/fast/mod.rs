@@ -19,7 +19,7 @@ use super::common::merge::{
     spare_blocks_needed, LogAreaParams, MergeEngine, INPLACE_FIRST_WRITE, LOG_BLOCKS, LOG_RATIO, LOG_RATIO_OF,
     NO_STREAMS,
 };
-use super::registry::{no_test_overrides, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
+use super::registry::{no_test_overrides, Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::config::Config;
 use crate::error::Result;
@@ -28,6 +28,7 @@ use crate::flash::{FlashArray, Lpn, Pbn, BASIC_LAYOUT};
 pub const INFO: FtlInfo = FtlInfo {
     name: "fast",
     description: "FAST: block-mapped data blocks, fully associative log blocks, FIFO victims",
+    family: Family::BlockMapped,
     build,
     params: ParamsSchema::of::<FastParams>(&[LOG_RATIO, LOG_RATIO_OF, LOG_BLOCKS, INPLACE_FIRST_WRITE, FAST_SW_LOG]),
     spare_layout: BASIC_LAYOUT,

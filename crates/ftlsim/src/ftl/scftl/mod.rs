@@ -49,7 +49,7 @@ use super::common::translation::{
     write_back, TranslationOwner, TranslationStore, DEMAND_LAYOUT, DEMAND_STREAMS, UNMAPPED,
 };
 use super::common::{BlockManager, Relocate};
-use super::registry::{FtlInfo, ParamRange, ParamSpec, ParamsSchema};
+use super::registry::{Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::check::suite::{bytes_of, quarter_map};
 use crate::config::Config;
@@ -98,6 +98,7 @@ pub struct ScftlParams {
 pub const INFO: FtlInfo = FtlInfo {
     name: "scftl",
     description: "SCFTL: small entries with a consecutive field, spatial fetch, D-NRU replacement",
+    family: Family::DemandBased,
     build: Scftl::build,
     params: ParamsSchema::of::<ScftlParams>(&[
         ParamSpec {
