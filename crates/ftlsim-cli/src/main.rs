@@ -5,6 +5,7 @@ mod bench_cmd;
 mod experiment_cmd;
 mod gen_cmd;
 mod output;
+mod spool;
 mod trace_args;
 mod trace_cmd;
 
@@ -285,9 +286,21 @@ fn announce_detected_format(config: &Config, common: &CommonArgs) -> Result<()> 
     Ok(())
 }
 
+/// A trace on standard input or a pipe, copied so it can be read more than once.
+fn spool_trace(common: &mut CommonArgs) -> Result<Option<spool::Spooled>> {
+    let Some(path) = common.trace.trace.as_mut() else { return Ok(None) };
+    let name = path.display().to_string();
+    let copy = spool::spool(path)?;
+    if copy.is_some() {
+        common.trace.trace_name = Some(name);
+    }
+    Ok(copy)
+}
+
 fn main_inner(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Run { ftl, common } => {
+        Command::Run { ftl, mut common } => {
+            let _copy = spool_trace(&mut common)?;
             let config = common.config()?;
             announce_detected_format(&config, &common)?;
             let bar = progress_bar(common.quiet, &ftl);
@@ -297,7 +310,8 @@ fn main_inner(cli: Cli) -> Result<()> {
             }
             print_results(&[result?], &common, true)
         }
-        Command::Compare { ftl, common } => {
+        Command::Compare { ftl, mut common } => {
+            let _copy = spool_trace(&mut common)?;
             let config = common.config()?;
             let ftls: Vec<String> = match ftl.as_slice() {
                 [] => REGISTRY.iter().filter(|f| f.family != Family::BlockMapped).map(|f| f.name.to_string()).collect(),

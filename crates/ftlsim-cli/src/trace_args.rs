@@ -47,8 +47,13 @@ impl ReadArgs {
         }
     }
 
+    /// Opens a trace file, a pipe or standard input (`-`). A stream is copied to a temporary
+    /// file first (SPC's ASU layout reads a trace twice); the copy is removed once open (the
+    /// open readers keep it).
     pub fn open(&self, path: &std::path::Path) -> Result<Workload> {
-        Ok(workload::open(path, &self.options())?)
+        let mut readable = path.to_path_buf();
+        let _copy = crate::spool::spool(&mut readable)?;
+        Ok(workload::open_as(&readable, &path.display().to_string(), &self.options())?)
     }
 }
 
@@ -71,6 +76,10 @@ pub struct TraceArgs {
 
     #[command(flatten)]
     pub read: ReadArgs,
+
+    /// What results and errors call the trace, when `trace` is a copy of a stream (`-`).
+    #[arg(skip)]
+    pub trace_name: Option<String>,
 }
 
 impl TraceArgs {
@@ -78,6 +87,7 @@ impl TraceArgs {
     pub fn choice(&self) -> WorkloadChoice {
         WorkloadChoice {
             trace: self.trace.clone(),
+            trace_name: self.trace_name.clone(),
             options: self.read.options(),
             synthetic: self.synthetic.clone(),
             requests: self.requests,

@@ -214,3 +214,63 @@ fn a_detected_format_is_said_on_stderr_and_recorded_with_its_reason() {
     let result: Value = serde_json::from_str(&ok(&given)).unwrap();
     assert_eq!(result["workload_description"]["detected"], Value::Null);
 }
+
+/// Runs ftlsim with `input` on its standard input.
+fn ftlsim_fed(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ftlsim"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("ftlsim runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input); // a reader that stops early may close the pipe
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+/// Every reader, compressed or not, reads a trace from standard input (`-`) and from a pipe
+/// given as a path (`/dev/stdin`) exactly as from the file: same statistics, same name.
+#[test]
+fn every_fixture_reads_the_same_through_a_pipe_and_standard_input() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ftlsim/tests/fixtures/traces");
+    let mut names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    assert!(names.len() >= 10);
+    for name in names {
+        let path = fixture(&name);
+        let bytes = std::fs::read(&path).unwrap();
+        let from_file = stats(&path, &[]);
+        for source in ["-", "/dev/stdin"] {
+            let out = ftlsim_fed(&["trace", "stats", source, "--json"], &bytes);
+            let v: Value = serde_json::from_str(&ok(&out)).unwrap_or_else(|e| panic!("{name} via {source}: {e}"));
+            assert_eq!(v["stats"], from_file, "{name} via {source}");
+            assert_eq!(v["trace"], source, "{name}");
+        }
+    }
+}
+
+/// `run` and `compare` read their trace more than once (format detection, each FTL): a trace on
+/// standard input is copied first, and results name it `-`.
+#[test]
+fn compare_reads_a_trace_from_standard_input() {
+    let bytes = std::fs::read(fixture("msr_hm_1.head40.csv.gz")).unwrap();
+    let args =
+        [&["compare", "--ftl", "pftl,dftl", "--trace", "-", "--json", "--set", "host.address_policy=\"fold\""], SMALL]
+            .concat();
+    let out = ftlsim_fed(&args, &bytes);
+    let lines: Vec<Value> = ok(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    for run in lines {
+        assert_eq!(run["workload"], "-");
+        assert_eq!(run["report"]["host"]["requests"], 40);
+        assert_eq!(run["workload_description"]["format"], "msr");
+    }
+}

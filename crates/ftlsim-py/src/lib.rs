@@ -67,6 +67,7 @@ fn run_json(
         options: trace_options(format.as_deref(), on_bad_line.as_deref())?,
         synthetic,
         requests,
+        trace_name: None,
     };
     py.allow_threads(|| {
         let workload = choice.open(&config).map_err(err)?;

@@ -229,6 +229,7 @@ impl ExperimentSpec {
             options: TraceOptions { format, ..TraceOptions::default() },
             synthetic: entry.synthetic.clone(),
             requests: entry.requests,
+            trace_name: None,
         };
         Ok((choice.open(config)?, source))
     }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::generator::SynthSpec;
 use super::synthetic::MixedSpec;
-use super::{open, TraceOptions, Workload};
+use super::{open_as, TraceOptions, Workload};
 use crate::config::Config;
 use crate::error::{Result, SimError};
 
@@ -13,6 +13,8 @@ use crate::error::{Result, SimError};
 pub struct WorkloadChoice {
     /// Trace file to replay (takes precedence over `synthetic`).
     pub trace: Option<PathBuf>,
+    /// What results and errors call the trace (default: its path).
+    pub trace_name: Option<String>,
     /// How the trace is read.
     pub options: TraceOptions,
     /// A workload preset name or generator spec (`ftlsim list workloads`).
@@ -49,7 +51,8 @@ impl WorkloadChoice {
     /// Opens the workload afresh (each FTL of a comparison replays it from the start).
     pub fn open(&self, config: &Config) -> Result<Workload> {
         if let Some(path) = &self.trace {
-            return open(path, &self.options);
+            let name = self.trace_name.clone().unwrap_or_else(|| path.display().to_string());
+            return open_as(path, &name, &self.options);
         }
         if let Some(text) = &self.synthetic {
             let capacity = config.device.logical_pages() as u64 * config.device.geometry.page_size as u64;

@@ -19,18 +19,16 @@ pub(crate) fn detect_file(path: &Path) -> Result<Format> {
 
 /// [`detect_file`], with why: how many of the sampled lines the chosen reader read.
 pub(crate) fn detect_file_explained(path: &Path) -> Result<(Format, String)> {
-    let mut lines = Lines::open(path)?;
-    let mut sample = Vec::new();
-    while sample.len() < SAMPLE {
-        let Some((_, line)) = lines.next_line()? else { break };
-        let text = line.trim_ascii();
-        if !text.is_empty() && text[0] != b'#' {
-            sample.push(line.to_vec());
-        }
-    }
-    let format = detect_lines(&sample).map_err(|message| SimError::input(path.display().to_string(), message))?;
+    detect_stream(Lines::open(path)?, &path.display().to_string()).map(|(format, why, _)| (format, why))
+}
+
+/// Detects the format of a stream from its first lines, and gives back lines that read the
+/// stream from the start (so a pipe or standard input is read once).
+pub(crate) fn detect_stream(lines: Lines, name: &str) -> Result<(Format, String, Lines)> {
+    let (sample, lines) = lines.sample(SAMPLE)?;
+    let format = detect_lines(&sample).map_err(|message| SimError::input(name, message))?;
     let why = format!("{} of the first {} lines read as {format}", accepted(format, &sample), sample.len());
-    Ok((format, why))
+    Ok((format, why, lines))
 }
 
 /// How many sampled lines each format reads as a request.

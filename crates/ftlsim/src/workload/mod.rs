@@ -153,7 +153,14 @@ impl Workload {
 /// Opens a trace file as a streaming workload (the entry point for the Python binding too).
 /// The format comes from `options.format` or, when absent, from the file's first lines.
 pub fn open(path: impl AsRef<Path>, options: &TraceOptions) -> Result<Workload> {
-    reader::open(path.as_ref(), options)
+    let path = path.as_ref();
+    reader::open(path, &path.display().to_string(), options)
+}
+
+/// [`open`], the trace named `name` in results and error locations (a copy of standard input
+/// keeps the name `-`).
+pub fn open_as(path: impl AsRef<Path>, name: &str, options: &TraceOptions) -> Result<Workload> {
+    reader::open(path.as_ref(), name, options)
 }
 
 /// Detects the format of a trace file from its first lines.

@@ -79,17 +79,18 @@ pub(crate) struct Reader<F> {
 
 impl<F: LineFormat> Reader<F> {
     pub(crate) fn new(
-        path: &Path,
+        lines: Lines,
+        name: &str,
         format: F,
         options: &TraceOptions,
         which: Format,
         skipped: SkipCounter,
     ) -> Result<Self> {
         Ok(Reader {
-            lines: Lines::open(path)?,
+            lines,
             rebase: format.rebase(),
             format,
-            name: path.display().to_string(),
+            name: name.to_string(),
             policy: options.on_bad_line,
             order: options.out_of_order_for(which),
             skip_headers: which != Format::Generic,
@@ -197,53 +198,55 @@ impl<F: LineFormat> Iterator for Reader<F> {
     }
 }
 
-fn boxed<F: LineFormat>(
-    path: &Path,
-    format: F,
-    options: &TraceOptions,
-    which: Format,
-    skipped: &SkipCounter,
-) -> Result<Box<dyn Iterator<Item = Result<Request>> + Send>> {
-    Ok(Box::new(Reader::new(path, format, options, which, skipped.clone())?))
-}
-
-/// The requests of a file in a known format.
+/// The requests of a trace in a known format, read from `lines` (the trace at `path`).
 pub(crate) fn requests(
+    lines: Lines,
     path: &Path,
+    name: &str,
     format: Format,
     options: &TraceOptions,
     skipped: &SkipCounter,
 ) -> Result<Box<dyn Iterator<Item = Result<Request>> + Send>> {
-    match format {
-        Format::Msr => boxed(path, msr::Msr, options, format, skipped),
-        Format::Spc => boxed(path, spc::Spc::for_file(path, options.asu)?, options, format, skipped),
-        Format::Blkparse => boxed(path, blkparse::Blkparse::new(&options.events), options, format, skipped),
-        Format::Fiu => boxed(path, fiu::Fiu, options, format, skipped),
-        Format::Ssdsim => boxed(path, ssdsim::Ssdsim, options, format, skipped),
-        Format::Disksim => boxed(path, ssdsim::Disksim, options, format, skipped),
-        Format::Mqsim => boxed(path, mqsim::Mqsim, options, format, skipped),
+    let skipped = skipped.clone();
+    Ok(match format {
+        Format::Msr => Box::new(Reader::new(lines, name, msr::Msr, options, format, skipped)?),
+        Format::Spc => {
+            let spc = spc::Spc::for_file(path, options.asu)?;
+            Box::new(Reader::new(lines, name, spc, options, format, skipped)?)
+        }
+        Format::Blkparse => {
+            let blkparse = blkparse::Blkparse::new(&options.events);
+            Box::new(Reader::new(lines, name, blkparse, options, format, skipped)?)
+        }
+        Format::Fiu => Box::new(Reader::new(lines, name, fiu::Fiu, options, format, skipped)?),
+        Format::Ssdsim => Box::new(Reader::new(lines, name, ssdsim::Ssdsim, options, format, skipped)?),
+        Format::Disksim => Box::new(Reader::new(lines, name, ssdsim::Disksim, options, format, skipped)?),
+        Format::Mqsim => Box::new(Reader::new(lines, name, mqsim::Mqsim, options, format, skipped)?),
         Format::Generic => {
             let spec = options.generic.clone().ok_or_else(|| {
                 SimError::config("trace.columns", "the generic format needs a column mapping (--columns)")
             })?;
-            boxed(path, generic::Generic::new(spec), options, format, skipped)
+            Box::new(Reader::new(lines, name, generic::Generic::new(spec), options, format, skipped)?)
         }
-    }
+    })
 }
 
-pub(crate) fn open(path: &Path, options: &TraceOptions) -> Result<Workload> {
+/// Opens a trace (a file, a pipe, or standard input as `-`), named `name` in results and
+/// errors, detecting its format from its first lines unless given; the stream is read once.
+pub(crate) fn open(path: &Path, name: &str, options: &TraceOptions) -> Result<Workload> {
     options.validate()?;
-    let (format, detected) = match options.format {
-        Some(f) => (f, None),
-        None if options.generic.is_some() => (Format::Generic, None),
+    let lines = Lines::open_as(path, name)?;
+    let (format, detected, lines) = match options.format {
+        Some(f) => (f, None, lines),
+        None if options.generic.is_some() => (Format::Generic, None, lines),
         None => {
-            let (format, why) = detect::detect_file_explained(path)?;
-            (format, Some(why))
+            let (format, why, lines) = detect::detect_stream(lines, name)?;
+            (format, Some(why), lines)
         }
     };
     let skipped = SkipCounter::default();
-    let requests = requests(path, format, options, &skipped)?;
-    let name = path.display().to_string();
+    let requests = requests(lines, path, name, format, options, &skipped)?;
+    let name = name.to_string();
     let description = serde_json::json!({
         "trace": name,
         "format": format,

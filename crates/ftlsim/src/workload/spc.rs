@@ -9,9 +9,9 @@ use std::path::Path;
 use super::fields::{address, field_error, size, time, uint, Fields, LineError, Sep};
 use super::options::AsuLayout;
 use super::reader::{LineFormat, Raw};
-use super::source::Lines;
+use super::source::{can_read_twice, Lines};
 use super::IoKind;
-use crate::error::Result;
+use crate::error::{Result, SimError};
 
 const SECTOR: u64 = 512;
 /// ASUs laid out one after another start on this boundary.
@@ -50,6 +50,11 @@ impl Spc {
     pub(crate) fn for_file(path: &Path, layout: AsuLayout) -> Result<Spc> {
         match layout {
             AsuLayout::Only(asu) => Ok(Spc { keep: Some(asu), bases: BTreeMap::new() }),
+            AsuLayout::Concat if !can_read_twice(path) => Err(SimError::input(
+                path.display().to_string(),
+                "laying SPC ASUs out one after another (--asu concat) reads the trace twice, which a pipe or \
+                 standard input cannot be: give a file, or keep one ASU with --asu N",
+            )),
             AsuLayout::Concat => {
                 let mut ends: BTreeMap<u32, u64> = BTreeMap::new();
                 let mut lines = Lines::open(path)?;
