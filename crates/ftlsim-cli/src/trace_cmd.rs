@@ -56,12 +56,12 @@ pub fn run(command: TraceCommand) -> Result<()> {
     match command {
         TraceCommand::Stats { file, read, json } => {
             let workload = read.open(&file)?;
-            let skipped = workload.skipped.clone();
+            let (skipped, passed_over) = (workload.skipped.clone(), workload.passed_over.clone());
             let mut stats = StatsBuilder::default();
             for r in workload.requests {
                 stats.add(&r?);
             }
-            let s = stats.finish(skipped.get());
+            let s = stats.finish(skipped.get(), passed_over.get());
             if json {
                 println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "trace": file, "stats": s }))?);
             } else {
@@ -105,6 +105,7 @@ pub fn stats_table(s: &TraceStats) -> String {
             format!("{:.1} / {:.1} / {:.1} / {:.1} / {:.1}", ia.mean_us, ia.p50_us, ia.p90_us, ia.p99_us, ia.max_us),
         ],
         vec!["skipped lines".into(), s.skipped_lines.to_string()],
+        vec!["lines without a request (other events, headers)".into(), s.non_request_lines.to_string()],
     ];
     table(&["statistic", "value"], &rows)
 }

@@ -211,6 +211,22 @@ fn disksim_times_are_milliseconds_and_flags_bit_0_reads() {
     );
 }
 
+/// The Heimdall collection's MSR cuts have DiskSim's shape in bytes: told apart by their values
+/// (offsets and sizes multiples of 512, sizes of at least 512), read in bytes.
+#[test]
+fn heimdall_layout_is_read_in_bytes_and_told_apart_from_disksim() {
+    let path = fixture("msr_like.heimdall.trace");
+    assert_eq!(detect_format(&path).unwrap(), Format::Heimdall);
+    let requests = read(&path);
+    assert_eq!(requests.len(), 8);
+    assert_eq!(requests[1], Request::new(12_250_000, IoKind::Write, 2_147_483_648, 32_768, 2));
+    assert_eq!(requests[2], Request::new(12_271_000, IoKind::Read, 2_147_516_416, 4096, 3));
+    assert_eq!(requests[7], Request::new(97_350_000, IoKind::Write, 3_221_225_472, 1536, 8));
+    // The same shape in sectors stays DiskSim.
+    let disksim = temp("sectors.disksim", "0.125000 0 1024 8 1\n2.5 0 0 1 4\n3.0 0 2048 16 0\n");
+    assert_eq!(detect_format(&disksim).unwrap(), Format::Disksim);
+}
+
 #[test]
 fn a_file_without_newlines_is_refused_without_reading_it_whole() {
     let path = temp("blob.bin", &"7".repeat(5 << 20));
@@ -245,6 +261,7 @@ fn every_fixture_is_detected() {
         ("fiu_mail_cheetah.head30.blkparse", Format::Fiu),
         ("ycsb_btrfs.excerpt.blkparse.txt", Format::Blkparse),
         ("financial_like.spc", Format::Spc),
+        ("msr_like.heimdall.trace", Format::Heimdall),
     ];
     for (name, format) in cases {
         assert_eq!(detect_format(fixture(name)).unwrap(), format, "{name}");
@@ -288,6 +305,8 @@ fn bad_lines_name_file_line_and_field() {
             "FILE:1: field 6 (md5): expected 1 MD5s of 32 hex digits (32 characters), found \"zz\"",
         ),
         (Format::Disksim, "0.5 0 8 1", "FILE:1: field 5 (flags): expected a value, found end of line"),
+        (Format::Heimdall, "0.5 0 4096 512 2", "FILE:1: field 5 (op): expected 1 (read) or 0 (write), found \"2\""),
+        (Format::Heimdall, "0.5 0 4096 -512 1", "FILE:1: field 4 (size): expected a positive integer, found \"-512\""),
         (
             Format::Fiu,
             "1 2 p 8 8 X 6 0 d6c75ba46e82326fefa545b57a12e221",
@@ -393,6 +412,11 @@ fn blkparse_passes_over_messages_and_unplug_timer_events() {
     let options = TraceOptions { format: Some(Format::Blkparse), ..TraceOptions::default() };
     let requests = read_with(&path, &options);
     assert_eq!(requests, [Request::new(3_000, IoKind::Read, 2048 * 512, 8 * 512, 4)]);
+    // The three other events are counted as lines without a request (`trace stats` shows them).
+    let workload = workload::open(&path, &options).unwrap();
+    let passed_over = workload.passed_over.clone();
+    assert_eq!(workload.requests.count(), 1);
+    assert_eq!(passed_over.get(), 3);
     let err = error(Format::Blkparse, "  8,0    1        1     0.000000000  1234  XY  R 2048 + 8 [fio]\n");
     assert!(err.contains("field 6 (action)") && err.contains("XY"), "{err}");
 }

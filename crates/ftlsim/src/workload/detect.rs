@@ -40,6 +40,7 @@ fn accepted(format: Format, lines: &[Vec<u8>]) -> usize {
         Format::Fiu => Box::new(fiu::Fiu),
         Format::Ssdsim => Box::new(ssdsim::Ssdsim),
         Format::Disksim => Box::new(ssdsim::Disksim),
+        Format::Heimdall => Box::new(ssdsim::Heimdall),
         Format::Mqsim => Box::new(mqsim::Mqsim),
         Format::Generic => return 0,
     };
@@ -47,10 +48,15 @@ fn accepted(format: Format, lines: &[Vec<u8>]) -> usize {
         .iter()
         .enumerate()
         .filter(|(i, line)| {
-            // DiskSim writes its millisecond times with a decimal point; integer times are
-            // nanoseconds (SSDSim, MQSim).
-            let plausible = format != Format::Disksim
+            // DiskSim and Heimdall write their millisecond times with a decimal point; integer
+            // times are nanoseconds (SSDSim, MQSim). Of the two, a line in bytes is Heimdall's.
+            let decimal_time =
                 || line.trim_ascii_start().iter().take_while(|b| !b.is_ascii_whitespace()).any(|b| *b == b'.');
+            let plausible = match format {
+                Format::Disksim => decimal_time() && !ssdsim::states_bytes(line),
+                Format::Heimdall => decimal_time() && ssdsim::states_bytes(line),
+                _ => true,
+            };
             plausible && matches!(parser.parse(line, *i as u64 + 1), Ok(Some(_)))
         })
         .count()
@@ -111,6 +117,7 @@ mod tests {
             ("0 0 160806224 1 0 bf619eac0cdf3f68d496ea9344137e8b", Format::Ssdsim),
             ("938513000 4 264719034 16 0", Format::Mqsim),
             ("0.125000 0 1024 8 1", Format::Disksim),
+            ("0.000 0 200626176 4096 0\n223.412 0 3159347200 36864 1\n1010.922 0 1417940992 1536 0", Format::Heimdall),
         ];
         for (text, format) in cases {
             assert_eq!(detect_lines(&lines(text)), Ok(format), "{text}");

@@ -93,6 +93,9 @@ pub struct Workload {
     pub requests: Box<dyn Iterator<Item = Result<Request>> + Send>,
     /// Malformed lines skipped so far; final once `requests` is exhausted.
     pub skipped: SkipCounter,
+    /// Lines read so far that hold no request (other blkparse events, ASUs not selected, a
+    /// header); final once `requests` is exhausted.
+    pub passed_over: SkipCounter,
     /// Closed-loop generators learn here when each request completed (in trace nanoseconds,
     /// in request order); `None` for every open-loop source.
     pub completions: Option<mpsc::Sender<u64>>,
@@ -109,6 +112,7 @@ impl Workload {
             description,
             requests: Box::new(requests),
             skipped: SkipCounter::default(),
+            passed_over: SkipCounter::default(),
             completions: None,
         }
     }

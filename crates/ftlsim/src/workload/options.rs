@@ -27,12 +27,15 @@ pub enum Format {
     Disksim,
     /// MQSim ASCII: `arrival_ns device lba size type(0=write)`.
     Mqsim,
+    /// The MSR-derived layout of the Heimdall collection: `time_ms device offset_bytes
+    /// size_bytes op(1=read)`.
+    Heimdall,
     /// Delimited columns mapped on the command line.
     Generic,
 }
 
 impl Format {
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 9] = [
         Format::Msr,
         Format::Spc,
         Format::Blkparse,
@@ -40,6 +43,7 @@ impl Format {
         Format::Mqsim,
         Format::Ssdsim,
         Format::Disksim,
+        Format::Heimdall,
         Format::Generic,
     ];
 
@@ -52,6 +56,7 @@ impl Format {
             Format::Ssdsim => "ssdsim",
             Format::Disksim => "disksim",
             Format::Mqsim => "mqsim",
+            Format::Heimdall => "heimdall",
             Format::Generic => "generic",
         }
     }
@@ -72,6 +77,7 @@ impl Format {
             }
             Format::Disksim => "time_ms device lba_sectors size_sectors flags(bit 0: 1=read)",
             Format::Mqsim => "arrival_ns device lba_sectors size_sectors type(0=write,1=read)",
+            Format::Heimdall => "time_ms device offset_bytes size_bytes op(1=read,0=write) (MSR cuts of Heimdall)",
             Format::Generic => "delimited columns mapped with --columns",
         }
     }

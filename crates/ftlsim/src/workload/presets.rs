@@ -134,7 +134,7 @@ mod tests {
             let rare = p.write_percent.min(100.0 - p.write_percent) / 100.0;
             let requests = ((300.0 / rare).ceil() as u64).max(20_000).min(p.requests);
             let spec = SynthSpec { requests, ..p.spec() };
-            let s = stats(spec.workload(64 << 30).unwrap().requests).unwrap().finish(0);
+            let s = stats(spec.workload(64 << 30).unwrap().requests).unwrap().finish(0, 0);
             assert_eq!(s.requests, requests);
             within(s.write_percent, p.write_percent, "write %", p.name);
             within(s.mean_size_kb, p.mean_kb, "mean size", p.name);

@@ -68,6 +68,7 @@ pub(crate) struct Reader<F> {
     rebase: bool,
     skip_headers: bool,
     skipped: SkipCounter,
+    passed_over: SkipCounter,
     /// Clock reading of the first request released (rebased formats).
     base: Option<u64>,
     /// Clock reading of the last request released.
@@ -84,7 +85,7 @@ impl<F: LineFormat> Reader<F> {
         format: F,
         options: &TraceOptions,
         which: Format,
-        skipped: SkipCounter,
+        counters: &Counters,
     ) -> Result<Self> {
         Ok(Reader {
             lines,
@@ -94,7 +95,8 @@ impl<F: LineFormat> Reader<F> {
             policy: options.on_bad_line,
             order: options.out_of_order_for(which),
             skip_headers: which != Format::Generic,
-            skipped,
+            skipped: counters.skipped.clone(),
+            passed_over: counters.passed_over.clone(),
             base: None,
             last: None,
             window: BinaryHeap::new(),
@@ -170,8 +172,14 @@ impl<F: LineFormat> Reader<F> {
             let header = self.skip_headers && number == 1 && text[0].is_ascii_alphabetic();
             let parsed = match self.format.parse(line, number) {
                 Ok(Some(raw)) => self.order(raw, number),
-                Ok(None) => continue,
-                Err(_) if header => continue,
+                Ok(None) => {
+                    self.passed_over.add();
+                    continue;
+                }
+                Err(_) if header => {
+                    self.passed_over.add();
+                    continue;
+                }
                 Err(e) => Err(e),
             };
             match parsed {
@@ -198,6 +206,13 @@ impl<F: LineFormat> Iterator for Reader<F> {
     }
 }
 
+/// The counters a reader keeps as it reads.
+#[derive(Default)]
+pub(crate) struct Counters {
+    skipped: SkipCounter,
+    passed_over: SkipCounter,
+}
+
 /// The requests of a trace in a known format, read from `lines` (the trace at `path`).
 pub(crate) fn requests(
     lines: Lines,
@@ -205,28 +220,28 @@ pub(crate) fn requests(
     name: &str,
     format: Format,
     options: &TraceOptions,
-    skipped: &SkipCounter,
+    counters: &Counters,
 ) -> Result<Box<dyn Iterator<Item = Result<Request>> + Send>> {
-    let skipped = skipped.clone();
     Ok(match format {
-        Format::Msr => Box::new(Reader::new(lines, name, msr::Msr, options, format, skipped)?),
+        Format::Msr => Box::new(Reader::new(lines, name, msr::Msr, options, format, counters)?),
         Format::Spc => {
             let spc = spc::Spc::for_file(path, options.asu)?;
-            Box::new(Reader::new(lines, name, spc, options, format, skipped)?)
+            Box::new(Reader::new(lines, name, spc, options, format, counters)?)
         }
         Format::Blkparse => {
             let blkparse = blkparse::Blkparse::new(&options.events);
-            Box::new(Reader::new(lines, name, blkparse, options, format, skipped)?)
+            Box::new(Reader::new(lines, name, blkparse, options, format, counters)?)
         }
-        Format::Fiu => Box::new(Reader::new(lines, name, fiu::Fiu, options, format, skipped)?),
-        Format::Ssdsim => Box::new(Reader::new(lines, name, ssdsim::Ssdsim, options, format, skipped)?),
-        Format::Disksim => Box::new(Reader::new(lines, name, ssdsim::Disksim, options, format, skipped)?),
-        Format::Mqsim => Box::new(Reader::new(lines, name, mqsim::Mqsim, options, format, skipped)?),
+        Format::Fiu => Box::new(Reader::new(lines, name, fiu::Fiu, options, format, counters)?),
+        Format::Ssdsim => Box::new(Reader::new(lines, name, ssdsim::Ssdsim, options, format, counters)?),
+        Format::Disksim => Box::new(Reader::new(lines, name, ssdsim::Disksim, options, format, counters)?),
+        Format::Heimdall => Box::new(Reader::new(lines, name, ssdsim::Heimdall, options, format, counters)?),
+        Format::Mqsim => Box::new(Reader::new(lines, name, mqsim::Mqsim, options, format, counters)?),
         Format::Generic => {
             let spec = options.generic.clone().ok_or_else(|| {
                 SimError::config("trace.columns", "the generic format needs a column mapping (--columns)")
             })?;
-            Box::new(Reader::new(lines, name, generic::Generic::new(spec), options, format, skipped)?)
+            Box::new(Reader::new(lines, name, generic::Generic::new(spec), options, format, counters)?)
         }
     })
 }
@@ -244,8 +259,8 @@ pub(crate) fn open(path: &Path, name: &str, options: &TraceOptions) -> Result<Wo
             (format, Some(why), lines)
         }
     };
-    let skipped = SkipCounter::default();
-    let requests = requests(lines, path, name, format, options, &skipped)?;
+    let counters = Counters::default();
+    let requests = requests(lines, path, name, format, options, &counters)?;
     let name = name.to_string();
     let description = serde_json::json!({
         "trace": name,
@@ -257,5 +272,6 @@ pub(crate) fn open(path: &Path, name: &str, options: &TraceOptions) -> Result<Wo
         "events": if format == Format::Blkparse { Some(&options.events) } else { None },
         "columns": options.generic,
     });
-    Ok(Workload { name, description, requests, skipped, completions: None })
+    let Counters { skipped, passed_over } = counters;
+    Ok(Workload { name, description, requests, skipped, passed_over, completions: None })
 }

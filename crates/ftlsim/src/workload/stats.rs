@@ -54,6 +54,9 @@ pub struct TraceStats {
     pub interarrival: InterArrival,
     /// Malformed lines skipped while reading.
     pub skipped_lines: u64,
+    /// Lines read that hold no request: other blkparse events (plugs, completions, messages),
+    /// SPC lines of ASUs not selected, a header.
+    pub non_request_lines: u64,
 }
 
 /// A set of page numbers kept as 4096-page bitmaps: memory follows the footprint.
@@ -163,7 +166,7 @@ impl StatsBuilder {
         self.last_arrival = self.last_arrival.max(r.arrival_ns);
     }
 
-    pub fn finish(&self, skipped_lines: u64) -> TraceStats {
+    pub fn finish(&self, skipped_lines: u64, non_request_lines: u64) -> TraceStats {
         let [reads, writes, trims] = self.counts;
         let requests = reads + writes + trims;
         let us = |ns: u64| ns as f64 / 1000.0;
@@ -196,6 +199,7 @@ impl StatsBuilder {
                 max_us: us(h.max()),
             },
             skipped_lines,
+            non_request_lines,
         }
     }
 }
@@ -221,7 +225,7 @@ mod tests {
             Request::new(3000, IoKind::Read, 0, 2048, 3),
             Request::new(6000, IoKind::Read, 2048, 2048, 4),
         ];
-        let s = stats(reqs.into_iter().map(Ok)).unwrap().finish(2);
+        let s = stats(reqs.into_iter().map(Ok)).unwrap().finish(2, 0);
         assert_eq!((s.requests, s.reads, s.writes), (4, 2, 2));
         assert_eq!(s.write_percent, 50.0);
         assert_eq!(s.mean_size_kb, 4.0);
