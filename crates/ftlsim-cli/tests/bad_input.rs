@@ -205,6 +205,30 @@ const CASES: &[Case] = &[
         expect: &["device.geometry.spare_usable", "dftl writes 13 B", "page sequence number 4 B", "only 12 B"],
     },
     Case {
+        name: "a spare area larger than the page",
+        args: &["run", "--set", "device.geometry.spare_size=4294967295"],
+        files: &[],
+        expect: &["device.geometry.spare_size", "exceed the page size 8192"],
+    },
+    Case {
+        name: "a log-block FTL's unknown parameter",
+        args: &["run", "--ftl", "fast", "--set", "ftl.fast.log_rati=0.1"],
+        files: &[],
+        expect: &["ftl.fast.log_rati", "did you mean \"log_ratio\""],
+    },
+    Case {
+        name: "a log area that does not fit beside the data blocks",
+        args: &["run", "--ftl", "bast", "--set", "ftl.bast.log_ratio=0.5"],
+        files: &[],
+        expect: &["ftl.bast.log_ratio", "64 log blocks", "more than the device's 128"],
+    },
+    Case {
+        name: "a Heimdall line with an unknown op",
+        args: &["trace", "stats", "{dir}/t.trace", "--format", "heimdall"],
+        files: &[("t.trace", "0.000 0 4096 512 0\n0.500 0 4096 512 7\n")],
+        expect: &["t.trace:2", "field 5 (op)", "expected 1 (read) or 0 (write)", "\"7\""],
+    },
+    Case {
         name: "a device too large for the memory a run may take",
         args: &["run", "--set", "device.geometry.channels=10000", "--max-memory", "100000000"],
         files: &[],

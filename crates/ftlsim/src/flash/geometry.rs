@@ -84,6 +84,15 @@ impl Geometry {
                 format!("{} is not a multiple of the sector size {}", self.page_size, self.sector_size),
             ));
         }
+        if self.spare_size > self.page_size {
+            return Err(SimError::config(
+                "device.geometry.spare_size",
+                format!(
+                    "{} bytes exceed the page size {} (a spare area is a fraction of a page)",
+                    self.spare_size, self.page_size
+                ),
+            ));
+        }
         if self.spare_usable.is_some_and(|usable| usable > self.spare_size) {
             return Err(SimError::config(
                 "device.geometry.spare_usable",
