@@ -205,10 +205,10 @@ const CASES: &[Case] = &[
         expect: &["device.geometry.spare_usable", "dftl writes 13 B", "page sequence number 4 B", "only 12 B"],
     },
     Case {
-        name: "a spare area larger than the page",
+        name: "a spare area of 4 GiB",
         args: &["run", "--set", "device.geometry.spare_size=4294967295"],
         files: &[],
-        expect: &["device.geometry.spare_size", "exceed the page size 8192"],
+        expect: &["device.geometry.spare_size", "at most 65536 bytes"],
     },
     Case {
         name: "a log-block FTL's unknown parameter",

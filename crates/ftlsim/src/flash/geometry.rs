@@ -17,6 +17,9 @@ pub enum BlockLayout {
     Contiguous,
 }
 
+/// The largest spare area accepted (real pages carry a few hundred bytes to a few KiB).
+const MAX_SPARE_BYTES: u32 = 65_536;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Geometry {
@@ -84,13 +87,10 @@ impl Geometry {
                 format!("{} is not a multiple of the sector size {}", self.page_size, self.sector_size),
             ));
         }
-        if self.spare_size > self.page_size {
+        if self.spare_size > MAX_SPARE_BYTES {
             return Err(SimError::config(
                 "device.geometry.spare_size",
-                format!(
-                    "{} bytes exceed the page size {} (a spare area is a fraction of a page)",
-                    self.spare_size, self.page_size
-                ),
+                format!("{} bytes: a spare area holds at most {MAX_SPARE_BYTES} bytes", self.spare_size),
             ));
         }
         if self.spare_usable.is_some_and(|usable| usable > self.spare_size) {
