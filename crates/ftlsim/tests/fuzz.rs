@@ -4,8 +4,11 @@
 //! - Random small devices and request streams (writes, reads, trims, power losses) through every
 //!   registered FTL under the oracle, the invariants and recovery checks.
 //! - Configuration loading: any TOML either validates or fails naming a field; nothing panics.
+//! - Trace readers: any bytes, and lines of every layout with edge values, either read as sound
+//!   requests or stop with an error naming the trace and the line.
 
 use ftlsim::check::suite::{config_text_from_bytes, fuzz_config_text, fuzz_requests};
+use ftlsim::check::trace_fuzz::fuzz_trace_bytes;
 use ftlsim::ftl::REGISTRY;
 use proptest::prelude::*;
 
@@ -27,6 +30,11 @@ proptest! {
     #[test]
     fn structured_toml_validates_or_names_a_field(data in prop::collection::vec(any::<u8>(), 0..24)) {
         fuzz_config_text(&config_text_from_bytes(&data)).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn every_trace_reader_reads_or_names_the_line(data in prop::collection::vec(any::<u8>(), 2..400)) {
+        fuzz_trace_bytes(&data).map_err(TestCaseError::fail)?;
     }
 
     #[test]

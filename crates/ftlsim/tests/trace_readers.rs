@@ -306,6 +306,11 @@ fn bad_lines_name_file_line_and_field() {
         ),
         (Format::Disksim, "0.5 0 8 1", "FILE:1: field 5 (flags): expected a value, found end of line"),
         (Format::Heimdall, "0.5 0 4096 512 2", "FILE:1: field 5 (op): expected 1 (read) or 0 (write), found \"2\""),
+        (
+            Format::Heimdall,
+            "0.5 0 18446744073709551615 1 0",
+            "FILE:1: the request ends beyond 2^64 bytes (offset 18446744073709551615 + size 1)",
+        ),
         (Format::Heimdall, "0.5 0 4096 -512 1", "FILE:1: field 4 (size): expected a positive integer, found \"-512\""),
         (
             Format::Fiu,

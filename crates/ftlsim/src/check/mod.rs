@@ -7,6 +7,7 @@ mod invariants;
 mod oracle;
 mod power_loss;
 pub mod suite;
+pub mod trace_fuzz;
 
 pub use invariants::check_invariants;
 pub use oracle::Oracle;

@@ -161,6 +161,16 @@ pub fn open(path: impl AsRef<Path>, options: &TraceOptions) -> Result<Workload> 
     reader::open(path, &path.display().to_string(), options)
 }
 
+/// [`open`] on any byte stream (compressed or not), named `name` in results and error locations.
+/// A stream is read once: SPC's `--asu concat`, which reads a trace twice, is refused.
+pub fn open_reader(
+    reader: impl std::io::Read + Send + 'static,
+    name: &str,
+    options: &TraceOptions,
+) -> Result<Workload> {
+    reader::open_reader(Box::new(reader), name, options)
+}
+
 /// [`open`], the trace named `name` in results and error locations (a copy of standard input
 /// keeps the name `-`).
 pub fn open_as(path: impl AsRef<Path>, name: &str, options: &TraceOptions) -> Result<Workload> {

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::fields::LineError;
 use super::options::{BadLinePolicy, Format, OutOfOrder, TraceOptions};
-use super::source::Lines;
+use super::source::{Lines, STDIN};
 use super::{blkparse, detect, fiu, generic, mqsim, msr, spc, ssdsim};
 use super::{Fingerprints, IoKind, Request, SkipCounter, Workload};
 use crate::error::{Result, SimError};
@@ -171,6 +171,10 @@ impl<F: LineFormat> Reader<F> {
             // An unreadable first line that starts with a letter is a header (`Timestamp,...`).
             let header = self.skip_headers && number == 1 && text[0].is_ascii_alphabetic();
             let parsed = match self.format.parse(line, number) {
+                Ok(Some(raw)) if raw.offset.checked_add(raw.len).is_none() => Err(LineError::Line(format!(
+                    "the request ends beyond 2^64 bytes (offset {} + size {})",
+                    raw.offset, raw.len
+                ))),
                 Ok(Some(raw)) => self.order(raw, number),
                 Ok(None) => {
                     self.passed_over.add();
@@ -225,7 +229,7 @@ pub(crate) fn requests(
     Ok(match format {
         Format::Msr => Box::new(Reader::new(lines, name, msr::Msr, options, format, counters)?),
         Format::Spc => {
-            let spc = spc::Spc::for_file(path, options.asu)?;
+            let spc = spc::Spc::for_file(path, name, options.asu)?;
             Box::new(Reader::new(lines, name, spc, options, format, counters)?)
         }
         Format::Blkparse => {
@@ -251,6 +255,22 @@ pub(crate) fn requests(
 pub(crate) fn open(path: &Path, name: &str, options: &TraceOptions) -> Result<Workload> {
     options.validate()?;
     let lines = Lines::open_as(path, name)?;
+    open_lines(lines, path, name, options)
+}
+
+/// [`open`] on a byte stream with no file behind it (`path` is only its name: a reader that
+/// needs a second pass, SPC's ASU layout, refuses it).
+pub(crate) fn open_reader(
+    reader: Box<dyn std::io::Read + Send>,
+    name: &str,
+    options: &TraceOptions,
+) -> Result<Workload> {
+    options.validate()?;
+    let lines = Lines::of_reader(reader, name)?;
+    open_lines(lines, Path::new(STDIN), name, options)
+}
+
+fn open_lines(lines: Lines, path: &Path, name: &str, options: &TraceOptions) -> Result<Workload> {
     let (format, detected, lines) = match options.format {
         Some(f) => (f, None, lines),
         None if options.generic.is_some() => (Format::Generic, None, lines),

@@ -67,11 +67,16 @@ pub(crate) fn can_read_twice(path: &Path) -> bool {
 
 /// The decompressed bytes of a file, a pipe or standard input, named `name` in errors.
 fn open_bytes_as(path: &Path, name: &str) -> Result<Box<dyn BufRead + Send>> {
-    let mut raw: Box<dyn Read + Send> = if is_stdin(path) {
+    let raw: Box<dyn Read + Send> = if is_stdin(path) {
         Box::new(std::io::stdin())
     } else {
         Box::new(File::open(path).map_err(|e| io_error(name, e))?)
     };
+    decompressed(raw, name, Compression::from_extension(path))
+}
+
+/// The decompressed bytes of any byte stream; `named` is the compression its name states.
+fn decompressed(mut raw: Box<dyn Read + Send>, name: &str, named: Compression) -> Result<Box<dyn BufRead + Send>> {
     // The magic bytes are read ahead and put back in front: a pipe cannot seek.
     let mut head = [0u8; 6];
     let mut got = 0;
@@ -83,7 +88,6 @@ fn open_bytes_as(path: &Path, name: &str) -> Result<Box<dyn BufRead + Send>> {
     }
     let file = Cursor::new(head[..got].to_vec()).chain(raw);
     let compression = Compression::from_magic(&head[..got]);
-    let named = Compression::from_extension(path);
     if named != Compression::None && named != compression {
         return Err(SimError::input(
             name,
@@ -126,6 +130,11 @@ impl Lines {
     /// The lines of `path`, named `name` in error locations.
     pub(crate) fn open_as(path: &Path, name: &str) -> Result<Lines> {
         Ok(Lines::over(open_bytes_as(path, name)?, name.to_string()))
+    }
+
+    /// The lines of any byte stream (compressed or not), named `name` in error locations.
+    pub(crate) fn of_reader(reader: Box<dyn Read + Send>, name: &str) -> Result<Lines> {
+        Ok(Lines::over(decompressed(reader, name, Compression::None)?, name.to_string()))
     }
 
     fn over(inner: Box<dyn BufRead + Send>, name: String) -> Lines {

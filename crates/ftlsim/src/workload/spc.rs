@@ -45,13 +45,13 @@ fn parse_line(line: &[u8]) -> Result<(u32, Raw), LineError> {
 }
 
 impl Spc {
-    /// The reader for `path`; concatenation measures the ASUs first (bad lines are left for the
-    /// main pass to report).
-    pub(crate) fn for_file(path: &Path, layout: AsuLayout) -> Result<Spc> {
+    /// The reader for `path` (named `name` in errors); concatenation measures the ASUs first
+    /// (bad lines are left for the main pass to report).
+    pub(crate) fn for_file(path: &Path, name: &str, layout: AsuLayout) -> Result<Spc> {
         match layout {
             AsuLayout::Only(asu) => Ok(Spc { keep: Some(asu), bases: BTreeMap::new() }),
             AsuLayout::Concat if !can_read_twice(path) => Err(SimError::input(
-                path.display().to_string(),
+                name,
                 "laying SPC ASUs out one after another (--asu concat) reads the trace twice, which a pipe or \
                  standard input cannot be: give a file, or keep one ASU with --asu N",
             )),
