@@ -4,14 +4,20 @@
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use ftlsim::experiment::{geometric_means, normalize, point_strings, ExperimentRun, ExperimentSpec};
 use rayon::prelude::*;
 
 use crate::output::{csv_rows, opt, table};
 
-pub fn experiment(path: &Path, requests: Option<u64>, json: bool, csv: bool) -> Result<()> {
+pub fn experiment(path: &Path, requests: Option<u64>, traces: &[String], json: bool, csv: bool) -> Result<()> {
     let (mut spec, base) = ExperimentSpec::from_file(path)?;
+    for given in traces {
+        let Some((name, file)) = given.split_once('=') else {
+            bail!("--trace {given}: expected NAME=FILE (a workload of the experiment and the trace to replay for it)");
+        };
+        spec.use_trace(name, file.into())?;
+    }
     if let Some(n) = requests {
         for w in &mut spec.workloads {
             w.requests = Some(n);

@@ -62,6 +62,9 @@ enum Command {
         /// Print CSV: a header and one row per run.
         #[arg(long)]
         csv: bool,
+        /// Replay FILE for the workload called NAME (repeatable), instead of what the spec names.
+        #[arg(long = "trace", value_name = "NAME=FILE")]
+        traces: Vec<String>,
     },
     /// Measure the simulator's own speed and memory on fixed scenarios.
     Bench {
@@ -338,7 +341,9 @@ fn main_inner(cli: Cli) -> Result<()> {
             let results: Vec<RunResult> = results.into_iter().collect::<Result<_>>()?;
             print_results(&results, &common, false)
         }
-        Command::Experiment { spec, requests, json, csv } => experiment_cmd::experiment(&spec, requests, json, csv),
+        Command::Experiment { spec, requests, json, csv, traces } => {
+            experiment_cmd::experiment(&spec, requests, &traces, json, csv)
+        }
         Command::Bench { requests, only, json } => bench_cmd::bench(requests, only.as_deref(), json),
         Command::Trace { command } => trace_cmd::run(command),
         Command::Gen(args) => gen_cmd::run(args),

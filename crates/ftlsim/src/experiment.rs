@@ -130,6 +130,23 @@ impl ExperimentSpec {
         Ok(spec)
     }
 
+    /// Replays `trace` for the workload called `workload` (the command line's
+    /// `--trace NAME=FILE`), in place of the trace or stand-in the spec names.
+    pub fn use_trace(&mut self, workload: &str, trace: PathBuf) -> Result<()> {
+        let known = self.workloads.iter().map(|w| w.name.as_str()).collect::<Vec<_>>().join(", ");
+        let Some(entry) = self.workloads.iter_mut().find(|w| w.name == workload) else {
+            return Err(SimError::config(
+                format!("--trace {workload}=..."),
+                format!("the experiment has no workload called \"{workload}\" (its workloads: {known})"),
+            ));
+        };
+        if !trace.exists() {
+            return Err(SimError::input(trace.display().to_string(), "no such trace"));
+        }
+        entry.trace = Some(std::path::absolute(&trace).unwrap_or(trace));
+        Ok(())
+    }
+
     /// Every run, in a fixed order: workload, then sweep point, then FTL.
     pub fn plan(&self) -> Vec<PlannedRun> {
         let mut points: Vec<BTreeMap<String, toml::Value>> = vec![BTreeMap::new()];
@@ -388,6 +405,34 @@ mod tests {
         assert!(specs >= 5, "found {specs} specs in {}", dir.display());
     }
 
+    /// Every shipped spec replays a real-format trace (`--trace NAME=FILE`) for its first
+    /// workload: the trace folds into the spec's device, and the run is marked as a trace run.
+    #[test]
+    fn every_shipped_spec_runs_on_a_real_trace() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let fixtures = root.join("tests/fixtures/traces");
+        for entry in std::fs::read_dir(root.join("../../experiments")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "toml") {
+                continue;
+            }
+            let (mut spec, base) = ExperimentSpec::from_file(&path).unwrap();
+            let first = spec.workloads[0].clone();
+            let fixture = match first.format.as_deref() {
+                Some("spc") => "financial_like.spc",
+                _ => "msr_hm_1.head40.csv.gz",
+            };
+            spec.use_trace(&first.name, fixtures.join(fixture)).unwrap();
+            let run = spec.plan().into_iter().find(|r| r.workload == 0).unwrap();
+            let config = spec.config(&run).unwrap();
+            assert_eq!(config.host.address_policy, crate::config::AddressPolicy::Fold, "{}", path.display());
+            let (workload, source) = spec.open_workload(&base, 0, &config).unwrap();
+            assert_eq!(source, "trace");
+            let result = crate::run(&config, &run.ftl, workload).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert!(result.report.host.requests > 0, "{}", path.display());
+        }
+    }
+
     #[test]
     fn a_missing_trace_falls_back_to_the_stand_in() {
         let spec = ExperimentSpec::parse("t.toml", SPEC).unwrap();
@@ -396,6 +441,15 @@ mod tests {
         let (w, source) = spec.open_workload(Path::new("."), 0, &config).unwrap();
         assert_eq!(source, "synthetic");
         assert_eq!(w.requests.count(), 300);
+    }
+
+    #[test]
+    fn a_trace_for_an_unknown_workload_is_refused_naming_the_known_ones() {
+        let mut spec = ExperimentSpec::parse("t.toml", SPEC).unwrap();
+        let err = spec.use_trace("zz", "Cargo.toml".into()).unwrap_err().to_string();
+        assert!(err.contains("--trace zz=") && err.contains("its workloads: a, b"), "{err}");
+        let err = spec.use_trace("a", "/nonexistent/t.csv".into()).unwrap_err().to_string();
+        assert!(err.contains("/nonexistent/t.csv") && err.contains("no such trace"), "{err}");
     }
 
     #[test]
