@@ -463,7 +463,7 @@ impl MergeEngine {
     }
 
     /// Counts a log block whose merge begins, with the data blocks it is merged with.
-    pub fn note_log_merge(&mut self, log: Pbn, data_blocks: usize, flash: &FlashArray) {
+    fn note_log_merge(&mut self, log: Pbn, data_blocks: usize, flash: &FlashArray) {
         self.stats.log_merges += 1;
         self.stats.log_valid_pages += self.blocks.valid_count(log, flash) as u64;
         self.stats.log_written_pages += flash.programmed_count(log) as u64;
@@ -568,7 +568,7 @@ impl MergeEngine {
 /// Reads the spare area of every page of every block, as a recovery that trusts nothing in SRAM
 /// must when blocks may have gaps (a page skipped under the `sequential` rule stays erased below
 /// programmed ones, so an erased page does not mark the end of a block): n reads.
-pub fn scan_spare_areas(ctx: &mut FtlCtx, mut page: impl FnMut(Ppn, Spare)) {
+fn scan_spare_areas(ctx: &mut FtlCtx, mut page: impl FnMut(Ppn, Spare)) {
     for ppn in 0..ctx.flash.geometry().total_pages() {
         if let Some(spare) = ctx.probe_spare(ppn) {
             page(ppn, spare);
