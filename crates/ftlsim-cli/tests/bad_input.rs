@@ -205,6 +205,18 @@ const CASES: &[Case] = &[
         expect: &["device.geometry.spare_usable", "dftl writes 13 B", "page sequence number 4 B", "only 12 B"],
     },
     Case {
+        name: "a misspelt configuration key",
+        args: &["run", "--set", "gc.polcy=greedy"],
+        files: &[],
+        expect: &["gc.polcy", "did you mean \"policy\""],
+    },
+    Case {
+        name: "a misspelt configuration table in a file",
+        args: &["run", "--config", "{dir}/c.toml"],
+        files: &[("c.toml", "[gcc]\npolicy = \"greedy\"\n")],
+        expect: &["gcc", "did you mean \"gc\""],
+    },
+    Case {
         name: "a spare area of 4 GiB",
         args: &["run", "--set", "device.geometry.spare_size=4294967295"],
         files: &[],

@@ -15,6 +15,7 @@ pub mod ftl;
 pub mod host;
 pub mod mem;
 pub mod metrics;
+pub mod names;
 pub mod sim;
 pub mod timing;
 pub mod workload;

@@ -538,7 +538,7 @@ impl ConfigBuilder {
             let path = e.path().to_string();
             // The root, or a key that is the empty string, has no path to name.
             let field = if path == "." || path.is_empty() { "config".to_string() } else { path };
-            SimError::config(field, e.into_inner().message().to_string())
+            SimError::config(field, crate::names::with_suggestion(e.into_inner().message().to_string()))
         })?;
         config.validate()?;
         Ok(config)

@@ -190,11 +190,7 @@ impl FtlInfo {
         if let Some(toml::Value::Table(table)) = config.ftl.get(self.name) {
             let known = || self.params.fields.iter().map(|f| f.name);
             if let Some(unknown) = table.keys().find(|k| !known().any(|n| n == k.as_str())) {
-                let closest = known()
-                    .map(|n| (edit_distance(unknown, n), n))
-                    .filter(|&(d, n)| d <= 2.max(n.len() / 3))
-                    .min()
-                    .map_or(String::new(), |(_, n)| format!(", did you mean \"{n}\"?"));
+                let closest = crate::names::suggestion(unknown, known());
                 let all = known().collect::<Vec<_>>().join(", ");
                 let listing =
                     if all.is_empty() { "it takes none".to_string() } else { format!("its parameters: {all}") };
@@ -297,27 +293,7 @@ pub fn validate_ftl_tables(registry: &[FtlInfo], config: &Config) -> Result<()> 
 
 /// ", did you mean \"x\"?" for the registered name closest to `name`, if any is close.
 fn suggestion(name: &str, registry: &[FtlInfo]) -> String {
-    registry
-        .iter()
-        .map(|f| (edit_distance(name, f.name), f.name))
-        .filter(|&(d, known)| d <= 2.max(known.len() / 3))
-        .min()
-        .map_or(String::new(), |(_, known)| format!(", did you mean \"{known}\"?"))
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let substitution = diagonal + (ca != cb) as usize;
-            diagonal = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(diagonal + 1);
-        }
-    }
-    row[b.len()]
+    crate::names::suggestion(name, registry.iter().map(|f| f.name))
 }
 
 /// The schemes of `registry` with their parameters, as `ftlsim list ftls` prints them.
@@ -398,7 +374,6 @@ mod tests {
 
     #[test]
     fn misspelt_names_get_a_suggestion() {
-        assert_eq!(edit_distance("dtfl", "dftl"), 2);
         assert_eq!(suggestion("dtfl", REGISTRY), ", did you mean \"dftl\"?");
         assert_eq!(suggestion("zzzzzz", REGISTRY), "");
     }
