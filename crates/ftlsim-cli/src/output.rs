@@ -226,20 +226,33 @@ pub fn csv(results: &[RunResult]) -> String {
 
 /// Like [`csv`], with extra leading columns per run (`extra[i]` for `results[i]`).
 pub fn csv_rows(results: &[&RunResult], extra: &[Vec<(String, String)>]) -> String {
-    let mut lines = Vec::new();
-    for (i, r) in results.iter().enumerate() {
-        let mut cells = extra[i].clone();
-        cells.extend([
-            ("ftl".to_string(), r.ftl.clone()),
-            ("workload".to_string(), r.workload.clone()),
-            ("preset".to_string(), r.config["preset"].as_str().unwrap_or("").to_string()),
-            ("version".to_string(), r.version.to_string()),
-        ]);
-        flatten("", &serde_json::to_value(&r.report).expect("report serialises"), &mut cells);
-        if i == 0 {
-            lines.push(cells.iter().map(|(k, _)| csv_cell(k)).collect::<Vec<_>>().join(","));
+    let rows: Vec<Vec<(String, String)>> = results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let mut cells = extra[i].clone();
+            cells.extend([
+                ("ftl".to_string(), r.ftl.clone()),
+                ("workload".to_string(), r.workload.clone()),
+                ("preset".to_string(), r.config["preset"].as_str().unwrap_or("").to_string()),
+                ("version".to_string(), r.version.to_string()),
+            ]);
+            flatten("", &serde_json::to_value(&r.report).expect("report serialises"), &mut cells);
+            cells
+        })
+        .collect();
+    // Every column any row has, in the order first met: a section only some schemes report
+    // (`merges`) is an empty cell in the other rows.
+    let mut columns: Vec<&str> = Vec::new();
+    for (key, _) in rows.iter().flatten() {
+        if !columns.contains(&key.as_str()) {
+            columns.push(key);
         }
-        lines.push(cells.iter().map(|(_, v)| csv_cell(v)).collect::<Vec<_>>().join(","));
+    }
+    let mut lines = vec![columns.iter().map(|k| csv_cell(k)).collect::<Vec<_>>().join(",")];
+    for row in &rows {
+        let value = |key: &str| row.iter().find(|(k, _)| k == key).map_or(String::new(), |(_, v)| csv_cell(v));
+        lines.push(columns.iter().map(|k| value(k)).collect::<Vec<_>>().join(","));
     }
     lines.join("\n") + "\n"
 }

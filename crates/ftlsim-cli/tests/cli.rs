@@ -203,3 +203,21 @@ fn compare_all_warns_of_saturation() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("warning: bftl: the device was busy") && stderr.contains("host.time_scale"), "{stderr}");
 }
+
+/// A section only some schemes report (`merges`) is an empty cell in the other rows: every CSV
+/// row has the header's columns.
+#[test]
+fn compare_csv_rows_have_the_header_columns_when_sections_differ() {
+    let out = ftlsim(&[&["compare", "--ftl", "pftl,fast", "--csv"], SMALL].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let merges = header.iter().position(|h| *h == "merges.full_merges").expect("a merges column");
+    for line in &lines[1..] {
+        let cells: Vec<&str> = line.split(',').collect();
+        assert_eq!(cells.len(), header.len(), "{line}");
+    }
+    assert_eq!(lines[1].split(',').nth(merges), Some(""), "PFTL has no merges");
+    assert_ne!(lines[2].split(',').nth(merges), Some(""), "FAST has");
+}
