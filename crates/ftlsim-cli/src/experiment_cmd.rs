@@ -18,6 +18,7 @@ pub fn experiment(path: &Path, requests: Option<u64>, traces: &[String], json: b
         };
         spec.use_trace(name, file.into())?;
     }
+    spec.measure_traces(&base)?;
     if let Some(n) = requests {
         for w in &mut spec.workloads {
             w.requests = Some(n);

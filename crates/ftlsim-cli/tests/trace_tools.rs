@@ -171,7 +171,9 @@ fn convert_never_writes_over_its_input_and_leaves_nothing_half_written() {
     }
     // A conversion that fails midway (a bad line) leaves no output and no temporary file.
     std::fs::write(&input, format!("{line}not,a,trace,line\n")).unwrap();
-    let output = temp("never.csv");
+    // In a directory of its own: other tests convert beside it at the same time.
+    let output = temp("never").join("never.csv");
+    std::fs::create_dir_all(output.parent().unwrap()).unwrap();
     let out = ftlsim(&["trace", "convert", input.to_str().unwrap(), "-o", output.to_str().unwrap(), "--to", "msr"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(!output.exists());

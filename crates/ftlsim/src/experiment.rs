@@ -39,9 +39,18 @@ pub struct ExperimentSpec {
     /// that run at that point.
     #[serde(default)]
     pub sweep: BTreeMap<String, Vec<toml::Value>>,
+    /// A real trace sets the device's logical capacity to its address space (paper 002: "the SSD
+    /// logical capacity is set equal to the trace's logical address space"), keeping the
+    /// preset's ratio of physical to logical blocks; stand-ins run on the preset's device.
+    #[serde(default)]
+    pub size_device_to_trace: bool,
     #[serde(rename = "workload")]
     pub workloads: Vec<WorkloadEntry>,
 }
+
+/// The smallest device a trace is given when the device is sized to it, in blocks (a trace
+/// that touches a few megabytes still gets a device every FTL can run on).
+const MIN_TRACE_DEVICE_BLOCKS: u64 = 256;
 
 fn pftl() -> String {
     "pftl".into()
@@ -69,6 +78,9 @@ pub struct WorkloadEntry {
     /// Overrides for this workload, applied after the experiment's `set`.
     #[serde(default)]
     pub set: BTreeMap<String, toml::Value>,
+    /// One past the last byte the trace addresses, once measured ([`ExperimentSpec::measure_traces`]).
+    #[serde(skip)]
+    pub trace_end_bytes: Option<u64>,
 }
 
 /// One run of an experiment and where it belongs.
@@ -147,6 +159,21 @@ impl ExperimentSpec {
         Ok(())
     }
 
+    /// With `size_device_to_trace`, reads each real trace once for its address space (the
+    /// devices of its runs are sized to it).
+    pub fn measure_traces(&mut self, base: &Path) -> Result<()> {
+        if !self.size_device_to_trace {
+            return Ok(());
+        }
+        for entry in &mut self.workloads {
+            let Some(trace) = entry.trace.as_ref().map(|t| base.join(t)).filter(|p| p.exists()) else { continue };
+            let options = TraceOptions { format: trace_format(entry)?, ..TraceOptions::default() };
+            let stats = crate::workload::stats::stats(crate::workload::open(&trace, &options)?.requests)?;
+            entry.trace_end_bytes = Some(stats.finish(0, 0).max_end_bytes);
+        }
+        Ok(())
+    }
+
     /// Every run, in a fixed order: workload, then sweep point, then FTL.
     pub fn plan(&self) -> Vec<PlannedRun> {
         let mut points: Vec<BTreeMap<String, toml::Value>> = vec![BTreeMap::new()];
@@ -193,16 +220,18 @@ impl ExperimentSpec {
                 b = b.set(&format!("{key}={value}"))?;
             }
         }
-        if wildcards.is_empty() {
-            return b.build();
-        }
-        let schema = &ftl_info(&run.ftl)?.params;
-        for (param, value) in wildcards {
-            if schema.fields.iter().any(|f| f.name == param) {
-                b = b.set(&format!("{own}{param}={value}"))?;
+        if !wildcards.is_empty() {
+            let schema = &ftl_info(&run.ftl)?.params;
+            for (param, value) in wildcards {
+                if schema.fields.iter().any(|f| f.name == param) {
+                    b = b.set(&format!("{own}{param}={value}"))?;
+                }
             }
         }
-        b.build()
+        match workload.trace_end_bytes {
+            Some(end) => sized_to_trace(b, end),
+            None => b.build(),
+        }
     }
 
     /// How errors and progress name a run.
@@ -234,12 +263,7 @@ impl ExperimentSpec {
                 "its trace is missing and it has no synthetic stand-in",
             ));
         }
-        let format = entry
-            .format
-            .as_deref()
-            .map(str::parse)
-            .transpose()
-            .map_err(|e: String| SimError::config(format!("workload {}: format", entry.name), e))?;
+        let format = trace_format(entry)?;
         let source = if trace.is_some() { "trace" } else { "synthetic" };
         let choice = WorkloadChoice {
             trace,
@@ -250,6 +274,32 @@ impl ExperimentSpec {
         };
         Ok((choice.open(config)?, source))
     }
+}
+
+/// The configuration `b` builds, its logical capacity set to the trace's address space (at
+/// least [`MIN_TRACE_DEVICE_BLOCKS`] blocks) and its blocks scaled to keep the ratio of physical
+/// to logical blocks.
+fn sized_to_trace(b: ConfigBuilder, end_bytes: u64) -> Result<Config> {
+    let preset = b.clone().build()?;
+    let g = &preset.device.geometry;
+    let block_bytes = g.pages_per_block as u64 * g.page_size as u64;
+    let logical_blocks = end_bytes.div_ceil(block_bytes).max(MIN_TRACE_DEVICE_BLOCKS);
+    let ratio = g.total_blocks() as f64 / preset.device.logical_pages().div_ceil(g.pages_per_block) as f64;
+    let planes = g.total_planes() as u64;
+    let blocks_per_plane = ((logical_blocks as f64 * ratio).ceil() as u64).div_ceil(planes);
+    b.set(&format!("device.logical_pages={}", logical_blocks * g.pages_per_block as u64))?
+        .set(&format!("device.geometry.blocks_per_plane={blocks_per_plane}"))?
+        .build()
+}
+
+/// The format a workload names, if any.
+fn trace_format(entry: &WorkloadEntry) -> Result<Option<crate::workload::Format>> {
+    entry
+        .format
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(|e: String| SimError::config(format!("workload {}: format", entry.name), e))
 }
 
 /// Whether `ftl` runs at a sweep point (a bundle's `only` may restrict it).
@@ -423,6 +473,7 @@ mod tests {
                 _ => "msr_hm_1.head40.csv.gz",
             };
             spec.use_trace(&first.name, fixtures.join(fixture)).unwrap();
+            spec.measure_traces(&base).unwrap();
             let run = spec.plan().into_iter().find(|r| r.workload == 0).unwrap();
             let config = spec.config(&run).unwrap();
             assert_eq!(config.host.address_policy, crate::config::AddressPolicy::Fold, "{}", path.display());
@@ -441,6 +492,28 @@ mod tests {
         let (w, source) = spec.open_workload(Path::new("."), 0, &config).unwrap();
         assert_eq!(source, "synthetic");
         assert_eq!(w.requests.count(), 300);
+    }
+
+    /// With `size_device_to_trace`, a trace's device exports its address space (in whole
+    /// blocks, at least 256) with the preset's share of spare blocks.
+    #[test]
+    fn a_device_sized_to_the_trace() {
+        let text =
+            SPEC.replace("ftls = [\"pftl\", \"dftl\"]", "ftls = [\"pftl\", \"dftl\"]\nsize_device_to_trace = true");
+        let mut spec = ExperimentSpec::parse("t.toml", &text).unwrap();
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces");
+        spec.use_trace("a", fixtures.join("msr_hm_1.head40.csv")).unwrap();
+        spec.measure_traces(Path::new(".")).unwrap();
+        let end = spec.workloads[0].trace_end_bytes.unwrap();
+        let run = spec.plan().into_iter().next().unwrap();
+        let sized = spec.config(&run).unwrap();
+        let plain = ExperimentSpec::parse("t.toml", SPEC).unwrap().config(&run).unwrap();
+        let block_bytes = 64 * 8192u64;
+        let blocks = end.div_ceil(block_bytes).max(256);
+        assert_eq!(sized.device.logical_pages() as u64, blocks * 64);
+        let spare = |c: &Config| c.device.geometry.total_blocks() as f64 / c.device.logical_pages().div_ceil(64) as f64;
+        assert!((spare(&sized) - spare(&plain)).abs() < 0.02, "{} vs {}", spare(&sized), spare(&plain));
+        assert!(ExperimentSpec::parse("t.toml", SPEC).unwrap().workloads[0].trace_end_bytes.is_none());
     }
 
     #[test]
