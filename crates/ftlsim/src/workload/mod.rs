@@ -22,6 +22,7 @@ mod ssdsim;
 pub mod fingerprint;
 pub mod generator;
 pub mod options;
+mod pipeline;
 pub mod presets;
 pub mod stats;
 pub mod synthetic;

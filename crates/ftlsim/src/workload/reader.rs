@@ -280,7 +280,7 @@ fn open_lines(lines: Lines, path: &Path, name: &str, options: &TraceOptions) -> 
         }
     };
     let counters = Counters::default();
-    let requests = requests(lines, path, name, format, options, &counters)?;
+    let requests = super::pipeline::pipelined(requests(lines, path, name, format, options, &counters)?);
     let name = name.to_string();
     let description = serde_json::json!({
         "trace": name,
