@@ -161,15 +161,20 @@ fn peak_rss_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// CPU time of this thread in seconds, from /proc (Linux): the parse is single-threaded, so this
-/// is its cost on one core even when other processes share the machine.
-fn thread_cpu_seconds() -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    Some(text.split_whitespace().next()?.parse::<f64>().ok()? / 1e9)
+/// CPU time of this process in seconds, every thread included (the trace is parsed on a thread
+/// of its own): its cost even when other processes share the machine.
+fn process_cpu_seconds() -> Option<f64> {
+    // SAFETY: getrusage writes one rusage struct, which is plain data.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return None;
+    }
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Some(seconds(usage.ru_utime) + seconds(usage.ru_stime))
 }
 
 fn bench(file: &PathBuf, read: &ReadArgs, json: bool) -> Result<()> {
-    let cpu_before = thread_cpu_seconds();
+    let cpu_before = process_cpu_seconds();
     let started = Instant::now();
     let workload = read.open(file)?;
     let skipped = workload.skipped.clone();
@@ -180,7 +185,7 @@ fn bench(file: &PathBuf, read: &ReadArgs, json: bool) -> Result<()> {
         requests += 1;
     }
     let seconds = started.elapsed().as_secs_f64();
-    let cpu = cpu_before.zip(thread_cpu_seconds()).map(|(a, b)| b - a);
+    let cpu = cpu_before.zip(process_cpu_seconds()).map(|(a, b)| b - a);
     let rate = requests as f64 / seconds;
     let cpu_rate = cpu.map(|c| requests as f64 / c);
     let rss = peak_rss_kib();
