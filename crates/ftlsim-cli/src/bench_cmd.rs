@@ -6,7 +6,8 @@
 
 use anyhow::{bail, Result};
 use ftlsim::workload::synthetic::MixedSpec;
-use ftlsim::workload::{IoKind, Request, Workload};
+use ftlsim::workload::write::TraceWriter;
+use ftlsim::workload::{Format, IoKind, Request, TraceOptions, Workload};
 use ftlsim::{ConfigBuilder, Simulation};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -48,7 +49,27 @@ fn sequential_reads(requests: u64, logical_pages: u32, page_size: u32) -> Worklo
     )
 }
 
+/// Uniform random 4 KB requests, 30% reads, one every microsecond, written as a gzip-compressed
+/// MSR trace and read back: the end-to-end cost of a real trace run (decompression and parsing
+/// run on their own thread beside the simulation). The file is removed once open.
+fn gzip_msr_trace(requests: u64, logical_pages: u32, page_size: u32) -> Workload {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+    let slots = logical_pages as u64 * page_size as u64 / 4096;
+    let path = std::env::temp_dir().join(format!("ftlsim-bench-{}.csv.gz", std::process::id()));
+    let mut out = TraceWriter::create(&path, Format::Msr).expect("a temporary trace can be written");
+    for i in 0..requests {
+        let kind = if rng.gen_bool(0.3) { IoKind::Read } else { IoKind::Write };
+        let request = Request::new(i * 1000, kind, rng.gen_range(0..slots) * 4096, 4096, i + 1);
+        out.write(&request).expect("a temporary trace can be written");
+    }
+    out.finish().expect("a temporary trace can be written");
+    let workload = ftlsim::workload::open(&path, &TraceOptions::default()).expect("the trace reads back");
+    let _ = std::fs::remove_file(&path);
+    workload
+}
+
 const AGED: &[&str] = &["precondition.mode=\"age\"", "precondition.age_factor=1.0"];
+const EMPTY: &[&str] = &["precondition.mode=\"none\""];
 
 /// The default mixed stream with half reads and 10% sequential requests: random-heavy, for the
 /// mapping caches (each at its paper's default size, e.g. 20 KB on `mlc8g`).
@@ -72,6 +93,9 @@ const SCENARIOS: &[Scenario] = &[
     Scenario { name: "oltp-mix 50% reads", ftl: "scftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
     // Paper 003's device (32 GB of data, log blocks 9% of all blocks): random writes make every
     // reclaimed log block full-merge dozens of data blocks.
+    // End to end on a gzip-compressed MSR trace (issue 14's scenario: ssd16, nothing written first).
+    Scenario { name: "gzip MSR trace", ftl: "pftl", preset: "ssd16", sets: EMPTY, stream: gzip_msr_trace },
+    Scenario { name: "gzip MSR trace", ftl: "dftl", preset: "ssd16", sets: EMPTY, stream: gzip_msr_trace },
     Scenario { name: "random 4K writes", ftl: "fast", preset: "fastsc", sets: &[], stream: random_writes },
     Scenario { name: "random 4K writes", ftl: "fast-sc", preset: "fastsc", sets: &[], stream: random_writes },
     Scenario { name: "random 4K writes", ftl: "bast", preset: "fastsc", sets: &[], stream: random_writes },
