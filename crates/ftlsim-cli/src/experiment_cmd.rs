@@ -47,6 +47,21 @@ pub fn experiment(path: &Path, requests: Option<u64>, traces: &[String], json: b
         })
         .collect::<Result<_>>()?;
     normalize(&spec, &mut runs);
+    let saturated: Vec<String> = runs
+        .iter()
+        .filter(|r| r.result.report.response.saturated)
+        .map(|r| format!("{}/{}", r.workload, r.result.ftl))
+        .collect();
+    if !saturated.is_empty() {
+        eprintln!(
+            "warning: {} of {} runs kept the device busy at least 95% of the time, so their response times grow \
+             with the run's length ({}{}); slow the arrivals with \"host.time_scale\" < 1 in the spec's [set]",
+            saturated.len(),
+            runs.len(),
+            saturated.iter().take(4).cloned().collect::<Vec<_>>().join(", "),
+            if saturated.len() > 4 { ", ..." } else { "" }
+        );
+    }
     let mut out = std::io::stdout().lock();
     if json {
         for r in &runs {

@@ -221,3 +221,22 @@ fn compare_csv_rows_have_the_header_columns_when_sections_differ() {
     assert_eq!(lines[1].split(',').nth(merges), Some(""), "PFTL has no merges");
     assert_ne!(lines[2].split(',').nth(merges), Some(""), "FAST has");
 }
+
+/// An experiment whose runs saturate the device says so once, naming them.
+#[test]
+fn experiment_warns_of_saturated_runs() {
+    let dir = std::env::temp_dir().join(format!("ftlsim-cli-saturated-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("s.toml");
+    std::fs::write(
+        &spec,
+        "name = \"s\"\npreset = \"mlc8g\"\nftls = [\"pftl\"]\n[set]\n\"device.geometry.blocks_per_plane\" = 128\n\
+         [[workload]]\nname = \"w\"\nsynthetic = \"requests=2000,read=0.1,addr=uniform,size=4k,arrival=poisson:5000\"\n",
+    )
+    .unwrap();
+    let out = ftlsim(&["experiment", spec.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("warning: 1 of 1 runs kept the device busy") && stderr.contains("w/pftl"), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}
