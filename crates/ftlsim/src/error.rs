@@ -3,7 +3,7 @@
 
 use thiserror::Error;
 
-use crate::flash::{Pbn, Ppn};
+use crate::flash::{Lpn, Pbn, Ppn};
 
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum SimError {
@@ -25,7 +25,7 @@ pub enum SimError {
 
     /// The oracle caught an FTL returning the wrong page.
     #[error("oracle: FTL {ftl} at request {request}, LPN {lpn}: expected {expected}, found {found}")]
-    Oracle { ftl: String, request: u64, lpn: u32, expected: String, found: String },
+    Oracle { ftl: String, request: u64, lpn: Lpn, expected: String, found: String },
 
     /// An invariant check failed.
     #[error("invariant violated in FTL {ftl} after request {request}: {message}")]

@@ -155,7 +155,7 @@ impl Simulation {
     pub fn precondition(&mut self) -> Result<()> {
         let logical = self.config.device.logical_pages();
         if self.config.precondition.mode != PreconditionMode::None {
-            for lpn in 0..logical {
+            for lpn in Lpn::range(0, logical) {
                 self.untimed_write(lpn)?;
             }
         }
@@ -163,7 +163,7 @@ impl Simulation {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(self.config.seed ^ 0xA6E5_0F0F);
             let overwrites = (logical as f64 * self.config.precondition.age_factor) as u64;
             for _ in 0..overwrites {
-                self.untimed_write(rng.gen_range(0..logical))?;
+                self.untimed_write(Lpn::new(rng.gen_range(0..logical)))?;
             }
         }
         let (ftl, mut ctx) = self.ctx();
@@ -409,7 +409,7 @@ impl Simulation {
         let total = self.recovery.pages_read + reads;
         self.recovery = RecoveryReport { events, pages_read: total, rp: Some(total as f64 / events as f64 / physical) };
         let name = self.ftl.name();
-        for lpn in 0..self.oracle.logical_pages() {
+        for lpn in Lpn::range(0, self.oracle.logical_pages()) {
             let found = self.ftl.lookup(lpn, &self.flash);
             self.oracle
                 .verify_recovered(name, self.requests, lpn, found, &self.flash)

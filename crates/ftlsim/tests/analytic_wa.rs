@@ -7,7 +7,7 @@
 //! cleaning; greedy converges to it as pages per block grow; Xiang and Kurkoski 2012 give the same
 //! expression for greedy).
 
-use ftlsim::flash::{OpKind, Purpose};
+use ftlsim::flash::{Lpn, OpKind, Purpose};
 use ftlsim::ftl::common::StreamId;
 use ftlsim::host::PageRequest;
 use ftlsim::workload::IoKind;
@@ -108,7 +108,7 @@ fn measure(op: f64, warm_up: u32, window: u32) -> Measured {
         let req = PageRequest {
             arrival: 0,
             kind: IoKind::Write,
-            first: rng.gen_range(0..logical),
+            first: Lpn::new(rng.gen_range(0..logical)),
             pages: 1,
             span: ftlsim::host::SectorSpan::WHOLE,
         };

@@ -47,7 +47,6 @@ enum Bug {
     ReprogramsAPage,
 }
 
-const UNMAPPED: Ppn = Ppn::MAX;
 const STREAMS: &[StreamSpec] =
     &[StreamSpec::new("data", PageKind::Data), StreamSpec::new("checkpoint", PageKind::Metadata)];
 const DATA: StreamId = StreamId::new(0);
@@ -56,7 +55,7 @@ const CHECKPOINT: StreamId = StreamId::new(1);
 const CHECKPOINT_EVERY: u64 = 16;
 
 struct Map {
-    l2p: Vec<Ppn>,
+    l2p: Vec<Option<Ppn>>,
     checkpoint: Option<Ppn>,
     bug: Bug,
 }
@@ -66,7 +65,7 @@ impl Relocate for Map {
         match spare.kind {
             PageKind::Metadata => self.checkpoint = Some(new),
             _ if self.bug == Bug::ForgetsRelocation => {}
-            _ => self.l2p[spare.logical as usize] = new,
+            _ => self.l2p[spare.logical as usize] = Some(new),
         }
         Ok(())
     }
@@ -80,7 +79,7 @@ struct Toy {
 
 impl Toy {
     fn build(bug: Bug, config: &Config) -> Box<dyn Ftl> {
-        let l2p = vec![UNMAPPED; config.device.logical_pages() as usize];
+        let l2p = vec![None; config.device.logical_pages() as usize];
         Box::new(Toy { map: Map { l2p, checkpoint: None, bug }, blocks: BlockManager::new(config, STREAMS), writes: 0 })
     }
 
@@ -111,20 +110,18 @@ impl Ftl for Toy {
     /// Resolves the mapping only (the toy skips the data transfer, so a bad mapping reaches the
     /// oracle instead of failing as a read of an erased page).
     fn read(&mut self, lpn: Lpn, _: &mut FtlCtx) -> Result<Option<Ppn>> {
-        let ppn = self.map.l2p[lpn as usize];
-        Ok(Some(ppn).filter(|&p| p != UNMAPPED))
+        Ok(self.map.l2p[lpn.index()])
     }
 
     fn write(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
-        let old = self.map.l2p[lpn as usize];
-        if old != UNMAPPED && self.map.bug != Bug::ForgetsToInvalidate {
+        if let Some(old) = self.map.l2p[lpn.index()].filter(|_| self.map.bug != Bug::ForgetsToInvalidate) {
             self.blocks.invalidate(old, ctx.flash)?;
         }
         let unit = self.blocks.next_unit(DATA);
         let ppn = match self.map.bug {
             Bug::SkipsAPage => {
                 self.blocks.allocate(unit, DATA, &mut self.map, ctx)?;
-                self.program(DATA, lpn, version, ctx)?
+                self.program(DATA, lpn.get(), version, ctx)?
             }
             Bug::ProgramsBackwards => {
                 let first = self.blocks.allocate(unit, DATA, &mut self.map, ctx)?;
@@ -135,13 +132,13 @@ impl Ftl for Toy {
                 first
             }
             Bug::ReprogramsAPage => {
-                let ppn = self.program(DATA, lpn, version, ctx)?;
+                let ppn = self.program(DATA, lpn.get(), version, ctx)?;
                 ctx.program(ppn, PageKind::Data, lpn, version, Purpose::Host)?;
                 ppn
             }
-            _ => self.program(DATA, lpn, version, ctx)?,
+            _ => self.program(DATA, lpn.get(), version, ctx)?,
         };
-        self.map.l2p[lpn as usize] = ppn;
+        self.map.l2p[lpn.index()] = Some(ppn);
         self.writes += 1;
         if self.writes.is_multiple_of(CHECKPOINT_EVERY) {
             self.write_checkpoint(ctx)?;
@@ -150,18 +147,17 @@ impl Ftl for Toy {
     }
 
     fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
-        let old = self.map.l2p[lpn as usize];
-        if old != UNMAPPED {
+        if let Some(old) = self.map.l2p[lpn.index()] {
             self.blocks.invalidate(old, ctx.flash)?;
             if self.map.bug != Bug::TrimKeepsMapping {
-                self.map.l2p[lpn as usize] = UNMAPPED;
+                self.map.l2p[lpn.index()] = None;
             }
         }
         Ok(())
     }
 
     fn lookup(&self, lpn: Lpn, _: &FlashArray) -> Option<Ppn> {
-        Some(self.map.l2p[lpn as usize]).filter(|&p| p != UNMAPPED)
+        self.map.l2p[lpn.index()]
     }
 
     /// Scans every programmed page: for data the newest version of each LPN wins (the oldest
@@ -171,13 +167,12 @@ impl Ftl for Toy {
             return Err(SimError::RecoveryUnsupported { ftl: self.name().into() });
         }
         let l2p = &mut self.map.l2p;
-        l2p.fill(UNMAPPED);
+        l2p.fill(None);
         let mut checkpoint: Option<(u32, Ppn)> = None;
         let mut chosen = vec![0u32; l2p.len()];
         let g = ctx.flash.geometry().clone();
-        for pbn in 0..g.total_blocks() {
-            let first = g.first_page(pbn);
-            for ppn in first..first + ctx.flash.write_pointer(pbn) {
+        for pbn in g.blocks() {
+            for ppn in g.pages_of(pbn).take(ctx.flash.write_pointer(pbn) as usize) {
                 if !ctx.flash.is_programmed(ppn) {
                     ctx.probe_spare(ppn); // a page skipped under the sequential rule reads as erased
                     continue;
@@ -200,7 +195,7 @@ impl Ftl for Toy {
                 };
                 if wins {
                     chosen[lpn] = spare.version;
-                    l2p[lpn] = ppn;
+                    l2p[lpn] = Some(ppn);
                 }
             }
         }
@@ -210,14 +205,14 @@ impl Ftl for Toy {
             PageKind::Metadata => checkpoint == Some(ppn),
             _ if bug == Bug::RecoveryKeepsStalePagesValid => true,
             _ if bug == Bug::RecoveryLosesValidPages && spare.logical % 2 == 1 => false,
-            _ => l2p[spare.logical as usize] == ppn,
+            _ => l2p[spare.logical as usize] == Some(ppn),
         });
         Ok(())
     }
 
     fn sram(&self) -> SramBreakdown {
         let entries = match self.map.bug {
-            Bug::SramFollowsState => self.map.l2p.iter().filter(|&&p| p != UNMAPPED).count() as u64,
+            Bug::SramFollowsState => self.map.l2p.iter().flatten().count() as u64,
             _ => self.map.l2p.len() as u64,
         };
         vec![SramItem { structure: "page map".into(), bytes: entries * 4 }]
@@ -277,7 +272,7 @@ fn random_run(sim: &mut Simulation, requests: u64) -> Result<()> {
             6..=8 => IoKind::Read,
             _ => IoKind::Trim,
         };
-        sim.serve(page(i, kind, rng.gen_range(0..160)))?;
+        sim.serve(page(i, kind, Lpn::new(rng.gen_range(0..160))))?;
     }
     Ok(())
 }
@@ -327,23 +322,26 @@ fn the_oracle_catches_a_page_gc_moved_without_remapping() {
     let moved =
         |sim: &Simulation| sim.ops().ops().iter().any(|op| op.kind == OpKind::Program && op.purpose == Purpose::Gc);
     for lpn in 0..160 {
-        sim.serve(page(i, IoKind::Write, lpn)).unwrap();
+        sim.serve(page(i, IoKind::Write, Lpn::new(lpn))).unwrap();
         i += 1;
     }
     while !moved(&sim) {
-        sim.serve(page(i, IoKind::Write, rng.gen_range(0..80) * 2)).unwrap();
+        sim.serve(page(i, IoKind::Write, Lpn::new(rng.gen_range(0..80) * 2))).unwrap();
         i += 1;
     }
-    let err = (0..160).try_for_each(|lpn| sim.serve(page(i, IoKind::Read, lpn))).unwrap_err().to_string();
+    let err = (0..160).try_for_each(|lpn| sim.serve(page(i, IoKind::Read, Lpn::new(lpn)))).unwrap_err().to_string();
     assert_mentions(&err, &["oracle: FTL toy at request", "expected a data page holding version", "found PPN"]);
 }
 
 #[test]
 fn the_oracle_catches_a_trim_that_keeps_the_mapping() {
     let mut sim = sim(Bug::TrimKeepsMapping, &config(0));
-    sim.serve(page(0, IoKind::Write, 5)).unwrap();
-    let err =
-        sim.serve(page(1, IoKind::Trim, 5)).and_then(|()| sim.serve(page(2, IoKind::Read, 5))).unwrap_err().to_string();
+    sim.serve(page(0, IoKind::Write, Lpn::new(5))).unwrap();
+    let err = sim
+        .serve(page(1, IoKind::Trim, Lpn::new(5)))
+        .and_then(|()| sim.serve(page(2, IoKind::Read, Lpn::new(5))))
+        .unwrap_err()
+        .to_string();
     assert_mentions(&err, &["FTL toy", "LPN 5", "expected unmapped", "found PPN 0 (Data page of LPN 5 version 1)"]);
 }
 
@@ -351,7 +349,7 @@ fn the_oracle_catches_a_trim_that_keeps_the_mapping() {
 fn the_power_loss_check_catches_recovery_of_an_older_version() {
     let mut sim = sim(Bug::RecoversOlderVersion, &config(0));
     for (i, lpn) in [3, 4, 3].into_iter().enumerate() {
-        sim.serve(page(i as u64, IoKind::Write, lpn)).unwrap();
+        sim.serve(page(i as u64, IoKind::Write, Lpn::new(lpn))).unwrap();
     }
     let err = sim.power_loss().unwrap_err().to_string();
     assert_mentions(
@@ -365,8 +363,8 @@ fn a_power_loss_point_runs_recovery_inside_serve() {
     let mut config = config(0);
     config.check.power_loss_at = "2".into();
     let mut sim = sim(Bug::RecoversOlderVersion, &config);
-    sim.serve(page(0, IoKind::Write, 9)).unwrap();
-    let err = sim.serve(page(1, IoKind::Write, 9)).unwrap_err().to_string();
+    sim.serve(page(0, IoKind::Write, Lpn::new(9))).unwrap();
+    let err = sim.serve(page(1, IoKind::Write, Lpn::new(9))).unwrap_err().to_string();
     assert_mentions(&err, &["after power-loss recovery", "LPN 9"]);
 }
 

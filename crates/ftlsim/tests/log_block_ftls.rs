@@ -3,6 +3,7 @@
 
 use ftlsim::check::PowerLossPlan;
 use ftlsim::config::ConfigBuilder;
+use ftlsim::flash::Lpn;
 use ftlsim::host::{PageRequest, SectorSpan};
 use ftlsim::workload::IoKind;
 use ftlsim::{Config, Simulation};
@@ -48,7 +49,7 @@ fn random_requests(logical: u32, count: u64, writes: f64) -> impl Iterator<Item 
         x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         let kind = if ((x >> 11) as f64 / (1u64 << 53) as f64) < writes { IoKind::Write } else { IoKind::Read };
         let first = ((x >> 20) % logical as u64) as u32;
-        PageRequest { arrival: i * 1000, kind, first, pages: 1, span: SectorSpan::WHOLE }
+        PageRequest { arrival: i * 1000, kind, first: Lpn::new(first), pages: 1, span: SectorSpan::WHOLE }
     })
 }
 

@@ -1,6 +1,7 @@
 //! Property test: random request streams against PFTL never violate a NAND rule, and every read
 //! finds the page last written for its LPN (the oracle checks each read inside `serve`).
 
+use ftlsim::flash::Lpn;
 use ftlsim::host::PageRequest;
 use ftlsim::workload::IoKind;
 use ftlsim::{ConfigBuilder, Simulation};
@@ -39,7 +40,7 @@ proptest! {
             let kind = match kind { 0..=4 => IoKind::Write, 5..=8 => IoKind::Read, _ => IoKind::Trim };
             let pages = pages.min(logical);
             let first = addr % (logical - pages + 1);
-            let req = PageRequest { arrival: i as u64 * 1000, kind, first, pages, span: ftlsim::host::SectorSpan::WHOLE };
+            let req = PageRequest { arrival: i as u64 * 1000, kind, first: Lpn::new(first), pages, span: ftlsim::host::SectorSpan::WHOLE };
             if let Err(e) = sim.serve(req) {
                 return Err(TestCaseError::fail(format!("request {i}: {e}")));
             }
@@ -84,7 +85,7 @@ fn striping_over_units_survives_uneven_live_data() {
             let req = PageRequest {
                 arrival: i,
                 kind: IoKind::Write,
-                first: ((x >> 33) % logical as u64) as u32,
+                first: Lpn::new(((x >> 33) % logical as u64) as u32),
                 pages: 1,
                 span: ftlsim::host::SectorSpan::WHOLE,
             };

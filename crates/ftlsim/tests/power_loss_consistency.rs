@@ -5,6 +5,7 @@
 //! and the translation writes of the second half must match.
 
 use ftlsim::check::suite::test_device;
+use ftlsim::flash::Lpn;
 use ftlsim::ftl::REGISTRY;
 use ftlsim::host::PageRequest;
 use ftlsim::metrics::Report;
@@ -23,7 +24,7 @@ fn requests(logical: u32) -> Vec<PageRequest> {
             PageRequest {
                 arrival: i * 2_000,
                 kind,
-                first: rng.gen_range(0..logical),
+                first: Lpn::new(rng.gen_range(0..logical)),
                 pages: 1,
                 span: ftlsim::host::SectorSpan::WHOLE,
             }
@@ -85,7 +86,13 @@ fn power_losses_inside_requests_leave_each_page_old_or_new_for_every_ftl() {
             let first = rng.gen_range(0..logical);
             let pages = rng.gen_range(1..=8).min(logical - first);
             let kind = if rng.gen_bool(0.7) { IoKind::Write } else { IoKind::Read };
-            let request = PageRequest { arrival: i * 2_000, kind, first, pages, span: ftlsim::host::SectorSpan::WHOLE };
+            let request = PageRequest {
+                arrival: i * 2_000,
+                kind,
+                first: Lpn::new(first),
+                pages,
+                span: ftlsim::host::SectorSpan::WHOLE,
+            };
             sim.serve(request).unwrap_or_else(|e| panic!("{}: request {i}: {e}", info.name));
         }
         sim.check_invariants().unwrap();

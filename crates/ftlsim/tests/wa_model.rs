@@ -7,6 +7,7 @@
 //! entry it evicts is dirty: Eq. 13 then overestimates by the GC-miss term's 1 - P_rd share.
 //! docs/validation.md has the derivation and the table.
 
+use ftlsim::flash::Lpn;
 use ftlsim::host::PageRequest;
 use ftlsim::metrics::{Report, TimeModel, WaCounts, WaModel};
 use ftlsim::timing::OpCosts;
@@ -56,7 +57,7 @@ fn window(write_fraction: f64, skewed: bool, warmup: u32, measured: u32) -> (WaM
             sim.serve(PageRequest {
                 arrival: i as u64 * 1000,
                 kind,
-                first: lpn,
+                first: Lpn::new(lpn),
                 pages: 1,
                 span: ftlsim::host::SectorSpan::WHOLE,
             })

@@ -13,6 +13,7 @@ use super::suite::{least_spare_device_for, test_device_for};
 use super::PowerLossPlan;
 use crate::config::Config;
 use crate::error::SimError;
+use crate::flash::Lpn;
 use crate::ftl::common::translation::TranslationStore;
 use crate::ftl::{build_with, FtlInfo};
 use crate::host::PageRequest;
@@ -86,7 +87,7 @@ fn request(i: usize, kind: IoKind, first: u32, pages: u32, logical: u32) -> Page
     PageRequest {
         arrival: i as u64 * 2_000,
         kind,
-        first,
+        first: Lpn::new(first),
         pages: pages.clamp(1, logical - first),
         span: crate::host::SectorSpan::WHOLE,
     }
@@ -129,7 +130,7 @@ fn mixed(logical: u32, rng: &mut Xoshiro256PlusPlus) -> Requests {
             let kind = if rng.gen_bool(0.6) { IoKind::Read } else { IoKind::Write };
             let first = if rng.gen_bool(0.25) { next % logical } else { rng.gen_range(0..logical) };
             let r = request(i, kind, first, rng.gen_range(1..=16), logical);
-            next = r.first + r.pages;
+            next = r.first.get() + r.pages;
             r
         })
         .collect()
@@ -185,7 +186,7 @@ fn read_back(sim: &mut Simulation, logical: u32) -> Result<(), SimError> {
         sim.serve(PageRequest {
             arrival: 0,
             kind: IoKind::Read,
-            first,
+            first: Lpn::new(first),
             pages: 8.min(logical - first),
             span: crate::host::SectorSpan::WHOLE,
         })?;

@@ -6,7 +6,7 @@
 //! (`SimError::FlashRule`, naming the PPN); the check here recounts each block's bookkeeping.
 
 use crate::error::{Result, SimError};
-use crate::flash::{BlockState, FlashArray, PageKind, Ppn};
+use crate::flash::{BlockState, FlashArray, Lpn, PageKind, Ppn};
 use crate::ftl::common::{BlockManager, BlockRole};
 use crate::ftl::Ftl;
 
@@ -32,7 +32,7 @@ pub fn check_invariants(ftl: &dyn Ftl, flash: &FlashArray, logical_pages: u32, r
 type Check = std::result::Result<(), String>;
 
 fn check_program_bookkeeping(flash: &FlashArray) -> Check {
-    (0..flash.geometry().total_blocks()).try_for_each(|pbn| flash.check_block_pages(pbn))
+    flash.geometry().blocks().try_for_each(|pbn| flash.check_block_pages(pbn))
 }
 
 /// "free", "invalid" or "valid", as the FTL's validity tracker knows the page.
@@ -51,13 +51,13 @@ fn check_data_mapping(ftl: &dyn Ftl, flash: &FlashArray, logical_pages: u32) -> 
     let g = flash.geometry();
     let blocks = ftl.blocks();
     let mut mapped_valid = 0u64;
-    for lpn in 0..logical_pages {
+    for lpn in Lpn::range(0, logical_pages) {
         if let Some(ppn) = ftl.lookup(lpn, flash) {
-            if ppn >= g.total_pages() || !blocks.is_valid(ppn, flash) {
+            if ppn.get() >= g.total_pages() || !blocks.is_valid(ppn, flash) {
                 return Err(format!("LPN {lpn} maps to PPN {ppn}, which is not a valid page"));
             }
             let spare = flash.spare_unchecked(ppn);
-            if spare.kind != PageKind::Data || spare.logical != lpn {
+            if spare.kind != PageKind::Data || spare.logical != lpn.get() {
                 return Err(format!(
                     "LPN {lpn} maps to PPN {ppn}, which holds {:?} page {}",
                     spare.kind, spare.logical
@@ -67,11 +67,11 @@ fn check_data_mapping(ftl: &dyn Ftl, flash: &FlashArray, logical_pages: u32) -> 
         }
     }
     let mut valid_data = 0u64;
-    for ppn in 0..g.total_pages() {
+    for ppn in g.pages() {
         if blocks.is_valid(ppn, flash) && flash.block_kind(g.block_of(ppn)) == PageKind::Data {
             valid_data += 1;
             let lpn = flash.spare_unchecked(ppn).logical;
-            if lpn >= logical_pages || ftl.lookup(lpn, flash) != Some(ppn) {
+            if lpn >= logical_pages || ftl.lookup(Lpn::new(lpn), flash) != Some(ppn) {
                 return Err(format!(
                     "valid data page PPN {ppn} (LPN {lpn}) is not what its LPN maps to (a stale copy left valid: \
                      the old page of an overwrite or trim was not invalidated)"
@@ -88,7 +88,7 @@ fn check_data_mapping(ftl: &dyn Ftl, flash: &FlashArray, logical_pages: u32) -> 
 /// Every erased block is in a free pool or open for writing; otherwise it is lost to the device.
 fn check_no_leaked_block(ftl: &dyn Ftl, flash: &FlashArray) -> Check {
     let blocks = ftl.blocks();
-    for pbn in 0..flash.geometry().total_blocks() {
+    for pbn in flash.geometry().blocks() {
         let role = blocks.role(pbn);
         if flash.block_state(pbn) == BlockState::Erased && !matches!(role, BlockRole::Free | BlockRole::Open) {
             return Err(format!("block {pbn} is erased but {role:?}, not free: it leaked from the free pool"));
@@ -108,24 +108,24 @@ fn check_referenced_pages(ftl: &dyn Ftl, flash: &FlashArray) -> Check {
         if r.kind == PageKind::Data {
             return Err(format!("{what}: data pages are checked through lookup, not referenced_pages"));
         }
-        if r.ppn >= g.total_pages() || !blocks.is_valid(r.ppn, flash) {
-            let state = if r.ppn >= g.total_pages() { "beyond the device" } else { state(blocks, flash, r.ppn) };
+        if r.ppn.get() >= g.total_pages() || !blocks.is_valid(r.ppn, flash) {
+            let state = if r.ppn.get() >= g.total_pages() { "beyond the device" } else { state(blocks, flash, r.ppn) };
             return Err(format!("{what}: the page is {state}, not valid"));
         }
         let spare = flash.spare_unchecked(r.ppn);
         if spare.kind != r.kind || spare.logical != r.logical {
             return Err(format!("{what}: the page holds {:?} page {}", spare.kind, spare.logical));
         }
-        if std::mem::replace(&mut referenced[r.ppn as usize], true) {
+        if std::mem::replace(&mut referenced[r.ppn.index()], true) {
             return Err(format!("{what}: PPN {} is referenced twice", r.ppn));
         }
         if !names.insert((r.kind, r.logical)) {
             return Err(format!("{what}: {:?} page {} is referenced at two PPNs", r.kind, r.logical));
         }
     }
-    for ppn in 0..g.total_pages() {
+    for ppn in g.pages() {
         let stream = flash.block_kind(g.block_of(ppn));
-        if stream != PageKind::Data && blocks.is_valid(ppn, flash) && !referenced[ppn as usize] {
+        if stream != PageKind::Data && blocks.is_valid(ppn, flash) && !referenced[ppn.index()] {
             let logical = flash.spare_unchecked(ppn).logical;
             return Err(format!(
                 "valid {stream:?} page PPN {ppn} (logical {logical}) is referenced by no directory: an old copy was not invalidated"

@@ -33,7 +33,7 @@ impl Oracle {
 
     #[inline]
     pub fn prefetch(&self, lpn: Lpn) {
-        if let Some(v) = self.versions.get(lpn as usize) {
+        if let Some(v) = self.versions.get(lpn.index()) {
             crate::mem::prefetch(v);
         }
     }
@@ -43,7 +43,7 @@ impl Oracle {
     pub fn state(&self, lpn: Lpn) -> u32 {
         match self.rolled_back.get(&lpn) {
             Some(&held) => held,
-            None => self.versions[lpn as usize],
+            None => self.versions[lpn.index()],
         }
     }
 
@@ -64,7 +64,7 @@ impl Oracle {
         if !self.rolled_back.is_empty() {
             self.rolled_back.remove(&lpn);
         }
-        let v = &mut self.versions[lpn as usize];
+        let v = &mut self.versions[lpn.index()];
         *v = ((*v & !TRIMMED) + 1) & !TRIMMED;
         *v = (*v).max(1);
         *v
@@ -75,7 +75,7 @@ impl Oracle {
         if !self.rolled_back.is_empty() {
             self.rolled_back.remove(&lpn);
         }
-        let v = &mut self.versions[lpn as usize];
+        let v = &mut self.versions[lpn.index()];
         if *v != 0 {
             *v |= TRIMMED;
         }
@@ -89,7 +89,7 @@ impl Oracle {
                 return v;
             }
         }
-        let v = self.versions[lpn as usize];
+        let v = self.versions[lpn.index()];
         if v & TRIMMED != 0 {
             0
         } else {
@@ -117,12 +117,12 @@ impl Oracle {
         if let Some(before) = self.in_doubt.remove(&lpn) {
             return self.verify_cut(ftl, request, lpn, found, flash, before);
         }
-        let v = self.versions[lpn as usize];
+        let v = self.versions[lpn.index()];
         if let Some(ppn) = found.filter(|_| v & TRIMMED != 0) {
             let spare = flash.is_programmed(ppn).then(|| flash.spare_unchecked(ppn));
             let last = v & !TRIMMED;
-            if let Some(s) = spare.filter(|s| s.kind == PageKind::Data && s.logical == lpn && s.version <= last) {
-                self.versions[lpn as usize] = last;
+            if let Some(s) = spare.filter(|s| s.kind == PageKind::Data && s.logical == lpn.get() && s.version <= last) {
+                self.versions[lpn.index()] = last;
                 if s.version < last {
                     self.rolled_back.insert(lpn, s.version);
                 }
@@ -143,15 +143,15 @@ impl Oracle {
         flash: &FlashArray,
         before: u32,
     ) -> Result<()> {
-        let new = self.versions[lpn as usize];
+        let new = self.versions[lpn.index()];
         if self.verify(ftl, request, lpn, found, flash).is_ok() {
             return Ok(());
         }
-        self.versions[lpn as usize] = before;
+        self.versions[lpn.index()] = before;
         let outcome = self.verify_recovered(ftl, request, lpn, found, flash);
         let held = self.version(lpn);
         self.rolled_back.remove(&lpn);
-        self.versions[lpn as usize] = if held == 0 { new | TRIMMED } else { new };
+        self.versions[lpn.index()] = if held == 0 { new | TRIMMED } else { new };
         if held != 0 && held != new {
             self.rolled_back.insert(lpn, held);
         }
@@ -173,14 +173,18 @@ impl Oracle {
             None if expected == 0 => Ok(()),
             None => fail("unmapped".into()),
             Some(ppn) => {
-                if ppn >= flash.geometry().total_pages() {
+                if ppn.get() >= flash.geometry().total_pages() {
                     return fail(format!("PPN {ppn}, beyond the device"));
                 }
                 if !flash.is_programmed(ppn) {
                     return fail(format!("PPN {ppn}, a free page"));
                 }
                 let spare = flash.spare_unchecked(ppn);
-                if expected != 0 && spare.kind == PageKind::Data && spare.logical == lpn && spare.version == expected {
+                if expected != 0
+                    && spare.kind == PageKind::Data
+                    && spare.logical == lpn.get()
+                    && spare.version == expected
+                {
                     return Ok(());
                 }
                 fail(format!("PPN {ppn} ({:?} page of LPN {} version {})", spare.kind, spare.logical, spare.version))
@@ -199,21 +203,21 @@ mod tests {
         let c = Config::preset("mlc8g").unwrap();
         let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
         let mut o = Oracle::new(16);
-        let v1 = o.next_version(3);
-        flash.program(0, PageKind::Data, 3, v1).unwrap();
-        o.verify("x", 0, 3, Some(0), &flash).unwrap();
-        let v2 = o.next_version(3);
-        flash.program(1, PageKind::Data, 3, v2).unwrap();
-        let err = o.verify("buggy", 9, 3, Some(0), &flash).unwrap_err().to_string();
+        let v1 = o.next_version(Lpn::new(3));
+        flash.program(Ppn::new(0), PageKind::Data, 3, v1).unwrap();
+        o.verify("x", 0, Lpn::new(3), Some(Ppn::new(0)), &flash).unwrap();
+        let v2 = o.next_version(Lpn::new(3));
+        flash.program(Ppn::new(1), PageKind::Data, 3, v2).unwrap();
+        let err = o.verify("buggy", 9, Lpn::new(3), Some(Ppn::new(0)), &flash).unwrap_err().to_string();
         assert!(
             err.contains("buggy") && err.contains("request 9") && err.contains("LPN 3") && err.contains("version 2"),
             "{err}"
         );
-        assert!(o.verify("x", 0, 3, None, &flash).is_err());
-        o.trim(3);
-        o.verify("x", 0, 3, None, &flash).unwrap();
-        assert!(o.verify("x", 0, 3, Some(1), &flash).is_err());
-        assert_eq!(o.next_version(3), 3, "versions keep counting across a trim");
+        assert!(o.verify("x", 0, Lpn::new(3), None, &flash).is_err());
+        o.trim(Lpn::new(3));
+        o.verify("x", 0, Lpn::new(3), None, &flash).unwrap();
+        assert!(o.verify("x", 0, Lpn::new(3), Some(Ppn::new(1)), &flash).is_err());
+        assert_eq!(o.next_version(Lpn::new(3)), 3, "versions keep counting across a trim");
     }
 
     #[test]
@@ -222,19 +226,25 @@ mod tests {
         let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
         let mut o = Oracle::new(16);
         for ppn in 0..2 {
-            let v = o.next_version(5);
-            flash.program(ppn, PageKind::Data, 5, v).unwrap();
+            let v = o.next_version(Lpn::new(5));
+            flash.program(Ppn::new(ppn), PageKind::Data, 5, v).unwrap();
         }
-        flash.program(2, PageKind::Data, 5, 3).unwrap(); // a version never written
-        o.trim(5);
-        assert!(o.verify_recovered("x", 0, 5, Some(2), &flash).is_err(), "version 3 was never written");
-        o.verify_recovered("x", 0, 5, None, &flash).unwrap();
-        o.verify_recovered("x", 0, 5, Some(0), &flash).unwrap();
-        assert_eq!(o.version(5), 1, "the LPN holds version 1 again");
-        assert!(o.verify("x", 0, 5, None, &flash).is_err());
-        assert!(o.verify_recovered("x", 0, 5, Some(1), &flash).is_err(), "not trimmed any more: strict");
-        assert_eq!(o.next_version(5), 3, "the counter goes on from the last write");
-        assert_eq!(o.version(5), 3);
+        flash.program(Ppn::new(2), PageKind::Data, 5, 3).unwrap(); // a version never written
+        o.trim(Lpn::new(5));
+        assert!(
+            o.verify_recovered("x", 0, Lpn::new(5), Some(Ppn::new(2)), &flash).is_err(),
+            "version 3 was never written"
+        );
+        o.verify_recovered("x", 0, Lpn::new(5), None, &flash).unwrap();
+        o.verify_recovered("x", 0, Lpn::new(5), Some(Ppn::new(0)), &flash).unwrap();
+        assert_eq!(o.version(Lpn::new(5)), 1, "the LPN holds version 1 again");
+        assert!(o.verify("x", 0, Lpn::new(5), None, &flash).is_err());
+        assert!(
+            o.verify_recovered("x", 0, Lpn::new(5), Some(Ppn::new(1)), &flash).is_err(),
+            "not trimmed any more: strict"
+        );
+        assert_eq!(o.next_version(Lpn::new(5)), 3, "the counter goes on from the last write");
+        assert_eq!(o.version(Lpn::new(5)), 3);
     }
 
     #[test]
@@ -243,26 +253,29 @@ mod tests {
         let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
         let mut o = Oracle::new(16);
         for ppn in 0..2 {
-            let v = o.next_version(4);
-            flash.program(ppn, PageKind::Data, 4, v).unwrap();
+            let v = o.next_version(Lpn::new(4));
+            flash.program(Ppn::new(ppn), PageKind::Data, 4, v).unwrap();
         }
         // A first cut write (version 3) comes back as version 2.
-        o.write_cut(4, o.state(4));
-        assert_eq!(o.next_version(4), 3);
-        o.verify_recovered("x", 0, 4, Some(1), &flash).unwrap();
-        assert_eq!(o.version(4), 2);
+        o.write_cut(Lpn::new(4), o.state(Lpn::new(4)));
+        assert_eq!(o.next_version(Lpn::new(4)), 3);
+        o.verify_recovered("x", 0, Lpn::new(4), Some(Ppn::new(1)), &flash).unwrap();
+        assert_eq!(o.version(Lpn::new(4)), 2);
         // A second one (version 4) comes back as version 2 again, then a third as the new one.
-        o.write_cut(4, o.state(4));
-        assert_eq!(o.next_version(4), 4, "versions are never reused");
-        o.verify_recovered("x", 0, 4, Some(1), &flash).unwrap();
-        o.write_cut(4, o.state(4));
-        let v = o.next_version(4);
-        flash.program(2, PageKind::Data, 4, v).unwrap();
-        o.verify_recovered("x", 0, 4, Some(2), &flash).unwrap();
-        assert_eq!(o.version(4), 5);
+        o.write_cut(Lpn::new(4), o.state(Lpn::new(4)));
+        assert_eq!(o.next_version(Lpn::new(4)), 4, "versions are never reused");
+        o.verify_recovered("x", 0, Lpn::new(4), Some(Ppn::new(1)), &flash).unwrap();
+        o.write_cut(Lpn::new(4), o.state(Lpn::new(4)));
+        let v = o.next_version(Lpn::new(4));
+        flash.program(Ppn::new(2), PageKind::Data, 4, v).unwrap();
+        o.verify_recovered("x", 0, Lpn::new(4), Some(Ppn::new(2)), &flash).unwrap();
+        assert_eq!(o.version(Lpn::new(4)), 5);
         // Never an older version than the one held before the write.
-        o.write_cut(4, o.state(4));
-        o.next_version(4);
-        assert!(o.verify_recovered("x", 0, 4, Some(0), &flash).is_err(), "version 1 is older than both");
+        o.write_cut(Lpn::new(4), o.state(Lpn::new(4)));
+        o.next_version(Lpn::new(4));
+        assert!(
+            o.verify_recovered("x", 0, Lpn::new(4), Some(Ppn::new(0)), &flash).is_err(),
+            "version 1 is older than both"
+        );
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::config::{Config, ConfigBuilder};
 use crate::error::{Result, SimError};
+use crate::flash::Lpn;
 use crate::ftl::{ftl_info, FtlInfo, REGISTRY};
 use crate::host::PageRequest;
 use crate::workload::IoKind;
@@ -226,7 +227,7 @@ impl FuzzCase {
             requests.push(PageRequest {
                 arrival: requests.len() as u64 * 1000,
                 kind,
-                first,
+                first: Lpn::new(first),
                 pages,
                 span: crate::host::SectorSpan::WHOLE,
             });
@@ -437,7 +438,7 @@ fn serve_a_few(sim: &mut Simulation, logical: u32) -> Result<()> {
         sim.serve(PageRequest {
             arrival: i as u64 * u32::MAX as u64,
             kind,
-            first,
+            first: Lpn::new(first),
             pages: (logical - first).min(4),
             span: crate::host::SectorSpan::WHOLE,
         })?;
@@ -458,7 +459,7 @@ mod tests {
             assert!(case
                 .requests
                 .iter()
-                .all(|r| r.pages >= 1 && r.first + r.pages <= case.config.device.logical_pages()));
+                .all(|r| r.pages >= 1 && r.first.get() + r.pages <= case.config.device.logical_pages()));
         }
         assert!(FuzzCase::decode(&[]).unwrap().requests.is_empty());
     }

@@ -149,7 +149,7 @@ impl FlashArray {
     }
 
     fn check_ppn(&self, op: &'static str, ppn: Ppn) -> Result<()> {
-        if (ppn as usize) < self.logical.len() {
+        if (ppn.index()) < self.logical.len() {
             Ok(())
         } else {
             Err(SimError::FlashRule { op, ppn, rule: format!("beyond the last page {}", self.logical.len() - 1) })
@@ -158,7 +158,7 @@ impl FlashArray {
 
     #[inline]
     fn is_free(&self, ppn: Ppn) -> bool {
-        self.version[ppn as usize] == ERASED
+        self.version[ppn.index()] == ERASED
     }
 
     /// Whether the page has been programmed since its block's erase (corrupt pages included).
@@ -170,20 +170,20 @@ impl FlashArray {
     /// Whether the page's program was interrupted by a power loss (it reads back as garbage).
     #[inline]
     pub fn is_corrupt(&self, ppn: Ppn) -> bool {
-        self.version[ppn as usize] == CORRUPT
+        self.version[ppn.index()] == CORRUPT
     }
 
     /// Whether a block holds a page whose program was interrupted.
     pub fn has_corrupt_page(&self, pbn: Pbn) -> bool {
         let first = self.geometry.first_page(pbn);
-        (first..first + self.blocks[pbn as usize].write_ptr).any(|p| self.is_corrupt(p))
+        (0..self.blocks[pbn.index()].write_ptr).any(|offset| self.is_corrupt(first.offset(offset)))
     }
 
     /// A program that a power loss interrupts: the page is taken (under the program-order rule,
     /// as a program) but holds nothing readable.
     pub fn program_interrupted(&mut self, ppn: Ppn, kind: PageKind) -> Result<()> {
         self.program(ppn, kind, 0, 1)?;
-        self.version[ppn as usize] = CORRUPT;
+        self.version[ppn.index()] = CORRUPT;
         Ok(())
     }
 
@@ -200,7 +200,7 @@ impl FlashArray {
             return Err(SimError::FlashRule { op: "program", ppn, rule: format!("version {version} is reserved") });
         }
         let offset = self.geometry.page_offset(ppn);
-        let meta = &mut self.blocks[self.geometry.block_of(ppn) as usize];
+        let meta = &mut self.blocks[self.geometry.block_of(ppn).index()];
         if self.order == ProgramOrder::Sequential && offset < meta.write_ptr {
             let rule = format!(
                 "out-of-order program: under the sequential rule the block's next programmable page is offset {}",
@@ -219,8 +219,8 @@ impl FlashArray {
         }
         meta.write_ptr = meta.write_ptr.max(offset + 1);
         meta.programmed += 1;
-        self.logical[ppn as usize] = logical;
-        self.version[ppn as usize] = version;
+        self.logical[ppn.index()] = logical;
+        self.version[ppn.index()] = version;
         Ok(())
     }
 
@@ -228,11 +228,11 @@ impl FlashArray {
     #[inline]
     pub fn prefetch_page(&self, ppn: Ppn) {
         if let (Some(meta), Some(version)) =
-            (self.blocks.get(self.geometry.block_of(ppn) as usize), self.version.get(ppn as usize))
+            (self.blocks.get(self.geometry.block_of(ppn).index()), self.version.get(ppn.index()))
         {
             crate::mem::prefetch(meta);
             crate::mem::prefetch(version);
-            crate::mem::prefetch(&self.logical[ppn as usize]);
+            crate::mem::prefetch(&self.logical[ppn.index()]);
         }
     }
 
@@ -257,11 +257,11 @@ impl FlashArray {
     /// The spare content of a programmed page, without checks (for oracles and recovery models).
     #[inline]
     pub fn spare_unchecked(&self, ppn: Ppn) -> Spare {
-        let meta = &self.blocks[self.geometry.block_of(ppn) as usize];
+        let meta = &self.blocks[self.geometry.block_of(ppn).index()];
         Spare {
             kind: PageKind::from_index(meta.kind),
-            logical: self.logical[ppn as usize],
-            version: self.version[ppn as usize],
+            logical: self.logical[ppn.index()],
+            version: self.version[ppn.index()],
         }
     }
 
@@ -270,15 +270,15 @@ impl FlashArray {
     pub fn erase(&mut self, pbn: Pbn) -> Result<()> {
         let first = self.geometry.first_page(pbn);
         self.check_ppn("erase", first)?;
-        let meta = &mut self.blocks[pbn as usize];
+        let meta = &mut self.blocks[pbn.index()];
         let programmed = meta.write_ptr;
         meta.write_ptr = 0;
         meta.programmed = 0;
         meta.erases += 1;
         if let Some(records) = self.payload.as_mut() {
-            records.clear(first..first + programmed);
+            records.clear(first, programmed);
         }
-        let first = first as usize;
+        let first = first.index();
         self.version[first..first + programmed as usize].fill(ERASED);
         Ok(())
     }
@@ -287,20 +287,20 @@ impl FlashArray {
     /// page lies below it; under `sequential`, no page below it may be programmed.
     #[inline]
     pub fn write_pointer(&self, pbn: Pbn) -> u32 {
-        self.blocks[pbn as usize].write_ptr
+        self.blocks[pbn.index()].write_ptr
     }
     /// Pages programmed since the block's erase.
     pub fn programmed_count(&self, pbn: Pbn) -> u32 {
-        self.blocks[pbn as usize].programmed
+        self.blocks[pbn.index()].programmed
     }
     pub fn erase_count(&self, pbn: Pbn) -> u32 {
-        self.blocks[pbn as usize].erases
+        self.blocks[pbn.index()].erases
     }
     pub fn block_kind(&self, pbn: Pbn) -> PageKind {
-        PageKind::from_index(self.blocks[pbn as usize].kind)
+        PageKind::from_index(self.blocks[pbn.index()].kind)
     }
     pub fn block_state(&self, pbn: Pbn) -> BlockState {
-        let meta = &self.blocks[pbn as usize];
+        let meta = &self.blocks[pbn.index()];
         let last = match self.order {
             ProgramOrder::Sequential => meta.write_ptr,
             ProgramOrder::AnyFreePage => meta.programmed,
@@ -319,9 +319,9 @@ impl FlashArray {
     /// programmed count and the write pointer agree with the pages that hold data.
     pub fn check_block_pages(&self, pbn: Pbn) -> std::result::Result<(), String> {
         let first = self.geometry.first_page(pbn);
-        let meta = &self.blocks[pbn as usize];
-        let pages = first..first + self.geometry.pages_per_block;
-        let programmed: Vec<u32> = pages.filter(|&p| !self.is_free(p)).map(|p| p - first).collect();
+        let meta = &self.blocks[pbn.index()];
+        let programmed: Vec<u32> =
+            (0..self.geometry.pages_per_block).filter(|&offset| !self.is_free(first.offset(offset))).collect();
         let top = programmed.last().map_or(0, |&o| o + 1);
         if programmed.len() as u32 != meta.programmed || top != meta.write_ptr {
             return Err(format!(
@@ -364,113 +364,113 @@ mod tests {
     #[test]
     fn program_in_order_then_read_back() {
         let mut f = tiny();
-        f.program(0, PageKind::Data, 42, 1).unwrap();
-        f.program(1, PageKind::Data, 43, 1).unwrap();
-        assert_eq!(f.read(1).unwrap().logical, 43);
-        assert_eq!(f.programmed_count(0), 2);
-        assert!(!f.is_programmed(2));
-        assert_eq!(f.block_state(0), BlockState::Partial);
+        f.program(Ppn::new(0), PageKind::Data, 42, 1).unwrap();
+        f.program(Ppn::new(1), PageKind::Data, 43, 1).unwrap();
+        assert_eq!(f.read(Ppn::new(1)).unwrap().logical, 43);
+        assert_eq!(f.programmed_count(Pbn::new(0)), 2);
+        assert!(!f.is_programmed(Ppn::new(2)));
+        assert_eq!(f.block_state(Pbn::new(0)), BlockState::Partial);
     }
 
     #[test]
     fn reprogramming_a_page_is_rejected_with_its_ppn() {
         let mut f = tiny();
-        f.program(0, PageKind::Data, 1, 1).unwrap();
-        let err = f.program(0, PageKind::Data, 1, 2).unwrap_err().to_string();
+        f.program(Ppn::new(0), PageKind::Data, 1, 1).unwrap();
+        let err = f.program(Ppn::new(0), PageKind::Data, 1, 2).unwrap_err().to_string();
         assert!(err.contains("PPN 0") && err.contains("not free"), "{err}");
     }
 
     #[test]
     fn out_of_order_program_is_rejected() {
         let mut f = tiny();
-        f.program(2, PageKind::Data, 1, 1).unwrap();
-        let err = f.program(1, PageKind::Data, 1, 1).unwrap_err().to_string();
+        f.program(Ppn::new(2), PageKind::Data, 1, 1).unwrap();
+        let err = f.program(Ppn::new(1), PageKind::Data, 1, 1).unwrap_err().to_string();
         assert!(err.contains("out-of-order") && err.contains("PPN 1"), "{err}");
     }
 
     #[test]
     fn sequential_allows_gaps_that_stay_free_until_the_erase() {
         let mut f = tiny();
-        f.program(1, PageKind::Data, 7, 1).unwrap();
-        assert!(!f.is_programmed(0));
-        let err = f.program(0, PageKind::Data, 8, 1).unwrap_err().to_string();
+        f.program(Ppn::new(1), PageKind::Data, 7, 1).unwrap();
+        assert!(!f.is_programmed(Ppn::new(0)));
+        let err = f.program(Ppn::new(0), PageKind::Data, 8, 1).unwrap_err().to_string();
         assert!(err.contains("out-of-order") && err.contains("offset 2"), "{err}");
-        f.program(3, PageKind::Data, 9, 1).unwrap();
-        assert_eq!((f.programmed_count(0), f.write_pointer(0)), (2, 4));
-        assert_eq!(f.block_state(0), BlockState::Full, "nothing is programmable past the last page");
-        assert!(f.read(2).unwrap_err().to_string().contains("free"));
-        f.check_block_pages(0).unwrap();
-        f.erase(0).unwrap();
-        assert_eq!(f.block_state(0), BlockState::Erased);
-        f.program(0, PageKind::Data, 8, 2).unwrap();
-        f.check_block_pages(0).unwrap();
+        f.program(Ppn::new(3), PageKind::Data, 9, 1).unwrap();
+        assert_eq!((f.programmed_count(Pbn::new(0)), f.write_pointer(Pbn::new(0))), (2, 4));
+        assert_eq!(f.block_state(Pbn::new(0)), BlockState::Full, "nothing is programmable past the last page");
+        assert!(f.read(Ppn::new(2)).unwrap_err().to_string().contains("free"));
+        f.check_block_pages(Pbn::new(0)).unwrap();
+        f.erase(Pbn::new(0)).unwrap();
+        assert_eq!(f.block_state(Pbn::new(0)), BlockState::Erased);
+        f.program(Ppn::new(0), PageKind::Data, 8, 2).unwrap();
+        f.check_block_pages(Pbn::new(0)).unwrap();
     }
 
     #[test]
     fn any_free_page_programs_in_any_order_but_once() {
         let mut f = with_order(ProgramOrder::AnyFreePage);
         for (ppn, lpn) in [(3, 1), (0, 2), (2, 3)] {
-            f.program(ppn, PageKind::Data, lpn, 1).unwrap();
+            f.program(Ppn::new(ppn), PageKind::Data, lpn, 1).unwrap();
         }
-        assert_eq!(f.block_state(0), BlockState::Partial, "page 1 is still free");
-        assert!(f.program(0, PageKind::Data, 4, 1).unwrap_err().to_string().contains("not free"));
-        f.program(1, PageKind::Data, 4, 1).unwrap();
-        assert_eq!(f.block_state(0), BlockState::Full);
-        assert_eq!(f.read(0).unwrap().logical, 2);
-        f.check_block_pages(0).unwrap();
+        assert_eq!(f.block_state(Pbn::new(0)), BlockState::Partial, "page 1 is still free");
+        assert!(f.program(Ppn::new(0), PageKind::Data, 4, 1).unwrap_err().to_string().contains("not free"));
+        f.program(Ppn::new(1), PageKind::Data, 4, 1).unwrap();
+        assert_eq!(f.block_state(Pbn::new(0)), BlockState::Full);
+        assert_eq!(f.read(Ppn::new(0)).unwrap().logical, 2);
+        f.check_block_pages(Pbn::new(0)).unwrap();
     }
 
     #[test]
     fn payload_records_cost_nothing_until_enabled_and_are_erased_with_their_block() {
         let mut f = tiny();
         let plain = f.state_bytes();
-        assert_eq!(f.payload(0), None);
-        assert!(f.program_with_payload(0, PageKind::Data, 1, 1, 7).is_err());
+        assert_eq!(f.payload(Ppn::new(0)), None);
+        assert!(f.program_with_payload(Ppn::new(0), PageKind::Data, 1, 1, 7).is_err());
         f.enable_payload();
         assert_eq!(f.state_bytes(), plain + 8 * 8, "8 pages x 8 bytes");
-        f.program_with_payload(0, PageKind::Data, 1, 1, 0xfeed).unwrap();
-        f.program(1, PageKind::Data, 2, 1).unwrap();
-        assert_eq!((f.payload(0), f.payload(1)), (Some(0xfeed), Some(0)));
-        f.erase(0).unwrap();
-        assert_eq!(f.payload(0), Some(0));
+        f.program_with_payload(Ppn::new(0), PageKind::Data, 1, 1, 0xfeed).unwrap();
+        f.program(Ppn::new(1), PageKind::Data, 2, 1).unwrap();
+        assert_eq!((f.payload(Ppn::new(0)), f.payload(Ppn::new(1))), (Some(0xfeed), Some(0)));
+        f.erase(Pbn::new(0)).unwrap();
+        assert_eq!(f.payload(Ppn::new(0)), Some(0));
     }
 
     #[test]
     fn an_interrupted_program_takes_the_page_and_reads_back_corrupt() {
         let mut f = tiny();
-        f.program(0, PageKind::Data, 1, 1).unwrap();
-        f.program_interrupted(1, PageKind::Data).unwrap();
-        assert!(f.is_programmed(1) && f.is_corrupt(1) && f.has_corrupt_page(0));
-        assert!(f.read(1).unwrap_err().to_string().contains("corrupt"));
-        assert_eq!(f.read(0).unwrap().logical, 1);
-        f.program(2, PageKind::Data, 3, 1).unwrap();
-        f.check_block_pages(0).unwrap();
-        f.erase(0).unwrap();
-        assert!(!f.is_corrupt(1) && !f.has_corrupt_page(0));
+        f.program(Ppn::new(0), PageKind::Data, 1, 1).unwrap();
+        f.program_interrupted(Ppn::new(1), PageKind::Data).unwrap();
+        assert!(f.is_programmed(Ppn::new(1)) && f.is_corrupt(Ppn::new(1)) && f.has_corrupt_page(Pbn::new(0)));
+        assert!(f.read(Ppn::new(1)).unwrap_err().to_string().contains("corrupt"));
+        assert_eq!(f.read(Ppn::new(0)).unwrap().logical, 1);
+        f.program(Ppn::new(2), PageKind::Data, 3, 1).unwrap();
+        f.check_block_pages(Pbn::new(0)).unwrap();
+        f.erase(Pbn::new(0)).unwrap();
+        assert!(!f.is_corrupt(Ppn::new(1)) && !f.has_corrupt_page(Pbn::new(0)));
     }
 
     #[test]
     fn reading_a_free_page_is_rejected() {
         let f = tiny();
-        assert!(f.read(3).unwrap_err().to_string().contains("free"));
+        assert!(f.read(Ppn::new(3)).unwrap_err().to_string().contains("free"));
     }
 
     #[test]
     fn erase_frees_every_page_of_the_block() {
         let mut f = tiny();
-        f.program(4, PageKind::Translation, 9, 1).unwrap();
-        f.program(5, PageKind::Translation, 9, 2).unwrap();
-        f.erase(1).unwrap();
-        assert_eq!(f.erase_count(1), 1);
-        assert!(!f.is_programmed(4) && !f.is_programmed(5));
-        assert_eq!(f.block_state(1), BlockState::Erased);
-        f.program(4, PageKind::Data, 1, 1).unwrap();
+        f.program(Ppn::new(4), PageKind::Translation, 9, 1).unwrap();
+        f.program(Ppn::new(5), PageKind::Translation, 9, 2).unwrap();
+        f.erase(Pbn::new(1)).unwrap();
+        assert_eq!(f.erase_count(Pbn::new(1)), 1);
+        assert!(!f.is_programmed(Ppn::new(4)) && !f.is_programmed(Ppn::new(5)));
+        assert_eq!(f.block_state(Pbn::new(1)), BlockState::Erased);
+        f.program(Ppn::new(4), PageKind::Data, 1, 1).unwrap();
     }
 
     #[test]
     fn mixing_page_kinds_in_a_block_is_rejected() {
         let mut f = tiny();
-        f.program(0, PageKind::Data, 1, 1).unwrap();
-        assert!(f.program(1, PageKind::Translation, 1, 1).is_err());
+        f.program(Ppn::new(0), PageKind::Data, 1, 1).unwrap();
+        assert!(f.program(Ppn::new(1), PageKind::Translation, 1, 1).is_err());
     }
 }

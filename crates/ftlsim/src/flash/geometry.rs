@@ -103,10 +103,10 @@ impl Geometry {
             return Err(SimError::config("device.geometry.sector_size", "at most 255 sectors per page"));
         }
         let pages = self.total_pages_u64();
-        if pages > u32::MAX as u64 {
+        if pages >= u32::MAX as u64 {
             return Err(SimError::config(
                 "device.geometry",
-                format!("{pages} physical pages exceed the 2^32 page addresses ftlsim supports"),
+                format!("{pages} physical pages exceed the 2^32 - 1 page addresses ftlsim supports"),
             ));
         }
         if self.pages_per_block > 65_535 {
@@ -146,23 +146,43 @@ impl Geometry {
 
     #[inline]
     pub fn block_of(&self, ppn: Ppn) -> Pbn {
-        ppn / self.pages_per_block
+        Pbn::new(ppn.get() / self.pages_per_block)
     }
     #[inline]
     pub fn page_offset(&self, ppn: Ppn) -> u32 {
-        ppn % self.pages_per_block
+        ppn.get() % self.pages_per_block
     }
     #[inline]
     pub fn first_page(&self, pbn: Pbn) -> Ppn {
-        pbn * self.pages_per_block
+        Ppn::new(pbn.get() * self.pages_per_block)
+    }
+    /// The page at `offset` in block `pbn`.
+    #[inline]
+    pub fn page_at(&self, pbn: Pbn, offset: u32) -> Ppn {
+        debug_assert!(offset < self.pages_per_block);
+        Ppn::new(pbn.get() * self.pages_per_block + offset)
+    }
+    /// The pages of block `pbn`, in offset order.
+    #[inline]
+    pub fn pages_of(&self, pbn: Pbn) -> impl DoubleEndedIterator<Item = Ppn> + ExactSizeIterator {
+        let first = pbn.get() * self.pages_per_block;
+        Ppn::range(first, first + self.pages_per_block)
+    }
+    /// Every page of the device.
+    pub fn pages(&self) -> impl DoubleEndedIterator<Item = Ppn> + ExactSizeIterator {
+        Ppn::range(0, self.total_pages())
+    }
+    /// Every block of the device.
+    pub fn blocks(&self) -> impl DoubleEndedIterator<Item = Pbn> + ExactSizeIterator {
+        Pbn::range(0, self.total_blocks())
     }
 
     /// Global plane index (0..total_planes) of a block.
     #[inline]
     pub fn plane_of_block(&self, pbn: Pbn) -> u32 {
         match self.block_layout {
-            BlockLayout::Interleaved => pbn % self.total_planes(),
-            BlockLayout::Contiguous => pbn / self.blocks_per_plane,
+            BlockLayout::Interleaved => pbn.get() % self.total_planes(),
+            BlockLayout::Contiguous => pbn.get() / self.blocks_per_plane,
         }
     }
     /// Global die index (0..total_dies) of a block.
@@ -201,19 +221,19 @@ mod tests {
     fn interleaved_layout_visits_planes_then_dies_channel_first() {
         let g = small();
         assert_eq!(g.total_blocks(), 32);
-        assert_eq!(g.plane_of_block(0), 0);
-        assert_eq!(g.plane_of_block(1), 1);
-        assert_eq!(g.die_of_block(2), 1);
+        assert_eq!(g.plane_of_block(Pbn::new(0)), 0);
+        assert_eq!(g.plane_of_block(Pbn::new(1)), 1);
+        assert_eq!(g.die_of_block(Pbn::new(2)), 1);
         assert_eq!(g.channel_of_die(1), 1);
         assert_eq!(g.channel_of_die(2), 0);
-        assert_eq!(g.plane_of_block(8), 0);
+        assert_eq!(g.plane_of_block(Pbn::new(8)), 0);
     }
 
     #[test]
     fn contiguous_layout_fills_a_plane_first() {
         let g = Geometry { block_layout: BlockLayout::Contiguous, ..small() };
-        assert_eq!(g.plane_of_block(3), 0);
-        assert_eq!(g.plane_of_block(4), 1);
+        assert_eq!(g.plane_of_block(Pbn::new(3)), 0);
+        assert_eq!(g.plane_of_block(Pbn::new(4)), 1);
     }
 
     #[test]

@@ -191,10 +191,10 @@ mod tests {
     #[test]
     fn chains_link_ops_and_begin_chain_breaks_them() {
         let mut log = OpLog::new();
-        log.push(OpKind::Read, Purpose::Translation, 7);
-        log.push(OpKind::Read, Purpose::Host, 9);
+        log.push(OpKind::Read, Purpose::Translation, Ppn::new(7));
+        log.push(OpKind::Read, Purpose::Host, Ppn::new(9));
         log.begin_chain();
-        log.push(OpKind::Program, Purpose::Host, 10);
+        log.push(OpKind::Program, Purpose::Host, Ppn::new(10));
         let ops = log.ops();
         assert_eq!(ops[0].dep, None);
         assert_eq!(ops[1].dep.map(OpIndex::get), Some(0));
@@ -215,10 +215,10 @@ mod tests {
     fn host_operations_carry_the_sectors_the_host_touches() {
         let mut log = OpLog::new();
         let part = Sectors { first: 2, count: NonZeroU8::new(6).unwrap() };
-        log.push(OpKind::Read, Purpose::Host, 5);
+        log.push(OpKind::Read, Purpose::Host, Ppn::new(5));
         let page = log.issued();
-        log.push(OpKind::Read, Purpose::Translation, 7);
-        log.push(OpKind::Read, Purpose::Host, 9);
+        log.push(OpKind::Read, Purpose::Translation, Ppn::new(7));
+        log.push(OpKind::Read, Purpose::Host, Ppn::new(9));
         log.set_host_sectors(page, part);
         let sectors: Vec<_> = log.ops().iter().map(|op| op.sectors).collect();
         assert_eq!(sectors, [None, None, Some(part)]);

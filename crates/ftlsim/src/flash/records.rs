@@ -18,17 +18,17 @@ impl<T: Copy + Default> PageRecords<T> {
 
     #[inline]
     pub fn get(&self, ppn: Ppn) -> T {
-        self.values[ppn as usize]
+        self.values[ppn.index()]
     }
 
     #[inline]
     pub fn set(&mut self, ppn: Ppn, value: T) {
-        self.values[ppn as usize] = value;
+        self.values[ppn.index()] = value;
     }
 
-    /// Resets a range of pages (an erased block) to the default.
-    pub fn clear(&mut self, pages: std::ops::Range<Ppn>) {
-        self.values[pages.start as usize..pages.end as usize].fill(T::default());
+    /// Resets `count` pages from `first` on (an erased block) to the default.
+    pub fn clear(&mut self, first: Ppn, count: u32) {
+        self.values[first.index()..first.index() + count as usize].fill(T::default());
     }
 
     /// Simulator memory of the table.

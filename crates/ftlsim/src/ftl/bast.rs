@@ -130,7 +130,7 @@ mod tests {
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
         for lpn in 0..16 {
-            ftl.write(lpn, 1, &mut ctx).unwrap();
+            ftl.write(Lpn::new(lpn), 1, &mut ctx).unwrap();
         }
         let before = ftl.merge_stats().unwrap();
         ctx.ops.reset_counts();
@@ -146,7 +146,7 @@ mod tests {
     /// blocks absorb the same writes without a merge.
     #[test]
     fn small_random_writes_thrash_bast_log_blocks() {
-        let updates = [1, 5, 9, 13, 2, 6, 10, 14];
+        let updates = [1, 5, 9, 13, 2, 6, 10, 14].map(Lpn::new);
         let config = config(&[]);
         let mut bast = build(&config).unwrap();
         let (s, ops) = run(bast.as_mut(), &config, &updates);
@@ -163,9 +163,13 @@ mod tests {
     fn an_in_order_log_block_is_switched_in() {
         let config = config(&[]);
         let mut bast = build(&config).unwrap();
-        let (s, ops) = run(bast.as_mut(), &config, &[4, 5, 6, 7]);
+        let (s, ops) = run(bast.as_mut(), &config, &[Lpn::new(4), Lpn::new(5), Lpn::new(6), Lpn::new(7)]);
         assert_eq!((s.switch_merges, s.pages_copied, ops.count(OpKind::Erase, Purpose::Gc)), (0, 0, 0));
-        let (s, ops) = run(build(&config).unwrap().as_mut(), &config, &[4, 5, 6, 7, 4]);
+        let (s, ops) = run(
+            build(&config).unwrap().as_mut(),
+            &config,
+            &[Lpn::new(4), Lpn::new(5), Lpn::new(6), Lpn::new(7), Lpn::new(4)],
+        );
         assert_eq!((s.switch_merges, s.pages_copied), (1, 0), "the full log block is merged on its block's next write");
         assert_eq!(ops.count(OpKind::Erase, Purpose::Gc), 1);
     }

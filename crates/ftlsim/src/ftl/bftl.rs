@@ -88,17 +88,17 @@ mod tests {
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
         for lpn in [0, 1, 3] {
-            ftl.write(lpn, 1, &mut ctx).unwrap();
+            ftl.write(Lpn::new(lpn), 1, &mut ctx).unwrap();
         }
         assert_eq!(ctx.ops.count(OpKind::Program, Purpose::Host), 3);
         assert_eq!(ctx.ops.count(OpKind::Program, Purpose::Gc), 0, "first writes go in place, gaps allowed");
-        ftl.write(2, 1, &mut ctx).unwrap(); // offset 2 lies below the block's last programmed page
+        ftl.write(Lpn::new(2), 1, &mut ctx).unwrap(); // offset 2 lies below the block's last programmed page
         assert_eq!(ctx.ops.count(OpKind::Read, Purpose::Gc), 3);
         assert_eq!(ctx.ops.count(OpKind::Program, Purpose::Gc), 3);
         assert_eq!(ctx.ops.count(OpKind::Erase, Purpose::Gc), 1);
-        ftl.write(1, 2, &mut ctx).unwrap();
+        ftl.write(Lpn::new(1), 2, &mut ctx).unwrap();
         assert_eq!(ctx.ops.count(OpKind::Program, Purpose::Gc), 6);
-        assert_eq!(ctx.flash.read(ftl.lookup(1, ctx.flash).unwrap()).unwrap().version, 2);
+        assert_eq!(ctx.flash.read(ftl.lookup(Lpn::new(1), ctx.flash).unwrap()).unwrap().version, 2);
         assert_eq!(ftl.merge_stats().unwrap().full_merges, 2);
         ftl.check(ctx.flash).unwrap();
     }

@@ -34,7 +34,7 @@ use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::check::suite::{bytes_of, quarter_map};
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, Ppn, Spare};
+use crate::flash::{FlashArray, Lpn, Ppn, Spare, Tpn};
 use crate::metrics::CacheAccess;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -112,17 +112,17 @@ impl KickOutOrder {
     fn scan_back(&self) -> Option<u32> {
         self.lists.back(SCAN)
     }
-    fn park(&mut self, slot: u32, tp: u32) {
+    fn park(&mut self, slot: u32, tp: Tpn) {
         self.lists.remove(slot);
-        self.lists.push_front(1 + tp, slot);
+        self.lists.push_front(1 + tp.get(), slot);
         self.parked.push_front(0, slot);
     }
     fn oldest_parked(&self) -> Option<u32> {
         self.parked.back(0)
     }
     /// The TP entered the CTP: its parked entries rejoin the cold end of the scan, oldest last.
-    fn unpark(&mut self, tp: u32) {
-        while let Some(slot) = self.lists.front(1 + tp) {
+    fn unpark(&mut self, tp: Tpn) {
+        while let Some(slot) = self.lists.front(1 + tp.get()) {
             self.lists.remove(slot);
             self.parked.remove(slot);
             self.lists.push_back(SCAN, slot);
@@ -164,13 +164,20 @@ struct Ctp {
 
 impl Ctp {
     #[inline]
-    fn contains(&self, tp: u32) -> bool {
-        self.lru.list_of(tp).is_some()
+    fn contains(&self, tp: Tpn) -> bool {
+        self.lru.list_of(tp.get()).is_some()
+    }
+    /// The least recently used cached TP.
+    fn lru_victim(&self) -> Option<Tpn> {
+        self.lru.back(0).map(Tpn::new)
+    }
+    fn touch(&mut self, tp: Tpn) {
+        self.lru.move_to_front(0, tp.get());
     }
     fn len(&self) -> u32 {
         self.lru.len(0)
     }
-    fn is_dirty(&self, tp: u32) -> bool {
+    fn is_dirty(&self, tp: Tpn) -> bool {
         self.changes.count(tp) > 0
     }
 }
@@ -224,22 +231,22 @@ impl Cdftl {
     }
 
     #[inline]
-    fn tp_of(&self, lpn: Lpn) -> u32 {
+    fn tp_of(&self, lpn: Lpn) -> Tpn {
         self.store.tp_of(lpn)
     }
 
     /// The mapping the CTP level holds (its copy if cached, else the flash copy).
     #[inline]
-    fn below_cmt(&self, lpn: Lpn) -> Ppn {
+    fn below_cmt(&self, lpn: Lpn) -> Option<Ppn> {
         self.ctp.changes.get(lpn).unwrap_or_else(|| self.store.entry(lpn))
     }
 
     /// Reads a TP into the CTP, writing back the LRU page if the CTP is full and it is dirty.
-    fn load_tp(&mut self, tp: u32, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Cost> {
+    fn load_tp(&mut self, tp: Tpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Cost> {
         let mut cost = Cost::default();
         // (GC during a write-back here may load `tp` itself, through the CMT's fallback.)
         while !self.ctp.contains(tp) && self.ctp.len() >= self.ctp.capacity {
-            let victim = self.ctp.lru.back(0).expect("a full CTP has a victim");
+            let victim = self.ctp.lru_victim().expect("a full CTP has a victim");
             if self.ctp.is_dirty(victim) {
                 write_back(self, blocks, victim, false, ctx)?;
                 ctx.cache.dirty_evictions += 1;
@@ -247,16 +254,16 @@ impl Cdftl {
             }
             // A nested load during that write-back's GC may have evicted it already.
             if self.ctp.contains(victim) {
-                self.ctp.lru.remove(victim);
+                self.ctp.lru.remove(victim.get());
                 ctx.cache.evictions += 1;
             }
         }
         if self.ctp.contains(tp) {
-            self.ctp.lru.move_to_front(0, tp);
+            self.ctp.touch(tp);
             return Ok(cost);
         }
         cost.fetched = self.store.fetch(tp, ctx)?;
-        self.ctp.lru.push_front(0, tp);
+        self.ctp.lru.push_front(0, tp.get());
         self.cmt.policy_mut().unpark(tp);
         Ok(cost)
     }
@@ -272,7 +279,7 @@ impl Cdftl {
                     if dirty {
                         let tp = self.tp_of(lpn);
                         self.ctp.changes.set(lpn, ppn);
-                        self.ctp.lru.move_to_front(0, tp);
+                        self.ctp.touch(tp);
                     }
                 }
                 None => {
@@ -301,7 +308,13 @@ impl Cdftl {
     }
 
     /// Gives a changed mapping a CMT slot as a dirty entry, without a fetch.
-    fn insert_dirty(&mut self, lpn: Lpn, ppn: Ppn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Cost> {
+    fn insert_dirty(
+        &mut self,
+        lpn: Lpn,
+        ppn: Option<Ppn>,
+        blocks: &mut BlockManager,
+        ctx: &mut FtlCtx,
+    ) -> Result<Cost> {
         self.inflight.push(lpn, ppn);
         let cost = self.make_room(blocks, ctx)?;
         let (lpn, ppn) = self.inflight.pop();
@@ -327,15 +340,15 @@ impl Relocate for Cdftl {
         let Some(lpn) = self.store.relocated(spare, old, new)? else { return Ok(()) };
         let tp = self.tp_of(lpn);
         if let Some(slot) = self.cmt.get(lpn) {
-            self.cmt.update(slot, new);
+            self.cmt.update(slot, Some(new));
             ctx.cache.record_gc(CacheAccess::Hit);
         } else if self.inflight.relocated(lpn, new) {
             ctx.cache.record_gc(CacheAccess::Hit);
         } else if self.ctp.contains(tp) {
-            self.ctp.changes.set(lpn, new);
+            self.ctp.changes.set(lpn, Some(new));
             ctx.cache.record_gc(CacheAccess::Hit);
         } else {
-            let cost = self.insert_dirty(lpn, new, blocks, ctx)?;
+            let cost = self.insert_dirty(lpn, Some(new), blocks, ctx)?;
             ctx.cache.record_gc(miss_class(cost.wrote, cost.fetched));
         }
         Ok(())
@@ -348,7 +361,7 @@ impl TranslationOwner for Cdftl {
     }
 
     /// Everything of the TP goes: the CTP copy's changes, then the CMT's dirty entries (newer).
-    fn publish(&mut self, tp: u32) -> bool {
+    fn publish(&mut self, tp: Tpn) -> bool {
         let store = &mut self.store;
         self.ctp.changes.drain(tp, |lpn, ppn| store.set(lpn, ppn));
         self.cmt.clean_tp(tp, |lpn, ppn| store.set(lpn, ppn));
@@ -369,7 +382,7 @@ impl DemandScheme for Cdftl {
     }
 
     #[inline]
-    fn translate(&mut self, lpn: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Ppn> {
+    fn translate(&mut self, lpn: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
         if let Some(slot) = self.cmt.get(lpn) {
             self.cmt.touch(slot);
             ctx.cache.record(CacheAccess::Hit);
@@ -377,7 +390,7 @@ impl DemandScheme for Cdftl {
         }
         let tp = self.tp_of(lpn);
         let mut cost = if self.ctp.contains(tp) {
-            self.ctp.lru.move_to_front(0, tp);
+            self.ctp.touch(tp);
             Cost::default()
         } else {
             self.load_tp(tp, blocks, ctx)?
@@ -398,7 +411,7 @@ impl DemandScheme for Cdftl {
     }
 
     #[inline]
-    fn remap(&mut self, lpn: Lpn, ppn: Ppn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+    fn remap(&mut self, lpn: Lpn, ppn: Option<Ppn>, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
         match self.cmt.get(lpn) {
             Some(slot) => self.cmt.update(slot, ppn),
             None => {
@@ -408,7 +421,7 @@ impl DemandScheme for Cdftl {
         Ok(())
     }
 
-    fn cached(&self, lpn: Lpn) -> Option<Ppn> {
+    fn cached(&self, lpn: Lpn) -> Option<Option<Ppn>> {
         self.cmt.get(lpn).map(|slot| self.cmt.ppn(slot)).or_else(|| self.ctp.changes.get(lpn))
     }
 
@@ -420,9 +433,7 @@ impl DemandScheme for Cdftl {
     }
 
     fn flush(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
-        while let Some(tp) =
-            (0..self.store.tp_count()).find(|&tp| self.ctp.is_dirty(tp) || self.cmt.dirty_count(tp) > 0)
-        {
+        while let Some(tp) = self.store.tps().find(|&tp| self.ctp.is_dirty(tp) || self.cmt.dirty_count(tp) > 0) {
             let whole_in_sram = self.ctp.contains(tp);
             write_back(self, blocks, tp, !whole_in_sram, ctx)?;
         }
@@ -455,7 +466,7 @@ impl DemandScheme for Cdftl {
             }
             if !self.cmt.is_dirty(slot) && self.cmt.ppn(slot) != self.below_cmt(lpn) {
                 return Err(format!(
-                    "clean CMT entry LPN {lpn} -> {} disagrees with the CTP or flash copy ({})",
+                    "clean CMT entry LPN {lpn} -> {:?} disagrees with the CTP or flash copy ({:?})",
                     self.cmt.ppn(slot),
                     self.below_cmt(lpn)
                 ));
@@ -532,14 +543,14 @@ mod tests {
         let c = tiny_config(&["ftl.cdftl.cmt_bytes=16", "ftl.cdftl.entry_bits=64", "ftl.cdftl.ctp_bytes=32"]);
         let mut sim = crate::Simulation::new(&c, "cdftl").unwrap();
         sim.precondition().unwrap();
-        sim.serve(page(Write, 0)).unwrap(); // CTP miss: TP 0 read
-        sim.serve(page(Read, 1)).unwrap(); // CMT miss, CTP hit: no flash access
+        sim.serve(page(Write, Lpn::new(0))).unwrap(); // CTP miss: TP 0 read
+        sim.serve(page(Read, Lpn::new(1))).unwrap(); // CMT miss, CTP hit: no flash access
         assert_eq!(sim.ops().count(OpKind::Read, Purpose::Translation), 1);
         // CMT full; LPN 2 (TP 0): the victim is LPN 0 (dirty, TP in CTP): kicked into the CTP copy.
-        sim.serve(page(Read, 2)).unwrap();
+        sim.serve(page(Read, Lpn::new(2))).unwrap();
         assert_eq!(sim.ops().count(OpKind::Program, Purpose::Translation), 0);
         // LPN 8 (TP 1): the CTP evicts TP 0, now dirty: programmed without a read, then TP 1 read.
-        sim.serve(page(Read, 8)).unwrap();
+        sim.serve(page(Read, Lpn::new(8))).unwrap();
         assert_eq!(sim.ops().count(OpKind::Program, Purpose::Translation), 1);
         assert_eq!(sim.ops().count(OpKind::Read, Purpose::Translation), 2);
         let r = sim.result("t", serde_json::Value::Null, 1.0).report.cache;
@@ -552,18 +563,18 @@ mod tests {
         let c = tiny_config(&["ftl.cdftl.cmt_bytes=16", "ftl.cdftl.entry_bits=64", "ftl.cdftl.ctp_bytes=32"]);
         let mut sim = crate::Simulation::new(&c, "cdftl").unwrap();
         sim.precondition().unwrap();
-        sim.serve(page(Write, 0)).unwrap(); // LPN 0 dirty, TP 0 in CTP
-        sim.serve(page(Read, 8)).unwrap(); // TP 1 replaces TP 0 (clean: no write); LPN 0 stays dirty in CMT
-                                           // LPN 16: the CMT is full; LPN 0 is dirty with TP 0 outside the CTP: LPN 8 (clean) goes.
-        sim.serve(page(Read, 16)).unwrap();
+        sim.serve(page(Write, Lpn::new(0))).unwrap(); // LPN 0 dirty, TP 0 in CTP
+        sim.serve(page(Read, Lpn::new(8))).unwrap(); // TP 1 replaces TP 0 (clean: no write); LPN 0 stays dirty in CMT
+                                                     // LPN 16: the CMT is full; LPN 0 is dirty with TP 0 outside the CTP: LPN 8 (clean) goes.
+        sim.serve(page(Read, Lpn::new(16))).unwrap();
         assert_eq!(sim.ops().count(OpKind::Program, Purpose::Translation), 0);
-        assert!(sim.ftl().lookup(0, sim.flash()).is_some());
+        assert!(sim.ftl().lookup(Lpn::new(0), sim.flash()).is_some());
         sim.check_invariants().unwrap();
         // Everything dirty, no TP in the CTP: writes to LPNs 24 and 32 leave two dirty entries
         // of TPs 3 and 4; the next miss must load the oldest one's TP to kick it out.
-        sim.serve(page(Write, 24)).unwrap();
-        sim.serve(page(Write, 32)).unwrap();
-        sim.serve(page(Read, 40)).unwrap();
+        sim.serve(page(Write, Lpn::new(24))).unwrap();
+        sim.serve(page(Write, Lpn::new(32))).unwrap();
+        sim.serve(page(Read, Lpn::new(40))).unwrap();
         sim.check_invariants().unwrap();
         assert!(sim.ops().count(OpKind::Program, Purpose::Translation) >= 1);
     }

@@ -26,7 +26,7 @@ use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::check::suite::{bytes_of, quarter_map};
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, Ppn, Spare};
+use crate::flash::{FlashArray, Lpn, Ppn, Spare, Tpn};
 use crate::metrics::CacheAccess;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -160,7 +160,13 @@ impl Dftl {
     }
 
     /// Gives a changed mapping a CMT slot as a dirty entry, without a fetch.
-    fn insert_dirty(&mut self, lpn: Lpn, ppn: Ppn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
+    fn insert_dirty(
+        &mut self,
+        lpn: Lpn,
+        ppn: Option<Ppn>,
+        blocks: &mut BlockManager,
+        ctx: &mut FtlCtx,
+    ) -> Result<bool> {
         self.inflight.push(lpn, ppn);
         let wrote = self.make_room(blocks, ctx)?;
         let (lpn, ppn) = self.inflight.pop();
@@ -177,7 +183,7 @@ impl Dftl {
         Ok(())
     }
 
-    fn tp_of(&self, lpn: Lpn) -> u32 {
+    fn tp_of(&self, lpn: Lpn) -> Tpn {
         self.store.tp_of(lpn)
     }
 }
@@ -198,14 +204,14 @@ impl Relocate for Dftl {
     ) -> Result<()> {
         let Some(lpn) = self.store.relocated(spare, old, new)? else { return Ok(()) };
         if let Some(slot) = self.cmt.get(lpn) {
-            self.cmt.update(slot, new);
+            self.cmt.update(slot, Some(new));
             ctx.cache.record_gc(CacheAccess::Hit);
         } else if self.inflight.relocated(lpn, new) {
             ctx.cache.record_gc(CacheAccess::Hit);
         } else if self.params.gc_batch_update {
             ctx.cache.record_gc(self.gc_batch.stage(&mut self.store, lpn, new));
         } else {
-            let wrote = self.insert_dirty(lpn, new, blocks, ctx)?;
+            let wrote = self.insert_dirty(lpn, Some(new), blocks, ctx)?;
             ctx.cache.record_gc(miss_class(wrote, false));
         }
         // The victim block's last move: write its batch.
@@ -221,7 +227,7 @@ impl TranslationOwner for Dftl {
         &mut self.store
     }
 
-    fn publish(&mut self, tp: u32) -> bool {
+    fn publish(&mut self, tp: Tpn) -> bool {
         let store = &mut self.store;
         if self.params.batch_update {
             self.cmt.clean_tp(tp, |lpn, ppn| store.set(lpn, ppn));
@@ -242,7 +248,7 @@ impl DemandScheme for Dftl {
     }
 
     #[inline]
-    fn translate(&mut self, lpn: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Ppn> {
+    fn translate(&mut self, lpn: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
         if let Some(slot) = self.cmt.get(lpn) {
             self.cmt.touch(slot);
             ctx.cache.record(CacheAccess::Hit);
@@ -263,7 +269,7 @@ impl DemandScheme for Dftl {
     }
 
     #[inline]
-    fn remap(&mut self, lpn: Lpn, ppn: Ppn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+    fn remap(&mut self, lpn: Lpn, ppn: Option<Ppn>, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
         match self.cmt.get(lpn) {
             Some(slot) => self.cmt.update(slot, ppn),
             None => {
@@ -273,7 +279,7 @@ impl DemandScheme for Dftl {
         Ok(())
     }
 
-    fn cached(&self, lpn: Lpn) -> Option<Ppn> {
+    fn cached(&self, lpn: Lpn) -> Option<Option<Ppn>> {
         self.cmt.get(lpn).map(|slot| self.cmt.ppn(slot))
     }
 
@@ -284,7 +290,7 @@ impl DemandScheme for Dftl {
     }
 
     fn flush(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
-        while let Some(tp) = (0..self.store.tp_count()).find(|&tp| self.cmt.dirty_count(tp) > 0) {
+        while let Some(tp) = self.store.tps().find(|&tp| self.cmt.dirty_count(tp) > 0) {
             let store = &mut self.store;
             self.cmt.clean_tp(tp, |lpn, ppn| store.set(lpn, ppn));
             write_back(self, blocks, tp, true, ctx)?;
@@ -306,7 +312,7 @@ impl DemandScheme for Dftl {
             let lpn = self.cmt.lpn(slot);
             if !self.cmt.is_dirty(slot) && self.cmt.ppn(slot) != self.store.entry(lpn) {
                 return Err(format!(
-                    "clean CMT entry LPN {lpn} -> {} disagrees with its translation page ({})",
+                    "clean CMT entry LPN {lpn} -> {:?} disagrees with its translation page ({:?})",
                     self.cmt.ppn(slot),
                     self.store.entry(lpn)
                 ));
@@ -337,6 +343,7 @@ impl DemandScheme for Dftl {
 mod tests {
     use super::*;
     use crate::config::ConfigBuilder;
+    use crate::flash::Pbn;
     use crate::flash::{OpKind, Purpose};
     use crate::ftl::common::demand::tests_support::{run_checked, tiny_config};
 
@@ -374,14 +381,14 @@ mod tests {
         };
         use crate::workload::IoKind::{Read, Write};
         for lpn in [0, 1, 8] {
-            sim.serve(page(Write, lpn)).unwrap(); // three misses, each fetching its TP
+            sim.serve(page(Write, Lpn::new(lpn))).unwrap(); // three misses, each fetching its TP
         }
         let reads = sim.ops().count(OpKind::Read, Purpose::Translation);
         assert_eq!(reads, 3);
-        sim.serve(page(Read, 16)).unwrap(); // evicts LPN 0: TP 0 written with LPNs 0 and 1
+        sim.serve(page(Read, Lpn::new(16))).unwrap(); // evicts LPN 0: TP 0 written with LPNs 0 and 1
         assert_eq!(sim.ops().count(OpKind::Program, Purpose::Translation), 1);
         assert_eq!(sim.ops().count(OpKind::Read, Purpose::Translation), reads + 2);
-        sim.serve(page(Read, 24)).unwrap(); // evicts LPN 1, now clean: no write
+        sim.serve(page(Read, Lpn::new(24))).unwrap(); // evicts LPN 1, now clean: no write
         assert_eq!(sim.ops().count(OpKind::Program, Purpose::Translation), 1);
         let r = sim.result("t", serde_json::Value::Null, 1.0).report.cache;
         assert_eq!((r.hit, r.miss_fetch, r.miss_writeback), (0, 4, 1));
@@ -408,10 +415,10 @@ mod tests {
         };
         use crate::workload::IoKind::{Read, Write};
         for lpn in [0, 1, 8] {
-            sim.serve(page(Write, lpn)).unwrap();
+            sim.serve(page(Write, Lpn::new(lpn))).unwrap();
         }
-        sim.serve(page(Read, 16)).unwrap(); // evicts LPN 0 alone
-        sim.serve(page(Read, 24)).unwrap(); // evicts LPN 1, still dirty: a second write of TP 0
+        sim.serve(page(Read, Lpn::new(16))).unwrap(); // evicts LPN 0 alone
+        sim.serve(page(Read, Lpn::new(24))).unwrap(); // evicts LPN 1, still dirty: a second write of TP 0
         assert_eq!(sim.ops().count(OpKind::Program, Purpose::Translation), 2);
         sim.check_invariants().unwrap();
     }
@@ -424,8 +431,8 @@ mod tests {
         sim.power_loss().unwrap();
         let g = &c.device.geometry;
         let translation_pages: u64 = (0..g.total_blocks())
-            .filter(|&b| sim.flash().block_kind(b) == crate::flash::PageKind::Translation)
-            .map(|b| sim.flash().write_pointer(b) as u64)
+            .filter(|&b| sim.flash().block_kind(Pbn::new(b)) == crate::flash::PageKind::Translation)
+            .map(|b| sim.flash().write_pointer(Pbn::new(b)) as u64)
             .sum();
         let r = sim.result("t", serde_json::Value::Null, 1.0).report.recovery;
         // Every block head, every translation page's spare, the one data page that stops the

@@ -269,22 +269,21 @@ mod tests {
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
         let request = |last: &mut LogBlockFtl<Last>, first: Lpn, pages: u32, version: u32, ctx: &mut FtlCtx| {
             last.begin_request(first, pages);
-            for lpn in first..first + pages {
+            for lpn in Lpn::range(first.get(), first.get() + pages) {
                 last.write(lpn, version, ctx).unwrap();
             }
             last.check(ctx.flash).unwrap();
         };
-        request(&mut last, 0, 16, 1, &mut ctx); // the fill: every first write in place
-        request(&mut last, 4, 3, 2, &mut ctx); // 6 KB: sequential
-        request(&mut last, 9, 1, 2, &mut ctx); // 2 KB: random, cold
-        request(&mut last, 9, 1, 3, &mut ctx); // rewritten while in a log block: hot
-        request(&mut last, 7, 1, 2, &mut ctx); // random, cold (its old copy is in the data block)
-        request(&mut last, 8, 2, 3, &mut ctx); // 4 KB is not larger than the threshold: random
+        request(&mut last, Lpn::new(0), 16, 1, &mut ctx); // the fill: every first write in place
+        request(&mut last, Lpn::new(4), 3, 2, &mut ctx); // 6 KB: sequential
+        request(&mut last, Lpn::new(9), 1, 2, &mut ctx); // 2 KB: random, cold
+        request(&mut last, Lpn::new(9), 1, 3, &mut ctx); // rewritten while in a log block: hot
+        request(&mut last, Lpn::new(7), 1, 2, &mut ctx); // random, cold (its old copy is in the data block)
+        request(&mut last, Lpn::new(8), 2, 3, &mut ctx); // 4 KB is not larger than the threshold: random
         let (last, flash) = (&last.scheme, &*ctx.flash);
         let seq = last.sequential.log_of(1).expect("logical block 1 has a sequential log block");
         let lpns = |b: Pbn, n: u32| -> Vec<u32> {
-            let first = flash.geometry().first_page(b);
-            (first..first + n).map(|p| flash.spare_unchecked(p).logical).collect()
+            flash.geometry().pages_of(b).take(n as usize).map(|p| flash.spare_unchecked(p).logical).collect()
         };
         assert_eq!(lpns(seq, 3), vec![4, 5, 6]);
         assert_eq!(lpns(last.cold.open.unwrap(), 3), vec![9, 7, 8]);

@@ -92,12 +92,19 @@ impl FtlCtx<'_> {
     }
 
     #[inline]
-    pub fn program(&mut self, ppn: Ppn, kind: PageKind, logical: u32, version: u32, purpose: Purpose) -> Result<()> {
+    pub fn program(
+        &mut self,
+        ppn: Ppn,
+        kind: PageKind,
+        logical: impl Into<u32>,
+        version: u32,
+        purpose: Purpose,
+    ) -> Result<()> {
         if self.ops.power_fails_now() {
             self.flash.program_interrupted(ppn, kind)?;
             return Err(SimError::PowerCut);
         }
-        self.flash.program(ppn, kind, logical, version)?;
+        self.flash.program(ppn, kind, logical.into(), version)?;
         self.ops.push(OpKind::Program, purpose, ppn);
         Ok(())
     }

@@ -110,6 +110,7 @@ impl Ftl for OptimalFtl {
 #[cfg(test)]
 mod tests {
     use crate::config::ConfigBuilder;
+    use crate::flash::Lpn;
     use crate::host::PageRequest;
     use crate::metrics::Report;
     use crate::workload::synthetic::MixedSpec;
@@ -142,7 +143,7 @@ mod tests {
             sim.serve(PageRequest {
                 arrival: now,
                 kind: crate::workload::IoKind::Read,
-                first,
+                first: Lpn::new(first),
                 pages: 8.min(logical - first),
                 span: crate::host::SectorSpan::WHOLE,
             })
@@ -163,7 +164,7 @@ mod tests {
             sim.serve(PageRequest {
                 arrival: now + r.arrival_ns,
                 kind: r.kind,
-                first,
+                first: Lpn::new(first),
                 pages: (r.len_bytes / page) as u32,
                 span: crate::host::SectorSpan::WHOLE,
             })

@@ -11,7 +11,6 @@ use crate::error::Result;
 use crate::flash::{FlashArray, Lpn, PageKind, Ppn, Purpose, Spare, BASIC_LAYOUT};
 use crate::mem::filled_vec;
 
-const UNMAPPED: Ppn = Ppn::MAX;
 /// PFTL's one stream.
 const DATA: StreamId = StreamId::new(0);
 pub(super) const STREAMS: &[StreamSpec] = &[StreamSpec::new("data", PageKind::Data)];
@@ -37,13 +36,13 @@ pub struct PageFtlParams {}
 /// The LPN -> PPN table; kept apart from the block manager so GC can update it while the
 /// block manager is borrowed.
 struct PageMap {
-    l2p: Vec<Ppn>,
+    l2p: Vec<Option<Ppn>>,
 }
 
 impl Relocate for PageMap {
     #[inline]
     fn relocated(&mut self, _: &mut BlockManager, spare: Spare, _old: Ppn, new: Ppn, _: &mut FtlCtx) -> Result<()> {
-        self.l2p[spare.logical as usize] = new;
+        self.l2p[spare.logical as usize] = Some(new);
         Ok(())
     }
 
@@ -64,7 +63,7 @@ pub struct PageFtl {
 impl PageFtl {
     pub fn new(config: &Config) -> Self {
         PageFtl {
-            map: PageMap { l2p: filled_vec(config.device.logical_pages() as usize, UNMAPPED) },
+            map: PageMap { l2p: filled_vec(config.device.logical_pages() as usize, None) },
             blocks: BlockManager::new(config, STREAMS),
             physical_pages: config.device.geometry.total_pages() as u64,
         }
@@ -83,30 +82,25 @@ impl Ftl for PageFtl {
 
     #[inline]
     fn read(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
-        let ppn = self.map.l2p[lpn as usize];
-        if ppn == UNMAPPED {
-            return Ok(None);
-        }
+        let Some(ppn) = self.map.l2p[lpn.index()] else { return Ok(None) };
         ctx.read(ppn, Purpose::Host)?;
         Ok(Some(ppn))
     }
 
     #[inline]
     fn write(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
-        let old = self.map.l2p[lpn as usize];
-        if old != UNMAPPED {
+        if let Some(old) = self.map.l2p[lpn.index()] {
             self.blocks.invalidate(old, ctx.flash)?;
         }
         let unit = self.blocks.next_unit(DATA);
         let ppn = self.blocks.allocate(unit, DATA, &mut self.map, ctx)?;
         ctx.program(ppn, PageKind::Data, lpn, version, Purpose::Host)?;
-        self.map.l2p[lpn as usize] = ppn;
+        self.map.l2p[lpn.index()] = Some(ppn);
         Ok(())
     }
 
     fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
-        let old = std::mem::replace(&mut self.map.l2p[lpn as usize], UNMAPPED);
-        if old != UNMAPPED {
+        if let Some(old) = self.map.l2p[lpn.index()].take() {
             self.blocks.invalidate(old, ctx.flash)?;
         }
         Ok(())
@@ -114,16 +108,19 @@ impl Ftl for PageFtl {
 
     #[inline]
     fn prefetch(&self, lpn: Lpn, stage: Prefetch, flash: &FlashArray) {
-        let Some(entry) = self.map.l2p.get(lpn as usize) else { return };
+        let Some(entry) = self.map.l2p.get(lpn.index()) else { return };
         match stage {
             Prefetch::Map => crate::mem::prefetch(entry),
-            Prefetch::Pages if *entry != UNMAPPED => self.blocks.prefetch_page(*entry, flash),
-            Prefetch::Pages => {}
+            Prefetch::Pages => {
+                if let Some(ppn) = *entry {
+                    self.blocks.prefetch_page(ppn, flash);
+                }
+            }
         }
     }
 
     fn lookup(&self, lpn: Lpn, _: &FlashArray) -> Option<Ppn> {
-        Some(self.map.l2p[lpn as usize]).filter(|&p| p != UNMAPPED)
+        self.map.l2p[lpn.index()]
     }
 
     /// Scans the spare area of every programmed page (after reading each block's first page for
@@ -132,16 +129,16 @@ impl Ftl for PageFtl {
     /// last write.)
     fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
         let l2p = &mut self.map.l2p;
-        l2p.fill(UNMAPPED);
+        l2p.fill(None);
         let mut newest: Vec<u32> = vec![0; l2p.len()];
         let mut seen = vec![false; l2p.len()];
         let g = ctx.flash.geometry().clone();
-        for pbn in 0..g.total_blocks() {
+        for pbn in g.blocks() {
             let first = g.first_page(pbn);
             if ctx.probe_spare(first).is_none() {
                 continue; // erased block
             }
-            for ppn in first..first + g.pages_per_block {
+            for ppn in g.pages_of(pbn) {
                 let Some(spare) = ctx.probe_spare(ppn) else { break };
                 if spare.kind != PageKind::Data {
                     continue;
@@ -150,12 +147,13 @@ impl Ftl for PageFtl {
                 if !seen[lpn] || spare.version > newest[lpn] {
                     seen[lpn] = true;
                     newest[lpn] = spare.version;
-                    l2p[lpn] = ppn;
+                    l2p[lpn] = Some(ppn);
                 }
             }
         }
         let l2p = &self.map.l2p;
-        self.blocks.rebuild(ctx.flash, |ppn, spare| spare.kind == PageKind::Data && l2p[spare.logical as usize] == ppn);
+        self.blocks
+            .rebuild(ctx.flash, |ppn, spare| spare.kind == PageKind::Data && l2p[spare.logical as usize] == Some(ppn));
         Ok(())
     }
 
@@ -208,17 +206,17 @@ mod tests {
         let mut flash = FlashArray::new(&config.device.geometry, config.device.program_order);
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
-        assert_eq!(ftl.read(3, &mut ctx).unwrap(), None, "unwritten LPN reads as unmapped, no flash access");
-        ftl.write(3, 1, &mut ctx).unwrap();
-        ftl.write(3, 2, &mut ctx).unwrap();
-        assert_eq!(ftl.read(3, &mut ctx).unwrap(), Some(1));
-        assert!(ctx.flash.is_programmed(0) && !ftl.blocks.is_valid(0, ctx.flash));
-        assert_eq!(ctx.flash.read(1).unwrap().version, 2);
+        assert_eq!(ftl.read(Lpn::new(3), &mut ctx).unwrap(), None, "unwritten LPN reads as unmapped, no flash access");
+        ftl.write(Lpn::new(3), 1, &mut ctx).unwrap();
+        ftl.write(Lpn::new(3), 2, &mut ctx).unwrap();
+        assert_eq!(ftl.read(Lpn::new(3), &mut ctx).unwrap(), Some(Ppn::new(1)));
+        assert!(ctx.flash.is_programmed(Ppn::new(0)) && !ftl.blocks.is_valid(Ppn::new(0), ctx.flash));
+        assert_eq!(ctx.flash.read(Ppn::new(1)).unwrap().version, 2);
         assert_eq!(ctx.ops.count(OpKind::Program, Purpose::Host), 2);
         assert_eq!(ctx.ops.count(OpKind::Read, Purpose::Host), 1);
-        ftl.trim(3, &mut ctx).unwrap();
-        assert_eq!(ftl.lookup(3, ctx.flash), None);
-        assert!(!ftl.blocks.is_valid(1, ctx.flash));
+        ftl.trim(Lpn::new(3), &mut ctx).unwrap();
+        assert_eq!(ftl.lookup(Lpn::new(3), ctx.flash), None);
+        assert!(!ftl.blocks.is_valid(Ppn::new(1), ctx.flash));
     }
 
     #[test]
@@ -229,17 +227,17 @@ mod tests {
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
         for (lpn, version) in [(0, 1), (1, 1), (0, 2), (2, 1), (1, 2), (2, 2)] {
-            ftl.write(lpn, version, &mut ctx).unwrap();
+            ftl.write(Lpn::new(lpn), version, &mut ctx).unwrap();
         }
-        let last_of_2 = ftl.lookup(2, ctx.flash);
-        ftl.trim(2, &mut ctx).unwrap();
-        let mut expected: Vec<_> = (0..4).map(|l| ftl.lookup(l, ctx.flash)).collect();
+        let last_of_2 = ftl.lookup(Lpn::new(2), ctx.flash);
+        ftl.trim(Lpn::new(2), &mut ctx).unwrap();
+        let mut expected: Vec<_> = (0..4).map(|l| ftl.lookup(Lpn::new(l), ctx.flash)).collect();
         expected[2] = last_of_2; // the trim lived in SRAM only
         ctx.ops.reset_counts();
         ftl.recover(&mut ctx).unwrap();
-        assert_eq!((0..4).map(|l| ftl.lookup(l, ctx.flash)).collect::<Vec<_>>(), expected);
+        assert_eq!((0..4).map(|l| ftl.lookup(Lpn::new(l), ctx.flash)).collect::<Vec<_>>(), expected);
         // Validity rebuilt: exactly the newest copies are valid.
-        let valid: Vec<Ppn> = (0..8).filter(|&p| ftl.blocks.is_valid(p, ctx.flash)).collect();
+        let valid: Vec<Ppn> = Ppn::range(0, 8).filter(|&p| ftl.blocks.is_valid(p, ctx.flash)).collect();
         let mut mapped: Vec<Ppn> = expected.iter().flatten().copied().collect();
         mapped.sort_unstable();
         assert_eq!(valid, mapped);

@@ -255,16 +255,16 @@ mod tests {
         let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
         for lpn in 0..24 {
-            sast.write(lpn, 1, &mut ctx).unwrap();
+            sast.write(Lpn::new(lpn), 1, &mut ctx).unwrap();
         }
-        sast.write(9, 2, &mut ctx).unwrap(); // set 1 (logical block 2)
+        sast.write(Lpn::new(9), 2, &mut ctx).unwrap(); // set 1 (logical block 2)
         for lpn in [1, 5, 2, 6, 3, 7, 1, 5] {
-            sast.write(lpn, 2, &mut ctx).unwrap(); // set 0: two full log blocks
+            sast.write(Lpn::new(lpn), 2, &mut ctx).unwrap(); // set 0: two full log blocks
             sast.check(ctx.flash).unwrap();
         }
         assert_eq!((sast.scheme.logs[0].len(), sast.scheme.logs[1].len()), (2, 1));
         assert_eq!(sast.engine.stats.log_merges, 0);
-        sast.write(2, 3, &mut ctx).unwrap(); // a third log block for set 0: its oldest is merged
+        sast.write(Lpn::new(2), 3, &mut ctx).unwrap(); // a third log block for set 0: its oldest is merged
         sast.check(ctx.flash).unwrap();
         let s = sast.engine.stats;
         assert_eq!((s.log_merges, s.merged_data_blocks), (1, 2), "both data blocks of set 0");

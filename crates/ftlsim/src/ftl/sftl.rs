@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use super::common::cache::DirtyEntries;
 use super::common::demand::{at_most_the_map, miss_class, params_json, prefetch_relocation, DemandFtl, DemandScheme};
 use super::common::translation::{
-    write_back, TranslationOwner, TranslationStore, DEMAND_LAYOUT, DEMAND_STREAMS, TP_ENTRY_BYTES, UNMAPPED,
+    write_back, TranslationOwner, TranslationStore, DEMAND_LAYOUT, DEMAND_STREAMS, TP_ENTRY_BYTES,
 };
 use super::common::{BlockManager, ListSet, Relocate};
 use super::registry::{Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
@@ -32,7 +32,7 @@ use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::check::suite::quarter_map;
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, Ppn, Spare};
+use crate::flash::{FlashArray, Lpn, Ppn, Spare, Tpn};
 use crate::metrics::CacheAccess;
 
 /// Bytes of a cached TP's header, of one run, and of one dirty-buffer entry (LPN + PPN).
@@ -162,48 +162,51 @@ impl Sftl {
     }
 
     #[inline]
-    fn value(&self, lpn: Lpn) -> Ppn {
+    fn value(&self, lpn: Lpn) -> Option<Ppn> {
         self.changes.get(lpn).unwrap_or_else(|| self.store.entry(lpn))
     }
 
     #[inline]
-    fn cached(&self, tp: u32) -> bool {
-        self.lru.list_of(tp).is_some()
+    fn cached(&self, tp: Tpn) -> bool {
+        self.lru.list_of(tp.get()).is_some()
     }
 
     /// Bytes a TP takes in the cache.
     #[inline]
-    fn cost(&self, tp: u32) -> u64 {
-        HEADER_BYTES + (RUN_BYTES * self.runs[tp as usize] as u64).min(self.page_size as u64)
+    fn cost(&self, tp: Tpn) -> u64 {
+        HEADER_BYTES + (RUN_BYTES * self.runs[tp.index()] as u64).min(self.page_size as u64)
     }
 
-    fn runs_of(&self, tp: u32) -> u32 {
+    fn runs_of(&self, tp: Tpn) -> u32 {
         let lpns = self.store.lpns(tp);
-        1 + (lpns.start + 1..lpns.end).filter(|&l| !continues(self.value(l - 1), self.value(l))).count() as u32
+        let (start, end) = (lpns.start.get(), lpns.end.get());
+        1 + (start + 1..end).filter(|&l| !continues(self.value(Lpn::new(l - 1)), self.value(Lpn::new(l)))).count()
+            as u32
     }
 
     fn count_runs(&mut self) {
-        for tp in 0..self.store.tp_count() {
-            self.runs[tp as usize] = self.runs_of(tp);
+        for tp in self.store.tps() {
+            self.runs[tp.index()] = self.runs_of(tp);
         }
     }
 
     /// Records a change, keeping the run count (and the cache's use) current; returns whether
     /// the LPN had no unwritten change before.
-    fn change(&mut self, lpn: Lpn, ppn: Ppn) -> bool {
+    fn change(&mut self, lpn: Lpn, ppn: Option<Ppn>) -> bool {
         let tp = self.store.tp_of(lpn);
         let lpns = self.store.lpns(tp);
-        let left = (lpn > lpns.start).then(|| self.value(lpn - 1));
-        let right = (lpn + 1 < lpns.end).then(|| self.value(lpn + 1));
-        let breaks =
-            |v: Ppn| left.is_some_and(|l| !continues(l, v)) as u32 + right.is_some_and(|r| !continues(v, r)) as u32;
+        let left = (lpn > lpns.start).then(|| self.value(Lpn::new(lpn.get() - 1)));
+        let right = (lpn.get() + 1 < lpns.end.get()).then(|| self.value(lpn.offset(1)));
+        let breaks = |v: Option<Ppn>| {
+            left.is_some_and(|l| !continues(l, v)) as u32 + right.is_some_and(|r| !continues(v, r)) as u32
+        };
         let before = breaks(self.value(lpn));
         let cost = self.cost(tp);
         let fresh = self.changes.set(lpn, ppn);
         if self.buffer_bucket(tp).is_some() && fresh {
             self.rebucket(tp);
         }
-        let runs = &mut self.runs[tp as usize];
+        let runs = &mut self.runs[tp.index()];
         *runs = *runs + breaks(ppn) - before;
         if self.cached(tp) {
             self.used = self.used + self.cost(tp) - cost;
@@ -215,14 +218,15 @@ impl Sftl {
     /// the most buffered changes until the buffer fits; returns whether a TP was programmed.
     /// Runs after each host access, never inside GC: GC only records its changes, and the room
     /// they take is made afterwards (writing TPs back from inside GC would eat into its reserve).
-    fn settle(&mut self, keep: u32, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
+    fn settle(&mut self, keep: Tpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
         let mut wrote = false;
         loop {
             if self.used > self.capacity {
-                let victim = self.lru.back(0).and_then(|v| if v == keep { self.lru.toward_front(v) } else { Some(v) });
+                let victim =
+                    self.lru.back(0).and_then(|v| if v == keep.get() { self.lru.toward_front(v) } else { Some(v) });
                 // `keep` alone is at most an uncompressed page, which fits.
                 let victim = victim.expect("an over-full cache holds a TP besides the one in use");
-                wrote |= self.evict(victim, blocks, ctx)?;
+                wrote |= self.evict(Tpn::new(victim), blocks, ctx)?;
             } else if self.buffered > self.buffer_capacity {
                 let fullest = self.fullest_buffered().expect("an overflowing buffer holds a TP");
                 ctx.cache.evictions += 1;
@@ -235,8 +239,8 @@ impl Sftl {
         }
     }
 
-    fn evict(&mut self, tp: u32, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
-        self.lru.remove(tp);
+    fn evict(&mut self, tp: Tpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
+        self.lru.remove(tp.get());
         self.used -= self.cost(tp);
         ctx.cache.evictions += 1;
         let changed = self.changes.count(tp);
@@ -255,7 +259,7 @@ impl Sftl {
 
     /// A change of an uncached TP goes to the buffer (with any earlier change of a TP being
     /// written back right now).
-    fn buffer_change(&mut self, tp: u32, fresh: bool) {
+    fn buffer_change(&mut self, tp: Tpn, fresh: bool) {
         if self.buffer_bucket(tp).is_none() {
             self.rebucket(tp);
             self.buffered += self.changes.count(tp) as u64;
@@ -265,43 +269,42 @@ impl Sftl {
     }
 
     /// A buffered TP leaves the buffer (loaded into the cache, or written).
-    fn unbuffer(&mut self, tp: u32) {
+    fn unbuffer(&mut self, tp: Tpn) {
         if self.buffer_bucket(tp).is_some() {
-            self.buffer.remove(tp);
+            self.buffer.remove(tp.get());
             self.buffered -= self.changes.count(tp) as u64;
         }
     }
 
-    fn buffer_bucket(&self, tp: u32) -> Option<u32> {
-        self.buffer.list_of(tp)
+    fn buffer_bucket(&self, tp: Tpn) -> Option<u32> {
+        self.buffer.list_of(tp.get())
     }
 
     /// Files a TP in the buffer list of its number of changes.
-    fn rebucket(&mut self, tp: u32) {
+    fn rebucket(&mut self, tp: Tpn) {
         let count = self.changes.count(tp);
-        self.buffer.move_to_front(count, tp);
+        self.buffer.move_to_front(count, tp.get());
         self.top_bucket = self.top_bucket.max(count);
     }
 
     /// The buffered TP with the most changes.
-    fn fullest_buffered(&mut self) -> Option<u32> {
+    fn fullest_buffered(&mut self) -> Option<Tpn> {
         while self.buffer.is_empty(self.top_bucket) {
             if self.top_bucket == 0 {
                 return None;
             }
             self.top_bucket -= 1;
         }
-        self.buffer.back(self.top_bucket)
+        self.buffer.back(self.top_bucket).map(Tpn::new)
     }
 }
 
 /// Whether `b` continues the run `a` ends (consecutive PPNs, or both unmapped).
 #[inline]
-fn continues(a: Ppn, b: Ppn) -> bool {
-    if a == UNMAPPED || b == UNMAPPED {
-        a == b
-    } else {
-        a.wrapping_add(1) == b
+fn continues(a: Option<Ppn>, b: Option<Ppn>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.get().wrapping_add(1) == b.get(),
+        _ => a.is_none() && b.is_none(),
     }
 }
 
@@ -314,7 +317,7 @@ impl Relocate for Sftl {
     fn relocated(&mut self, _: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {
         let Some(lpn) = self.store.relocated(spare, old, new)? else { return Ok(()) };
         let tp = self.store.tp_of(lpn);
-        let fresh = self.change(lpn, new);
+        let fresh = self.change(lpn, Some(new));
         if self.cached(tp) {
             ctx.cache.record_gc(CacheAccess::Hit);
         } else {
@@ -330,7 +333,7 @@ impl TranslationOwner for Sftl {
         &mut self.store
     }
 
-    fn publish(&mut self, tp: u32) -> bool {
+    fn publish(&mut self, tp: Tpn) -> bool {
         self.unbuffer(tp);
         let store = &mut self.store;
         self.changes.drain(tp, |lpn, ppn| store.set(lpn, ppn));
@@ -348,16 +351,16 @@ impl DemandScheme for Sftl {
     }
 
     #[inline]
-    fn translate(&mut self, lpn: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Ppn> {
+    fn translate(&mut self, lpn: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
         let tp = self.store.tp_of(lpn);
         if self.cached(tp) {
-            self.lru.move_to_front(0, tp);
+            self.lru.move_to_front(0, tp.get());
             ctx.cache.record(CacheAccess::Hit);
             return Ok(self.value(lpn));
         }
         let fetched = self.store.fetch(tp, ctx)?;
         self.unbuffer(tp);
-        self.lru.push_front(0, tp);
+        self.lru.push_front(0, tp.get());
         self.used += self.cost(tp);
         let wrote = self.settle(tp, blocks, ctx)?;
         ctx.cache.record(miss_class(wrote, fetched));
@@ -365,7 +368,7 @@ impl DemandScheme for Sftl {
     }
 
     #[inline]
-    fn remap(&mut self, lpn: Lpn, ppn: Ppn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+    fn remap(&mut self, lpn: Lpn, ppn: Option<Ppn>, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
         let tp = self.store.tp_of(lpn);
         let fresh = self.change(lpn, ppn);
         if !self.cached(tp) {
@@ -376,7 +379,7 @@ impl DemandScheme for Sftl {
         Ok(())
     }
 
-    fn cached(&self, lpn: Lpn) -> Option<Ppn> {
+    fn cached(&self, lpn: Lpn) -> Option<Option<Ppn>> {
         self.changes.get(lpn)
     }
 
@@ -411,13 +414,10 @@ impl DemandScheme for Sftl {
     fn check(&self, _: &FlashArray) -> std::result::Result<(), String> {
         let mut used = 0;
         let mut buffered = 0;
-        for tp in 0..self.store.tp_count() {
+        for tp in self.store.tps() {
             let runs = self.runs_of(tp);
-            if runs != self.runs[tp as usize] {
-                return Err(format!(
-                    "translation page {tp} has {runs} runs but {} are counted",
-                    self.runs[tp as usize]
-                ));
+            if runs != self.runs[tp.index()] {
+                return Err(format!("translation page {tp} has {runs} runs but {} are counted", self.runs[tp.index()]));
             }
             let in_buffer = self.buffer_bucket(tp).is_some();
             if in_buffer && self.buffer_bucket(tp) != Some(self.changes.count(tp)) {
@@ -494,16 +494,21 @@ mod tests {
 
     #[test]
     fn runs_of_consecutive_ppns_decide_a_pages_size() {
-        assert!(continues(7, 8) && !continues(7, 9) && continues(UNMAPPED, UNMAPPED) && !continues(UNMAPPED, 0));
+        assert!(
+            continues(Some(Ppn::new(7)), Some(Ppn::new(8)))
+                && !continues(Some(Ppn::new(7)), Some(Ppn::new(9)))
+                && continues(None, None)
+                && !continues(None, Some(Ppn::new(0)))
+        );
         let c = tiny_config(&[]);
         let mut sim = crate::Simulation::new(&c, "sftl").unwrap();
         sim.precondition().unwrap();
         // The fill wrote each TP's 8 LPNs to consecutive pages: one run, 12 bytes.
-        sim.serve(page(Read, 0)).unwrap();
+        sim.serve(page(Read, Lpn::new(0))).unwrap();
         let ftl = sim.ftl();
         assert_eq!(ftl.sram_in_use().unwrap() - ftl.sram()[2].bytes - ftl.sram()[3].bytes, 12);
         // Rewriting LPN 3 splits the run in three.
-        sim.serve(page(Write, 3)).unwrap();
+        sim.serve(page(Write, Lpn::new(3))).unwrap();
         let ftl = sim.ftl();
         assert_eq!(ftl.sram_in_use().unwrap() - ftl.sram()[2].bytes - ftl.sram()[3].bytes, 8 + 3 * 4);
         sim.check_invariants().unwrap();
@@ -519,17 +524,17 @@ mod tests {
         ]);
         let mut sim = crate::Simulation::new(&c, "sftl").unwrap();
         sim.precondition().unwrap();
-        sim.serve(page(Write, 3)).unwrap(); // TP 0: 1 change, 3 runs (20 B)
+        sim.serve(page(Write, Lpn::new(3))).unwrap(); // TP 0: 1 change, 3 runs (20 B)
         for lpn in [8, 10, 12, 14] {
-            sim.serve(page(Write, lpn)).unwrap(); // TP 1 fragments: TP 0 is evicted
+            sim.serve(page(Write, Lpn::new(lpn))).unwrap(); // TP 1 fragments: TP 0 is evicted
         }
         // TP 0 had one change: buffered, no flash write.
         assert_eq!(sim.ops().count(OpKind::Program, Purpose::Translation), 0);
-        sim.serve(page(Read, 16)).unwrap(); // TP 1 (4 changes) is evicted: programmed, no read
+        sim.serve(page(Read, Lpn::new(16))).unwrap(); // TP 1 (4 changes) is evicted: programmed, no read
         assert_eq!(sim.ops().count(OpKind::Program, Purpose::Translation), 1);
         assert_eq!(sim.ops().count(OpKind::Read, Purpose::Translation), 3);
-        sim.serve(page(Read, 0)).unwrap(); // TP 0 comes back with its buffered change
-        assert!(sim.ftl().lookup(3, sim.flash()).is_some());
+        sim.serve(page(Read, Lpn::new(0))).unwrap(); // TP 0 comes back with its buffered change
+        assert!(sim.ftl().lookup(Lpn::new(3), sim.flash()).is_some());
         sim.check_invariants().unwrap();
         let r = sim.result("t", serde_json::Value::Null, 1.0).report.cache;
         assert!(r.dirty_eviction_probability.unwrap() > 0.0);

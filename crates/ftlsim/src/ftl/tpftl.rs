@@ -49,7 +49,7 @@ use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::check::suite::quarter_map;
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, Ppn, Spare};
+use crate::flash::{FlashArray, Lpn, Ppn, Spare, Tpn};
 use crate::metrics::CacheAccess;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -313,7 +313,7 @@ impl Tpftl {
             selective: SelectiveSwitch::new(params.selective_threshold),
             gc_batch: GcBatch::new(store.tp_count()),
             now: 0,
-            request: (0, 0),
+            request: (Lpn::new(0), 0),
             cache,
             store,
             params,
@@ -329,16 +329,18 @@ impl Tpftl {
     /// selective length, within `lpn`'s TP (rule 1).
     fn prefetch_length(&self, lpn: Lpn) -> u32 {
         let tp_lpns = self.store.lpns(self.store.tp_of(lpn));
-        let room = tp_lpns.end - 1 - lpn;
+        let room = tp_lpns.end.get() - 1 - lpn.get();
         let (first, end) = self.request;
         let mut k = 0;
-        let in_request = (lpn as u64) < end && (lpn == first || (self.params.request_prefetch_any_miss && lpn > first));
+        let in_request =
+            (lpn.get() as u64) < end && (lpn == first || (self.params.request_prefetch_any_miss && lpn > first));
         if self.params.request_prefetch && in_request {
-            k = (end - 1 - lpn as u64).min(room as u64) as u32;
+            k = (end - 1 - lpn.get() as u64).min(room as u64) as u32;
         }
         if self.params.selective_prefetch && self.selective.active {
-            let predecessors =
-                (1..=room.min(lpn - tp_lpns.start)).take_while(|&d| self.cache.get(lpn - d).is_some()).count();
+            let predecessors = (1..=room.min(lpn.get() - tp_lpns.start.get()))
+                .take_while(|&d| self.cache.get(Lpn::new(lpn.get() - d)).is_some())
+                .count();
             k = k.max(predecessors as u32);
         }
         k
@@ -347,7 +349,7 @@ impl Tpftl {
     /// Rule 2 (paper 002 §4.5, spec A.7.4): cuts the prefetch length `k` so that the requested
     /// entry and the uncached ones among the next `k` fit after evicting from one node; returns
     /// the length and that node (`None`: no eviction needed, or no other node to evict from).
-    fn plan(&mut self, lpn: Lpn, k: u32) -> (u32, Option<u32>) {
+    fn plan(&mut self, lpn: Lpn, k: u32) -> (u32, Option<Tpn>) {
         let tp = self.store.tp_of(lpn);
         let node = if self.cache.node_len(tp) == 0 { self.cache.node_bytes() } else { 0 };
         let need = |entries: u64, e: u64| entries * e + node;
@@ -366,7 +368,7 @@ impl Tpftl {
     /// For j = 0..=k, the entries a miss on `lpn` loads with a prefetch length of j.
     fn loads(&self, lpn: Lpn, k: u32) -> impl Iterator<Item = u64> + '_ {
         std::iter::once(1).chain((1..=k).scan(1, move |n, d| {
-            *n += self.cache.get(lpn + d).is_none() as u64;
+            *n += self.cache.get(lpn.offset(d)).is_none() as u64;
             Some(*n)
         }))
     }
@@ -376,9 +378,9 @@ impl Tpftl {
     /// other node is left. Returns whether a translation page was written.
     fn make_room(
         &mut self,
-        tp: u32,
+        tp: Tpn,
         entries: u64,
-        mut victim: Option<u32>,
+        mut victim: Option<Tpn>,
         blocks: &mut BlockManager,
         ctx: &mut FtlCtx,
     ) -> Result<bool> {
@@ -402,8 +404,8 @@ impl Tpftl {
     /// dirty entry of `v`, at the first dirty victim).
     fn evict_from(
         &mut self,
-        v: u32,
-        tp: u32,
+        v: Tpn,
+        tp: Tpn,
         entries: u64,
         blocks: &mut BlockManager,
         ctx: &mut FtlCtx,
@@ -459,7 +461,7 @@ impl Relocate for Tpftl {
     fn relocated(&mut self, _: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {
         let Some(lpn) = self.store.relocated(spare, old, new)? else { return Ok(()) };
         if let Some(slot) = self.cache.get(lpn) {
-            self.cache.update(slot, new);
+            self.cache.update(slot, Some(new));
             ctx.cache.record_gc(CacheAccess::Hit);
         } else {
             ctx.cache.record_gc(self.gc_batch.stage(&mut self.store, lpn, new));
@@ -478,7 +480,7 @@ impl TranslationOwner for Tpftl {
     }
 
     /// Staged GC updates are already in the store; with `b` every dirty entry of the TP joins.
-    fn publish(&mut self, tp: u32) -> bool {
+    fn publish(&mut self, tp: Tpn) -> bool {
         self.gc_batch.published(tp);
         if self.params.batch_update {
             let store = &mut self.store;
@@ -498,11 +500,11 @@ impl DemandScheme for Tpftl {
     }
 
     fn begin_request(&mut self, first: Lpn, pages: u32) {
-        self.request = (first, first as u64 + pages as u64);
+        self.request = (first, first.get() as u64 + pages as u64);
     }
 
     #[inline]
-    fn translate(&mut self, lpn: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Ppn> {
+    fn translate(&mut self, lpn: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
         self.now += 1;
         if let Some(slot) = self.cache.get(lpn) {
             self.cache.touch(slot, self.now);
@@ -511,7 +513,7 @@ impl DemandScheme for Tpftl {
         }
         let wanted = self.prefetch_length(lpn);
         let (k, victim) = self.plan(lpn, wanted);
-        let targets = lpn + 1..=lpn + k;
+        let targets = (1..=k).map(|d| lpn.offset(d));
         let loads = 1 + targets.clone().filter(|&p| self.cache.get(p).is_none()).count() as u64;
         let tp = self.store.tp_of(lpn);
         let wrote = self.make_room(tp, loads, victim, blocks, ctx)?;
@@ -528,7 +530,7 @@ impl DemandScheme for Tpftl {
     }
 
     #[inline]
-    fn remap(&mut self, lpn: Lpn, ppn: Ppn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+    fn remap(&mut self, lpn: Lpn, ppn: Option<Ppn>, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
         // Nothing evicts between a translation and its remap (GC only updates the cache).
         let slot = self.cache.get(lpn).ok_or_else(|| {
             SimError::Other(format!("tpftl: LPN {lpn} left the cache between its translation and its update"))
@@ -538,7 +540,7 @@ impl DemandScheme for Tpftl {
         self.flush_gc(blocks, ctx)
     }
 
-    fn cached(&self, lpn: Lpn) -> Option<Ppn> {
+    fn cached(&self, lpn: Lpn) -> Option<Option<Ppn>> {
         self.cache.get(lpn).map(|slot| self.cache.ppn(slot))
     }
 
@@ -552,7 +554,7 @@ impl DemandScheme for Tpftl {
         self.flush_gc(blocks, ctx)?;
         // GC during a write-back may dirty entries of TPs already written: repeat until clean.
         loop {
-            let tps: Vec<u32> = self.cache.dirty_tps().collect();
+            let tps: Vec<Tpn> = self.cache.dirty_tps().collect();
             if tps.is_empty() {
                 return Ok(());
             }
@@ -568,19 +570,19 @@ impl DemandScheme for Tpftl {
     fn clear_cache(&mut self) {
         self.cache.clear();
         self.selective = SelectiveSwitch::new(self.params.selective_threshold);
-        self.request = (0, 0);
+        self.request = (Lpn::new(0), 0);
         self.gc_batch.clear();
     }
 
     fn check(&self, _: &FlashArray) -> std::result::Result<(), String> {
         self.cache.check()?;
         self.gc_batch.check()?;
-        for tp in 0..self.store.tp_count() {
+        for tp in self.store.tps() {
             for slot in self.cache.node_entries(tp) {
                 let lpn = self.cache.lpn(slot);
                 if !self.cache.is_dirty(slot) && self.cache.ppn(slot) != self.store.entry(lpn) {
                     return Err(format!(
-                        "clean cached entry LPN {lpn} -> {} disagrees with its translation page ({})",
+                        "clean cached entry LPN {lpn} -> {:?} disagrees with its translation page ({:?})",
                         self.cache.ppn(slot),
                         self.store.entry(lpn)
                     ));
@@ -628,7 +630,7 @@ mod tests {
 
     /// LPN `offset` of TP `tp`, 1024 entries per TP (paper 002's "a:b" notation).
     fn at(tp: u32, offset: u32) -> Lpn {
-        tp * 1024 + offset
+        Lpn::new(tp * 1024 + offset)
     }
 
     /// A scheme outside the frame, on 4 KB pages (1024 entries per TP, 6 TPs) with every TP
@@ -666,7 +668,7 @@ mod tests {
             };
             for tp in 0..6 {
                 let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
-                write_back(&mut r.tp, &mut r.blocks, tp, false, &mut ctx).unwrap();
+                write_back(&mut r.tp, &mut r.blocks, Tpn::new(tp), false, &mut ctx).unwrap();
             }
             r.ops.reset_counts();
             r
@@ -678,11 +680,11 @@ mod tests {
             self.tp.now = t;
             if dirty {
                 let slot = self.tp.cache.get(lpn).unwrap();
-                self.tp.cache.update(slot, t as Ppn);
+                self.tp.cache.update(slot, Some(Ppn::new(t as u32)));
             }
         }
 
-        fn translate(&mut self, lpn: Lpn) -> Ppn {
+        fn translate(&mut self, lpn: Lpn) -> Option<Ppn> {
             let mut ctx = FtlCtx { flash: &mut self.flash, ops: &mut self.ops, cache: &mut self.cache };
             self.tp.translate(lpn, &mut self.blocks, &mut ctx).unwrap()
         }
@@ -713,11 +715,11 @@ mod tests {
         // (1) 1:336 misses, its TP node is cached; (2) two consecutive cached predecessors: length 2.
         assert_eq!(r.tp.prefetch_length(at(1, 336)), 2);
         // (3) Rule 2: the LRU node 3 holds one entry, so the length is cut to 1.
-        assert_eq!(r.tp.plan(at(1, 336), 2), (1, Some(3)));
+        assert_eq!(r.tp.plan(at(1, 336), 2), (1, Some(Tpn::new(3))));
         r.translate(at(1, 336));
         // Node 3 and 3:27 evicted (counter -1, two slots freed); (4) one read of TP 1;
         // (5)-(6) 1:336 and 1:337 loaded, 1:338 not.
-        assert_eq!(r.tp.cache.node_len(3), 0);
+        assert_eq!(r.tp.cache.node_len(Tpn::new(3)), 0);
         assert_eq!(r.tp.selective.counter, -1);
         assert_eq!(r.translation_ops(), (1, 0));
         assert_eq!(r.cached(&[at(1, 336), at(1, 337), at(1, 338), at(3, 27)]), [true, true, false, false]);
@@ -751,10 +753,10 @@ mod tests {
         // (3) One TP update (read + write) carries 5:55, 5:56 and 5:436; the last two stay, clean.
         assert_eq!(r.translation_ops(), (2, 1));
         for (offset, ppn) in [(55, 1), (56, 3), (436, 5)] {
-            assert_eq!(r.tp.store.entry(at(5, offset)), ppn);
+            assert_eq!(r.tp.store.entry(at(5, offset)), Some(Ppn::new(ppn)));
         }
         assert_eq!(r.cached(&[at(5, 56), at(5, 436)]), [true, true]);
-        assert_eq!(r.tp.cache.dirty_count(5), 0);
+        assert_eq!(r.tp.cache.dirty_count(Tpn::new(5)), 0);
         // (4) The three requested entries are loaded.
         assert_eq!(r.cached(&[at(0, 1000), at(0, 1001), at(0, 1002), at(0, 1003)]), [true, true, true, false]);
         assert_eq!((r.cache.miss_writeback, r.cache.evictions, r.cache.dirty_evictions), (1, 3, 1));
@@ -777,14 +779,20 @@ mod tests {
             r.tp.begin_request(at(0, 1000), 3);
             r.translate(at(0, 1000));
             let node: Vec<Lpn> =
-                r.tp.cache.node_entries(5).map(|s| r.tp.cache.lpn(s)).collect::<Vec<_>>().into_iter().rev().collect();
+                r.tp.cache
+                    .node_entries(Tpn::new(5))
+                    .map(|s| r.tp.cache.lpn(s))
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
             let mut node_sorted = node.clone();
             node_sorted.sort();
             assert_eq!(node_sorted, left, "{variant}");
-            assert_eq!(r.tp.cache.dirty_count(5), dirty_left, "{variant}");
+            assert_eq!(r.tp.cache.dirty_count(Tpn::new(5)), dirty_left, "{variant}");
             assert_eq!((r.cache.evictions, r.cache.dirty_evictions), (3, dirty_evictions), "{variant}");
             assert_eq!(r.translation_ops(), (2, 1), "{variant}");
-            assert_eq!(r.tp.store.entry(at(5, 55)), 1, "{variant}");
+            assert_eq!(r.tp.store.entry(at(5, 55)), Some(Ppn::new(1)), "{variant}");
             r.tp.cache.check().unwrap();
         }
     }
@@ -824,7 +832,7 @@ mod tests {
                 sim.serve(PageRequest {
                     arrival: 0,
                     kind: IoKind::Read,
-                    first: lpn,
+                    first: Lpn::new(lpn),
                     pages: 1,
                     span: crate::host::SectorSpan::WHOLE,
                 })
@@ -961,7 +969,7 @@ mod tests {
                 sim.serve(PageRequest {
                     arrival: i as u64 * 1_000_000,
                     kind: IoKind::Read,
-                    first,
+                    first: Lpn::new(first),
                     pages: 8,
                     span: crate::host::SectorSpan::WHOLE,
                 })
@@ -973,7 +981,7 @@ mod tests {
                 sim.serve(PageRequest {
                     arrival: 8192 * 1_000_000 + r.arrival_ns,
                     kind: r.kind,
-                    first,
+                    first: Lpn::new(first),
                     pages,
                     span: crate::host::SectorSpan::WHOLE,
                 })

@@ -124,7 +124,7 @@ impl Host {
         Ok(PageRequest {
             arrival: (req.arrival_ns as f64 / self.time_scale) as Nanos,
             kind: req.kind,
-            first: first as Lpn,
+            first: Lpn::new(first as u32),
             pages: pages as u32,
             span,
         })
@@ -133,8 +133,8 @@ impl Host {
     /// The i-th LPN of a request (folding wraps around the end of the space).
     #[inline]
     pub fn lpn(&self, req: &PageRequest, i: u32) -> Lpn {
-        let lpn = req.first as u64 + i as u64;
-        (if lpn >= self.logical_pages { lpn - self.logical_pages } else { lpn }) as Lpn
+        let lpn = req.first.get() as u64 + i as u64;
+        Lpn::new((if lpn >= self.logical_pages { lpn - self.logical_pages } else { lpn }) as u32)
     }
 }
 
@@ -159,9 +159,9 @@ mod tests {
     fn sub_page_requests_touch_whole_pages() {
         let h = host("error");
         let p = h.admit("t", &req(8192 * 3 + 100, 8192)).unwrap();
-        assert_eq!((p.first, p.pages), (3, 2));
+        assert_eq!((p.first, p.pages), (Lpn::new(3), 2));
         let p = h.admit("t", &req(0, 1)).unwrap();
-        assert_eq!((p.first, p.pages), (0, 1));
+        assert_eq!((p.first, p.pages), (Lpn::new(0), 1));
     }
 
     #[test]
@@ -171,7 +171,7 @@ mod tests {
         // 1,100 bytes (3 sectors) of page 5.
         let p = h.admit("t", &req(8192 * 3 + 1024, 7168 + 8192 + 1100)).unwrap();
         let span = p.span;
-        assert_eq!((p.first, p.pages), (3, 3));
+        assert_eq!((p.first, p.pages), (Lpn::new(3), 3));
         assert_eq!(span, SectorSpan { head: 2, tail: 13 });
         let part = |first, count| Some(Sectors { first, count: NonZeroU8::new(count).unwrap() });
         assert_eq!(span.sectors(0, 3, 16), part(2, 14));
@@ -195,17 +195,17 @@ mod tests {
         let h = host("fold");
         let cap = h.capacity_bytes();
         let p = h.admit("t", &req(cap + 8192 * 5, 8192)).unwrap();
-        assert_eq!((p.first, p.pages), (5, 1));
+        assert_eq!((p.first, p.pages), (Lpn::new(5), 1));
         let p = h.admit("t", &req(cap - 8192, 16384)).unwrap();
-        assert_eq!(h.lpn(&p, 0), 1_015_807);
-        assert_eq!(h.lpn(&p, 1), 0);
+        assert_eq!(h.lpn(&p, 0), Lpn::new(1_015_807));
+        assert_eq!(h.lpn(&p, 1), Lpn::new(0));
     }
 
     #[test]
     fn scale_maps_the_span_onto_the_device() {
         let h = host("scale");
         let p = h.admit("t", &req(8192 * 10, 8192)).unwrap();
-        assert_eq!(p.first, 5);
+        assert_eq!(p.first, Lpn::new(5));
     }
 
     #[test]
@@ -215,7 +215,7 @@ mod tests {
         // The span is twice the capacity: the last 16 KB of the span start at cap - 8 KB.
         let p = h.admit("t", &req(2 * cap - 16384, 16384)).unwrap();
         assert_eq!(p.pages, 2, "16 KB stays 16 KB");
-        assert_eq!((p.first as u64 + p.pages as u64) * 8192, cap, "it ends at the capacity");
+        assert_eq!((p.first.get() as u64 + p.pages as u64) * 8192, cap, "it ends at the capacity");
         assert!(h
             .admit("t", &req(2 * cap - 16384, cap + 8192))
             .unwrap_err()

@@ -68,6 +68,7 @@ impl FifoSingle {
 mod tests {
     use super::*;
     use crate::config::Config;
+    use crate::flash::Ppn;
     use crate::flash::{OpLog, Purpose};
 
     fn mlc8g() -> FifoSingle {
@@ -82,8 +83,8 @@ mod tests {
     fn service_is_the_sum_of_operations() {
         let mut t = mlc8g();
         let mut log = OpLog::new();
-        log.push(OpKind::Read, Purpose::Translation, 512); // block 2, plane 0
-        log.push(OpKind::Program, Purpose::Host, 256); // block 1, plane 1
+        log.push(OpKind::Read, Purpose::Translation, Ppn::new(512)); // block 2, plane 0
+        log.push(OpKind::Program, Purpose::Host, Ppn::new(256)); // block 1, plane 1
         let s = t.serve(1_000, log.ops());
         assert_eq!(s, Served { start: 1_000, finish: 1_000 + READ + PROGRAM });
     }
@@ -92,11 +93,11 @@ mod tests {
     fn a_busy_server_queues_the_next_request() {
         let mut t = mlc8g();
         let mut log = OpLog::new();
-        log.push(OpKind::Program, Purpose::Host, 0);
+        log.push(OpKind::Program, Purpose::Host, Ppn::new(0));
         let first = t.serve(0, log.ops());
         assert_eq!(first.finish, PROGRAM);
         log.clear();
-        log.push(OpKind::Read, Purpose::Host, 1024); // block 4, plane 0: register holds PPN 0, a miss
+        log.push(OpKind::Read, Purpose::Host, Ppn::new(1024)); // block 4, plane 0: register holds PPN 0, a miss
         let second = t.serve(100_000, log.ops());
         assert_eq!(second.start, PROGRAM, "waits for the server");
         assert_eq!(second.finish, PROGRAM + READ);
@@ -108,10 +109,10 @@ mod tests {
     fn reading_the_page_in_the_plane_register_costs_only_the_transfer() {
         let mut t = mlc8g();
         let mut log = OpLog::new();
-        log.push(OpKind::Read, Purpose::Translation, 512); // plane 0 now holds 512
-        log.push(OpKind::Program, Purpose::Host, 256); // plane 1: does not disturb plane 0
-        log.push(OpKind::Read, Purpose::Translation, 512); // register hit
-        log.push(OpKind::SpareRead, Purpose::Gc, 256); // plane 1 holds 256: spare transfer only
+        log.push(OpKind::Read, Purpose::Translation, Ppn::new(512)); // plane 0 now holds 512
+        log.push(OpKind::Program, Purpose::Host, Ppn::new(256)); // plane 1: does not disturb plane 0
+        log.push(OpKind::Read, Purpose::Translation, Ppn::new(512)); // register hit
+        log.push(OpKind::SpareRead, Purpose::Gc, Ppn::new(256)); // plane 1 holds 256: spare transfer only
         let s = t.serve(0, log.ops());
         assert_eq!(s.finish, READ + PROGRAM + 172_800 + 8_960);
         assert_eq!(t.registers.hits, 2);
@@ -121,9 +122,9 @@ mod tests {
     fn an_erase_clears_the_register_of_its_plane() {
         let mut t = mlc8g();
         let mut log = OpLog::new();
-        log.push(OpKind::Read, Purpose::Host, 512 + 3); // block 2, plane 0
-        log.push(OpKind::Erase, Purpose::Gc, 512);
-        log.push(OpKind::Read, Purpose::Host, 512 + 3);
+        log.push(OpKind::Read, Purpose::Host, Ppn::new(512 + 3)); // block 2, plane 0
+        log.push(OpKind::Erase, Purpose::Gc, Ppn::new(512));
+        log.push(OpKind::Read, Purpose::Host, Ppn::new(512 + 3));
         let s = t.serve(0, log.ops());
         assert_eq!(s.finish, READ + 3_800_000 + READ);
     }

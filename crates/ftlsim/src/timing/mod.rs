@@ -11,7 +11,7 @@ pub use fifo::FifoSingle;
 pub use parallel::Parallel;
 
 use crate::config::{DeviceConfig, TimingModelKind};
-use crate::flash::FlashOp;
+use crate::flash::{FlashOp, Ppn};
 
 /// Simulated time in nanoseconds.
 pub type Nanos = u64;
@@ -69,44 +69,42 @@ impl TimingEngine {
 /// One page register per plane: the page last read or programmed there (paper 000 §4.2).
 pub struct PlaneRegisters {
     enabled: bool,
-    held: Vec<u32>,
+    held: Vec<Option<Ppn>>,
     pub hits: u64,
 }
 
-const EMPTY_REGISTER: u32 = u32::MAX;
-
 impl PlaneRegisters {
     pub fn new(enabled: bool, planes: u32) -> Self {
-        PlaneRegisters { enabled, held: vec![EMPTY_REGISTER; planes as usize], hits: 0 }
+        PlaneRegisters { enabled, held: vec![None; planes as usize], hits: 0 }
     }
 
     /// Records a read of `ppn` on `plane`; returns true if the register already held it.
     #[inline]
-    pub fn read(&mut self, plane: u32, ppn: u32) -> bool {
+    pub fn read(&mut self, plane: u32, ppn: Ppn) -> bool {
         if !self.enabled {
             return false;
         }
         let slot = &mut self.held[plane as usize];
-        let hit = *slot == ppn;
-        *slot = ppn;
+        let hit = *slot == Some(ppn);
+        *slot = Some(ppn);
         self.hits += hit as u64;
         hit
     }
 
     #[inline]
-    pub fn program(&mut self, plane: u32, ppn: u32) {
+    pub fn program(&mut self, plane: u32, ppn: Ppn) {
         if self.enabled {
-            self.held[plane as usize] = ppn;
+            self.held[plane as usize] = Some(ppn);
         }
     }
 
     /// An erase of the block whose pages are `first..first+pages` clears a register holding one of them.
     #[inline]
-    pub fn erase(&mut self, plane: u32, first: u32, pages: u32) {
+    pub fn erase(&mut self, plane: u32, first: Ppn, pages: u32) {
         if self.enabled {
             let slot = &mut self.held[plane as usize];
-            if *slot != EMPTY_REGISTER && *slot >= first && *slot < first + pages {
-                *slot = EMPTY_REGISTER;
+            if slot.is_some_and(|held| held >= first && held.get() < first.get() + pages) {
+                *slot = None;
             }
         }
     }

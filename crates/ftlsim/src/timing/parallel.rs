@@ -87,6 +87,7 @@ impl Parallel {
 mod tests {
     use super::*;
     use crate::config::ConfigBuilder;
+    use crate::flash::Ppn;
     use crate::flash::{OpLog, Purpose};
 
     /// 2 channels x 1 chip x 1 die x 1 plane, 4 blocks per plane (interleaved: even PBN on die 0).
@@ -131,9 +132,9 @@ mod tests {
     fn independent_ops_on_two_dies_overlap() {
         let mut t = two_dies();
         let mut log = OpLog::new();
-        log.push(OpKind::Program, Purpose::Host, 0); // block 0: die 0, channel 0
+        log.push(OpKind::Program, Purpose::Host, Ppn::new(0)); // block 0: die 0, channel 0
         log.begin_chain();
-        log.push(OpKind::Program, Purpose::Host, 4); // block 1: die 1, channel 1
+        log.push(OpKind::Program, Purpose::Host, Ppn::new(4)); // block 1: die 1, channel 1
         let s = t.serve(0, log.ops());
         assert_eq!(s, Served { start: 0, finish: XFER + 200_000 });
     }
@@ -142,17 +143,17 @@ mod tests {
     fn a_chain_serialises_and_one_die_queues_fifo() {
         let mut t = two_dies();
         let mut log = OpLog::new();
-        log.push(OpKind::Read, Purpose::Translation, 0); // die 0
-        log.push(OpKind::Read, Purpose::Host, 4); // die 1, waits for the translation read
+        log.push(OpKind::Read, Purpose::Translation, Ppn::new(0)); // die 0
+        log.push(OpKind::Read, Purpose::Host, Ppn::new(4)); // die 1, waits for the translation read
         let s = t.serve(0, log.ops());
         assert_eq!(s.finish, 2 * (25_000 + XFER));
         // A second request on die 0 queues behind the first request's erase.
         log.clear();
-        log.push(OpKind::Erase, Purpose::Gc, 8); // block 2: die 0
+        log.push(OpKind::Erase, Purpose::Gc, Ppn::new(8)); // block 2: die 0
         let e = t.serve(0, log.ops());
         assert_eq!(e, Served { start: 25_000 + XFER, finish: 25_000 + XFER + 1_500_000 });
         log.clear();
-        log.push(OpKind::Read, Purpose::Host, 1);
+        log.push(OpKind::Read, Purpose::Host, Ppn::new(1));
         let r = t.serve(10, log.ops());
         assert_eq!(r.start, e.finish);
         assert_eq!(r.finish, e.finish + 25_000 + XFER);
@@ -162,9 +163,9 @@ mod tests {
     fn two_reads_on_different_dies_share_one_channel_only_when_they_share_it() {
         let mut t = two_dies();
         let mut log = OpLog::new();
-        log.push(OpKind::Read, Purpose::Host, 0); // die 0, channel 0
+        log.push(OpKind::Read, Purpose::Host, Ppn::new(0)); // die 0, channel 0
         log.begin_chain();
-        log.push(OpKind::Read, Purpose::Host, 8); // die 0 again: waits for die 0
+        log.push(OpKind::Read, Purpose::Host, Ppn::new(8)); // die 0 again: waits for die 0
         let s = t.serve(0, log.ops());
         assert_eq!(s.finish, 2 * (25_000 + XFER));
     }

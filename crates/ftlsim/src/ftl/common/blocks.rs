@@ -100,7 +100,7 @@ impl BlockManager {
     }
 
     pub fn role(&self, pbn: Pbn) -> BlockRole {
-        self.role[pbn as usize]
+        self.role[pbn.index()]
     }
     pub fn free_blocks(&self, unit: u32) -> usize {
         self.pool.len(unit)
@@ -202,7 +202,7 @@ impl BlockManager {
                 self.frontiers.take_page(unit, stream, ppb).expect("a block was just opened")
             }
         };
-        Ok(self.geometry.first_page(block) + offset)
+        Ok(self.geometry.page_at(block, offset))
     }
 
     fn replace_open_block<R: Relocate>(
@@ -227,14 +227,14 @@ impl BlockManager {
             self.file_closed(full, ctx.flash);
         }
         let pbn = self.pool.take(unit).ok_or(SimError::DeviceFull { unit: unit as usize, free: 0 })?;
-        self.role[pbn as usize] = BlockRole::Open;
+        self.role[pbn.index()] = BlockRole::Open;
         self.frontiers.open(unit, stream, pbn, 0);
         Ok(())
     }
 
     /// A written block leaves its frontier: file it for victim selection.
     fn file_closed(&mut self, pbn: Pbn, flash: &FlashArray) {
-        self.role[pbn as usize] = BlockRole::Closed;
+        self.role[pbn.index()] = BlockRole::Closed;
         self.gc.victims_mut().insert(pbn, self.validity.valid_count(pbn, flash));
     }
 
@@ -243,19 +243,19 @@ impl BlockManager {
     /// [`BlockManager::release_block`].
     pub fn take_block(&mut self, unit: u32) -> Result<Pbn> {
         let pbn = self.pool.take(unit).ok_or(SimError::DeviceFull { unit: unit as usize, free: 0 })?;
-        self.role[pbn as usize] = BlockRole::Owned;
+        self.role[pbn.index()] = BlockRole::Owned;
         Ok(pbn)
     }
 
     /// Erases a block taken with [`BlockManager::take_block`], whose pages the FTL has all
     /// invalidated, and returns it to the free pool.
     pub fn release_block(&mut self, pbn: Pbn, purpose: Purpose, ctx: &mut FtlCtx) -> Result<()> {
-        if self.role[pbn as usize] != BlockRole::Owned {
-            let message = format!("released, but it is {:?}, not owned by the FTL", self.role[pbn as usize]);
+        if self.role[pbn.index()] != BlockRole::Owned {
+            let message = format!("released, but it is {:?}, not owned by the FTL", self.role[pbn.index()]);
             return Err(SimError::Block { pbn, message });
         }
         self.erase(pbn, purpose, ctx)?;
-        self.role[pbn as usize] = BlockRole::Free;
+        self.role[pbn.index()] = BlockRole::Free;
         self.pool.put(pbn, ctx.flash.erase_count(pbn));
         Ok(())
     }
@@ -305,10 +305,10 @@ impl BlockManager {
             self.pool.units_of_blocks().to_vec(),
             self.gc.policy(),
         );
-        for pbn in 0..self.geometry.total_blocks() {
+        for pbn in self.geometry.blocks() {
             let unit = self.unit_of(pbn);
             let stream = self.frontiers.stream_of_kind(flash.block_kind(pbn));
-            self.role[pbn as usize] = match (flash.block_state(pbn), stream) {
+            self.role[pbn.index()] = match (flash.block_state(pbn), stream) {
                 (BlockState::Erased, _) => {
                     self.pool.put(pbn, flash.erase_count(pbn));
                     BlockRole::Free
@@ -332,8 +332,8 @@ impl BlockManager {
     /// schemes): erased blocks are free, every written block is owned by the FTL.
     pub fn rebuild_owned(&mut self, flash: &FlashArray, live: impl Fn(Ppn, Spare) -> bool) {
         self.rebuild_validity(flash, live);
-        for pbn in 0..self.geometry.total_blocks() {
-            self.role[pbn as usize] = if flash.block_state(pbn) == BlockState::Erased {
+        for pbn in self.geometry.blocks() {
+            self.role[pbn.index()] = if flash.block_state(pbn) == BlockState::Erased {
                 self.pool.put(pbn, flash.erase_count(pbn));
                 BlockRole::Free
             } else {
@@ -348,7 +348,7 @@ impl BlockManager {
         self.pool.clear();
         self.frontiers.clear();
         self.validity.clear();
-        for ppn in 0..self.geometry.total_pages() {
+        for ppn in self.geometry.pages() {
             if flash.is_programmed(ppn) && (flash.is_corrupt(ppn) || !live(ppn, flash.spare_unchecked(ppn))) {
                 self.validity.invalidate(ppn, flash);
             }
@@ -365,8 +365,8 @@ impl BlockManager {
     pub fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
         self.validity.check(flash)?;
         let mut free_seen = 0usize;
-        for pbn in 0..self.geometry.total_blocks() {
-            let role = self.role[pbn as usize];
+        for pbn in self.geometry.blocks() {
+            let role = self.role[pbn.index()];
             let filed = self.gc.victims().is_filed(pbn);
             match role {
                 BlockRole::Free => {
@@ -408,7 +408,8 @@ mod tests {
         &[StreamSpec::new("data", PageKind::Data), StreamSpec::new("translation", PageKind::Translation)];
     const DATA: StreamId = StreamId::new(0);
     const TRANSLATION: StreamId = StreamId::new(1);
-    const NIL: Ppn = Ppn::MAX;
+    /// An unmapped LPN of the tests' maps (no test device reaches it).
+    const NIL: Ppn = Ppn::new(u32::MAX - 1);
 
     /// 1 die, 1 plane, 8 blocks x 4 pages, GC when at most 1 free block.
     fn config() -> Config {
@@ -458,8 +459,8 @@ mod tests {
             write(&mut bm, &mut map, lpn, &mut ctx);
         }
         assert_eq!(map.0[..6], [0, 1, 2, 3, 4, 5]);
-        assert_eq!(bm.role(0), BlockRole::Closed);
-        assert_eq!(bm.role(1), BlockRole::Open);
+        assert_eq!(bm.role(Pbn::new(0)), BlockRole::Closed);
+        assert_eq!(bm.role(Pbn::new(1)), BlockRole::Open);
         assert_eq!(bm.free_blocks(0), 6);
         bm.check(ctx.flash).unwrap();
     }
@@ -486,7 +487,7 @@ mod tests {
         // Block 1 had 0 valid pages: greedy erases it without moves; then free = 2 > 1.
         assert_eq!(ctx.ops.count(crate::flash::OpKind::Erase, Purpose::Gc), 1);
         assert_eq!(ctx.ops.count(crate::flash::OpKind::Program, Purpose::Gc), 0);
-        assert_eq!(ctx.flash.erase_count(1), 1);
+        assert_eq!(ctx.flash.erase_count(Pbn::new(1)), 1);
         // More overwrites force a GC with moves; every LPN still maps to a page holding it.
         for round in 0..60u32 {
             write(&mut bm, &mut map, (round * 7) % 24, &mut ctx);
@@ -516,7 +517,7 @@ mod tests {
         ) -> Result<()> {
             self.map.relocated(bm, spare, old, new, ctx)?;
             let ppn = bm.allocate(1, TRANSLATION, self, ctx)?;
-            ctx.program(ppn, PageKind::Translation, 0, 1, Purpose::Translation)?;
+            ctx.program(ppn, PageKind::Translation, 0u32, 1, Purpose::Translation)?;
             bm.invalidate(ppn, ctx.flash)?;
             self.units.push(bm.unit_of(ctx.flash.geometry().block_of(ppn)));
             Ok(())
@@ -572,7 +573,7 @@ mod tests {
         let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
         let mut bm = BlockManager::new(&c, ONE_STREAM);
         let mut map = Map(vec![NIL; 64]);
-        let err = (0..32).try_for_each(|lpn| {
+        let err = (0..32u32).try_for_each(|lpn| {
             if map.0[lpn as usize] != NIL {
                 bm.invalidate(map.0[lpn as usize], ctx.flash)?;
             }
@@ -595,13 +596,13 @@ mod tests {
         for lpn in 0..10 {
             write(&mut bm, &mut map, lpn, &mut ctx);
         }
-        let roles: Vec<_> = (0..8).map(|b| bm.role(b)).collect();
+        let roles: Vec<_> = (0..8).map(|b| bm.role(Pbn::new(b))).collect();
         let live = map.0.clone();
         bm.rebuild(ctx.flash, |ppn, spare| live[spare.logical as usize] == ppn);
-        assert_eq!(roles, (0..8).map(|b| bm.role(b)).collect::<Vec<_>>());
+        assert_eq!(roles, (0..8).map(|b| bm.role(Pbn::new(b))).collect::<Vec<_>>());
         bm.check(ctx.flash).unwrap();
         write(&mut bm, &mut map, 3, &mut ctx);
-        assert_eq!(map.0[3], 10);
+        assert_eq!(map.0[3], Ppn::new(10));
     }
 
     #[test]
@@ -615,8 +616,8 @@ mod tests {
         assert_eq!((bm.role(owned), bm.free_blocks(0)), (BlockRole::Owned, 7));
         // The FTL places pages at offsets of its choosing (a gap at offset 1).
         let first = ctx.flash.geometry().first_page(owned);
-        ctx.program(first, PageKind::Data, 100, 1, Purpose::Host).unwrap();
-        ctx.program(first + 2, PageKind::Data, 102, 1, Purpose::Host).unwrap();
+        ctx.program(first, PageKind::Data, 100u32, 1, Purpose::Host).unwrap();
+        ctx.program(first.offset(2), PageKind::Data, 102u32, 1, Purpose::Host).unwrap();
         bm.check(ctx.flash).unwrap();
         // Page-mapped traffic around it collects other blocks only.
         let mut map = Map(vec![NIL; 32]);
@@ -627,7 +628,7 @@ mod tests {
         assert_eq!((bm.role(owned), ctx.flash.erase_count(owned)), (BlockRole::Owned, 0));
         assert!(bm.release_block(owned, Purpose::Metadata, &mut ctx).unwrap_err().to_string().contains("valid pages"));
         bm.invalidate(first, ctx.flash).unwrap();
-        bm.invalidate(first + 2, ctx.flash).unwrap();
+        bm.invalidate(first.offset(2), ctx.flash).unwrap();
         bm.release_block(owned, Purpose::Metadata, &mut ctx).unwrap();
         assert_eq!((bm.role(owned), ctx.flash.erase_count(owned)), (BlockRole::Free, 1));
         assert_eq!(ctx.ops.count(crate::flash::OpKind::Erase, Purpose::Metadata), 1);
@@ -695,9 +696,9 @@ mod tests {
         assert!(ctx.ops.count(crate::flash::OpKind::Program, Purpose::Gc) > 0, "GC moved pages");
         // No block mixes hot and cold valid pages.
         let g = ctx.flash.geometry().clone();
-        for pbn in 0..g.total_blocks() {
-            let first = g.first_page(pbn);
-            let hot: Vec<bool> = (first..first + g.pages_per_block)
+        for pbn in g.blocks() {
+            let hot: Vec<bool> = g
+                .pages_of(pbn)
                 .filter(|&p| bm.is_valid(p, ctx.flash))
                 .map(|p| ctx.flash.read(p).unwrap().logical < 4)
                 .collect();
@@ -721,7 +722,7 @@ mod tests {
         // Block 0 holds LPNs 0-3 (0 and 1 overwritten); block 1 is open.
         let free = bm.free_blocks(0);
         assert!(bm.reclaim_one(0, &mut map, &mut ctx).unwrap());
-        assert_eq!(ctx.flash.erase_count(0), 1);
+        assert_eq!(ctx.flash.erase_count(Pbn::new(0)), 1);
         assert_eq!(ctx.ops.count(crate::flash::OpKind::Program, Purpose::Gc), 2, "LPNs 2 and 3 moved");
         assert_eq!(bm.free_blocks(0), free, "block 0 freed; the second move opened block 2");
         assert_eq!(bm.gc_victims(), 1);

@@ -10,31 +10,31 @@
 //! Both are empty between requests.
 
 use super::translation::TranslationStore;
-use crate::flash::{Lpn, Ppn};
+use crate::flash::{Lpn, Ppn, Tpn};
 use crate::metrics::CacheAccess;
 
 /// Mapping changes waiting for a cache slot (nested at most once: GC inside the wait).
 #[derive(Default)]
 pub struct Waiting {
-    changes: Vec<(Lpn, Ppn)>,
+    changes: Vec<(Lpn, Option<Ppn>)>,
 }
 
 impl Waiting {
     /// Holds a change while the cache makes room for it.
     #[inline]
-    pub fn push(&mut self, lpn: Lpn, ppn: Ppn) {
+    pub fn push(&mut self, lpn: Lpn, ppn: Option<Ppn>) {
         self.changes.push((lpn, ppn));
     }
 
     /// Takes the most recent change back, with the PPN GC may have moved its page to meanwhile.
     #[inline]
-    pub fn pop(&mut self) -> (Lpn, Ppn) {
+    pub fn pop(&mut self) -> (Lpn, Option<Ppn>) {
         self.changes.pop().expect("a change waits")
     }
 
     /// The PPN of the most recent change.
     #[inline]
-    pub fn last_ppn(&self) -> Ppn {
+    pub fn last_ppn(&self) -> Option<Ppn> {
         self.changes.last().expect("a change waits").1
     }
 
@@ -44,7 +44,7 @@ impl Waiting {
     pub fn relocated(&mut self, lpn: Lpn, new: Ppn) -> bool {
         match self.changes.iter_mut().find(|(l, _)| *l == lpn) {
             Some(change) => {
-                change.1 = new;
+                change.1 = Some(new);
                 true
             }
             None => false,
@@ -52,7 +52,7 @@ impl Waiting {
     }
 
     /// Hands the waiting changes of `tp` to the store: a write of `tp` takes them along.
-    pub fn publish(&self, tp: u32, store: &mut TranslationStore) {
+    pub fn publish(&self, tp: Tpn, store: &mut TranslationStore) {
         for &(lpn, ppn) in &self.changes {
             if store.tp_of(lpn) == tp {
                 store.set(lpn, ppn);
@@ -61,7 +61,7 @@ impl Waiting {
     }
 
     /// Whether a change of `tp` waits.
-    pub fn holds(&self, tp: u32, store: &TranslationStore) -> bool {
+    pub fn holds(&self, tp: Tpn, store: &TranslationStore) -> bool {
         self.changes.iter().any(|&(lpn, _)| store.tp_of(lpn) == tp)
     }
 
@@ -81,7 +81,7 @@ impl Waiting {
 /// GC updates of uncached entries, staged in the store and written once per translation page.
 pub struct GcBatch {
     /// Staged TPs in staging order (a TP written and staged again is listed twice).
-    tps: Vec<u32>,
+    tps: Vec<Tpn>,
     /// Per TP: whether updates were staged since its last write.
     staged: Vec<bool>,
 }
@@ -96,20 +96,20 @@ impl GcBatch {
     /// write-back, the others as misses without penalty.
     #[inline]
     pub fn stage(&mut self, store: &mut TranslationStore, lpn: Lpn, new: Ppn) -> CacheAccess {
-        store.set(lpn, new);
+        store.set(lpn, Some(new));
         let tp = store.tp_of(lpn);
-        if self.staged[tp as usize] {
+        if self.staged[tp.index()] {
             return CacheAccess::MissNoPenalty;
         }
-        self.staged[tp as usize] = true;
+        self.staged[tp.index()] = true;
         self.tps.push(tp);
         CacheAccess::MissWriteBack
     }
 
     /// A write of `tp` took its staged updates along (call from `TranslationOwner::publish`).
     #[inline]
-    pub fn published(&mut self, tp: u32) {
-        self.staged[tp as usize] = false;
+    pub fn published(&mut self, tp: Tpn) {
+        self.staged[tp.index()] = false;
     }
 
     pub fn is_empty(&self) -> bool {
@@ -125,9 +125,9 @@ impl GcBatch {
     /// The next TP to write, skipping those written since they were staged; `None` when the
     /// batch is done. Updates staged meanwhile (GC during a write) join the batch.
     #[inline]
-    pub fn pop(&mut self) -> Option<u32> {
+    pub fn pop(&mut self) -> Option<Tpn> {
         while let Some(tp) = self.tps.pop() {
-            if self.staged[tp as usize] {
+            if self.staged[tp.index()] {
                 return Some(tp);
             }
         }
@@ -136,7 +136,7 @@ impl GcBatch {
 
     pub fn clear(&mut self) {
         for tp in self.tps.drain(..) {
-            self.staged[tp as usize] = false;
+            self.staged[tp.index()] = false;
         }
     }
 
@@ -167,42 +167,42 @@ mod tests {
     fn a_waiting_change_follows_its_page_and_goes_with_a_write_of_its_tp() {
         let mut store = store();
         let mut waiting = Waiting::default();
-        waiting.push(9, 100);
-        assert!(waiting.relocated(9, 101) && !waiting.relocated(8, 7));
-        assert_eq!(waiting.last_ppn(), 101);
-        assert!(waiting.holds(1, &store) && !waiting.holds(0, &store));
-        waiting.publish(0, &mut store);
-        assert_eq!(store.entry(9), crate::ftl::common::translation::UNMAPPED);
-        waiting.publish(1, &mut store);
-        assert_eq!(store.entry(9), 101);
+        waiting.push(Lpn::new(9), Some(Ppn::new(100)));
+        assert!(waiting.relocated(Lpn::new(9), Ppn::new(101)) && !waiting.relocated(Lpn::new(8), Ppn::new(7)));
+        assert_eq!(waiting.last_ppn(), Some(Ppn::new(101)));
+        assert!(waiting.holds(Tpn::new(1), &store) && !waiting.holds(Tpn::new(0), &store));
+        waiting.publish(Tpn::new(0), &mut store);
+        assert_eq!(store.entry(Lpn::new(9)), None);
+        waiting.publish(Tpn::new(1), &mut store);
+        assert_eq!(store.entry(Lpn::new(9)), Some(Ppn::new(101)));
         assert!(waiting.check().is_err());
-        assert_eq!(waiting.pop(), (9, 101));
+        assert_eq!(waiting.pop(), (Lpn::new(9), Some(Ppn::new(101))));
         assert!(waiting.check().is_ok());
     }
 
     /// Pops every TP of the batch, writing (publishing) each.
     fn write_all(batch: &mut GcBatch) -> Vec<u32> {
-        std::iter::from_fn(|| batch.pop().inspect(|&tp| batch.published(tp))).collect()
+        std::iter::from_fn(|| batch.pop().inspect(|&tp| batch.published(tp))).map(Tpn::get).collect()
     }
 
     #[test]
     fn a_batch_counts_one_write_back_per_tp_and_skips_tps_written_meanwhile() {
         let mut store = store();
         let mut batch = GcBatch::new(store.tp_count());
-        assert_eq!(batch.stage(&mut store, 17, 1), CacheAccess::MissWriteBack); // TP 2
-        assert_eq!(batch.stage(&mut store, 1, 2), CacheAccess::MissWriteBack); // TP 0
-        assert_eq!(batch.stage(&mut store, 18, 3), CacheAccess::MissNoPenalty);
-        assert_eq!(batch.stage(&mut store, 9, 4), CacheAccess::MissWriteBack); // TP 1
-        assert_eq!((store.entry(17), store.entry(18)), (1, 3));
-        batch.published(0);
-        assert_eq!(batch.stage(&mut store, 2, 5), CacheAccess::MissWriteBack); // TP 0 again
-        assert_eq!(batch.pop(), Some(0)); // the most recently staged first
-        batch.published(0);
+        assert_eq!(batch.stage(&mut store, Lpn::new(17), Ppn::new(1)), CacheAccess::MissWriteBack); // TP 2
+        assert_eq!(batch.stage(&mut store, Lpn::new(1), Ppn::new(2)), CacheAccess::MissWriteBack); // TP 0
+        assert_eq!(batch.stage(&mut store, Lpn::new(18), Ppn::new(3)), CacheAccess::MissNoPenalty);
+        assert_eq!(batch.stage(&mut store, Lpn::new(9), Ppn::new(4)), CacheAccess::MissWriteBack); // TP 1
+        assert_eq!((store.entry(Lpn::new(17)), store.entry(Lpn::new(18))), (Some(Ppn::new(1)), Some(Ppn::new(3))));
+        batch.published(Tpn::new(0));
+        assert_eq!(batch.stage(&mut store, Lpn::new(2), Ppn::new(5)), CacheAccess::MissWriteBack); // TP 0 again
+        assert_eq!(batch.pop(), Some(Tpn::new(0))); // the most recently staged first
+        batch.published(Tpn::new(0));
         assert_eq!(write_all(&mut batch), [1, 2]);
         assert!(batch.check().is_ok());
 
         for (lpn, ppn) in [(17, 1), (1, 2), (9, 3)] {
-            assert_eq!(batch.stage(&mut store, lpn, ppn), CacheAccess::MissWriteBack);
+            assert_eq!(batch.stage(&mut store, Lpn::new(lpn), Ppn::new(ppn)), CacheAccess::MissWriteBack);
         }
         batch.order_by_tp();
         assert_eq!(write_all(&mut batch), [0, 1, 2]);

@@ -12,13 +12,10 @@ use crate::error::Result;
 use crate::flash::{FlashArray, Pbn};
 use crate::ftl::FtlCtx;
 
-/// Marks a logical block without a log block.
-const NO_LOG: Pbn = Pbn::MAX;
-
 pub struct DedicatedLogs {
     limit: u32,
     /// Logical block -> its log block.
-    log_of: Vec<Pbn>,
+    log_of: Vec<Option<Pbn>>,
     /// Log blocks in the order they were taken, as (logical block, log block); entries whose
     /// log block was merged since are skipped when met.
     taken: VecDeque<(u32, Pbn)>,
@@ -28,11 +25,11 @@ pub struct DedicatedLogs {
 impl DedicatedLogs {
     /// At most `limit` log blocks for `logical_blocks` logical blocks.
     pub fn new(logical_blocks: u32, limit: u32) -> Self {
-        DedicatedLogs { limit, log_of: vec![NO_LOG; logical_blocks as usize], taken: VecDeque::new(), in_use: 0 }
+        DedicatedLogs { limit, log_of: vec![None; logical_blocks as usize], taken: VecDeque::new(), in_use: 0 }
     }
 
     pub fn log_of(&self, lbn: u32) -> Option<Pbn> {
-        Some(self.log_of[lbn as usize]).filter(|&b| b != NO_LOG)
+        self.log_of[lbn as usize]
     }
 
     pub fn in_use(&self) -> u32 {
@@ -41,7 +38,7 @@ impl DedicatedLogs {
 
     /// Merges `lbn`'s log block into its data block and frees the association.
     pub fn merge(&mut self, engine: &mut MergeEngine, lbn: u32, ctx: &mut FtlCtx) -> Result<()> {
-        let log = std::mem::replace(&mut self.log_of[lbn as usize], NO_LOG);
+        let log = self.log_of[lbn as usize].take().expect("merged logical blocks own a log block");
         self.in_use -= 1;
         engine.merge_dedicated(lbn, log, ctx)
     }
@@ -57,7 +54,7 @@ impl DedicatedLogs {
         }
         while self.in_use >= self.limit {
             let (oldest, log) = self.taken.pop_front().expect("log blocks in use are queued");
-            if self.log_of[oldest as usize] == log {
+            if self.log_of[oldest as usize] == Some(log) {
                 self.merge(engine, oldest, ctx)?;
             }
         }
@@ -71,7 +68,7 @@ impl DedicatedLogs {
     pub fn drop_emptied(&mut self, engine: &mut MergeEngine, lbn: u32, ctx: &mut FtlCtx) -> Result<()> {
         let Some(log) = self.log_of(lbn) else { return Ok(()) };
         debug_assert_eq!(engine.blocks.valid_count(log, ctx.flash), 0);
-        self.log_of[lbn as usize] = NO_LOG;
+        self.log_of[lbn as usize] = None;
         self.in_use -= 1;
         engine.reclaim(log, ctx)
     }
@@ -79,11 +76,11 @@ impl DedicatedLogs {
     /// Makes `log` the log block of `lbn`.
     pub fn adopt(&mut self, lbn: u32, log: Pbn) {
         debug_assert!(self.log_of(lbn).is_none() && self.in_use < self.limit);
-        self.log_of[lbn as usize] = log;
+        self.log_of[lbn as usize] = Some(log);
         self.in_use += 1;
         if self.taken.len() >= 2 * self.limit as usize {
             let log_of = &self.log_of;
-            self.taken.retain(|&(l, b)| log_of[l as usize] == b);
+            self.taken.retain(|&(l, b)| log_of[l as usize] == Some(b));
         }
         self.taken.push_back((lbn, log));
     }
@@ -95,17 +92,15 @@ impl DedicatedLogs {
 
     /// Forgets every association (power loss).
     pub fn clear(&mut self) {
-        self.log_of.fill(NO_LOG);
+        self.log_of.fill(None);
         self.taken.clear();
         self.in_use = 0;
     }
 
     /// Every valid page of a log block belongs to its logical block.
     pub fn check(&self, engine: &MergeEngine, flash: &FlashArray) -> std::result::Result<(), String> {
-        for (lbn, &log) in self.log_of.iter().enumerate() {
-            if log == NO_LOG {
-                continue;
-            }
+        for (lbn, log) in self.log_of.iter().enumerate() {
+            let Some(log) = *log else { continue };
             if let Some(other) = engine.valid_lbns(log, flash).into_iter().find(|&l| l != lbn as u32) {
                 return Err(format!(
                     "log block {log} of logical block {lbn} holds a valid page of logical block {other}"

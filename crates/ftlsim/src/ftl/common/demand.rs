@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::translation::{
-    write_back, write_back_recovered, TranslationOwner, TranslationStore, DATA_STREAM, DEMAND_STREAMS, UNMAPPED,
+    write_back, write_back_recovered, TranslationOwner, TranslationStore, DATA_STREAM, DEMAND_STREAMS,
 };
 use super::BlockManager;
 use crate::config::Config;
@@ -25,15 +25,16 @@ pub trait DemandScheme: TranslationOwner + Send {
     fn begin_request(&mut self, _first: Lpn, _pages: u32) {}
 
     /// Translates an LPN for a host access, recording the access's class once in `ctx.cache`;
-    /// returns its PPN (`UNMAPPED` if none).
-    fn translate(&mut self, lpn: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Ppn>;
+    /// returns its PPN (`None` if unmapped).
+    fn translate(&mut self, lpn: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Option<Ppn>>;
 
-    /// Records the new mapping of an LPN just translated and written (or trimmed: `UNMAPPED`).
+    /// Records the new mapping of an LPN just translated and written (or trimmed: `None`).
     /// GC during the data page's allocation may have evicted its entry meanwhile.
-    fn remap(&mut self, lpn: Lpn, ppn: Ppn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()>;
+    fn remap(&mut self, lpn: Lpn, ppn: Option<Ppn>, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()>;
 
-    /// The mapping if SRAM holds it (cache or unwritten change), without side effects.
-    fn cached(&self, lpn: Lpn) -> Option<Ppn>;
+    /// The mapping (`Some(None)`: unmapped) if SRAM holds it (cache or unwritten change),
+    /// without side effects.
+    fn cached(&self, lpn: Lpn) -> Option<Option<Ppn>>;
 
     /// Brings what translating `lpn` reads toward the CPU cache (a hint, no state change).
     fn prefetch(&self, lpn: Lpn) {
@@ -109,31 +110,26 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
 
     #[inline]
     fn read(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
-        let ppn = self.map.translate(lpn, &mut self.blocks, ctx)?;
-        if ppn == UNMAPPED {
-            return Ok(None);
-        }
+        let Some(ppn) = self.map.translate(lpn, &mut self.blocks, ctx)? else { return Ok(None) };
         ctx.read(ppn, Purpose::Host)?;
         Ok(Some(ppn))
     }
 
     #[inline]
     fn write(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
-        let old = self.map.translate(lpn, &mut self.blocks, ctx)?;
-        if old != UNMAPPED {
+        if let Some(old) = self.map.translate(lpn, &mut self.blocks, ctx)? {
             self.blocks.invalidate(old, ctx.flash)?;
         }
         let unit = self.blocks.next_unit(DATA_STREAM);
         let ppn = self.blocks.allocate(unit, DATA_STREAM, &mut self.map, ctx)?;
         self.map.store().program_data(ppn, lpn, version, ctx)?;
-        self.map.remap(lpn, ppn, &mut self.blocks, ctx)
+        self.map.remap(lpn, Some(ppn), &mut self.blocks, ctx)
     }
 
     fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
-        let old = self.map.translate(lpn, &mut self.blocks, ctx)?;
-        if old != UNMAPPED {
+        if let Some(old) = self.map.translate(lpn, &mut self.blocks, ctx)? {
             self.blocks.invalidate(old, ctx.flash)?;
-            self.map.remap(lpn, UNMAPPED, &mut self.blocks, ctx)?;
+            self.map.remap(lpn, None, &mut self.blocks, ctx)?;
         }
         Ok(())
     }
@@ -151,8 +147,7 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
     }
 
     fn lookup(&self, lpn: Lpn, _: &FlashArray) -> Option<Ppn> {
-        let ppn = self.map.cached(lpn).unwrap_or_else(|| self.map.store_ref().entry(lpn));
-        (ppn != UNMAPPED).then_some(ppn)
+        self.map.cached(lpn).unwrap_or_else(|| self.map.store_ref().entry(lpn))
     }
 
     /// Paper 000 Fig 8.1 (see [`TranslationStore::recover`]); the cache starts empty. Recovery
@@ -182,7 +177,7 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
     /// pre-fill recipe has it (2.5): recovery then finds every TP copy newer than the pre-fill
     /// data and scans only what was written since (paper 000 §8.2.5).
     fn flush(&mut self, ctx: &mut FtlCtx) -> Result<()> {
-        for tp in 0..self.map.store_ref().tp_count() {
+        for tp in self.map.store_ref().tps() {
             write_back(&mut self.map, &mut self.blocks, tp, true, ctx)?;
         }
         self.map.flush(&mut self.blocks, ctx)
@@ -261,7 +256,7 @@ pub fn at_most_the_map(entries: u64, config: &Config, field: &str) -> Result<u64
 #[inline]
 pub fn prefetch_relocation<S: DemandScheme>(scheme: &S, spare: Spare) {
     if spare.kind == PageKind::Data {
-        scheme.prefetch(spare.logical);
+        scheme.prefetch(Lpn::new(spare.logical));
     }
 }
 
@@ -291,6 +286,7 @@ pub fn params_json<T: Serialize>(params: &T) -> serde_json::Value {
 #[cfg(test)]
 pub mod tests_support {
     use crate::config::{Config, ConfigBuilder};
+    use crate::flash::Lpn;
     use crate::host::PageRequest;
     use crate::metrics::Report;
     use crate::workload::synthetic::MixedSpec;
@@ -347,7 +343,7 @@ pub mod tests_support {
             let req = PageRequest {
                 arrival: r.arrival_ns,
                 kind,
-                first: (r.offset_bytes / page) as u32,
+                first: Lpn::new((r.offset_bytes / page) as u32),
                 pages: (r.len_bytes / page) as u32,
                 span: crate::host::SectorSpan::WHOLE,
             };

@@ -125,15 +125,15 @@ impl BlockManager {
     /// first stream of its kind) in the victim's unit, and erases it.
     fn reclaim<R: Relocate>(&mut self, victim: Pbn, reloc: &mut R, ctx: &mut FtlCtx) -> Result<()> {
         self.gc.victims.remove(victim);
-        self.role[victim as usize] = BlockRole::Victim;
+        self.role[victim.index()] = BlockRole::Victim;
         let unit = self.unit_of(victim);
         let first = self.geometry.first_page(victim);
         let written = ctx.flash.write_pointer(victim);
         let kind = ctx.flash.block_kind(victim) as usize;
-        for old in first..first + written {
-            let ahead = old + GC_PREFETCH_DISTANCE;
-            if ahead < first + written {
-                reloc.prefetch_relocation(ctx.flash.spare_unchecked(ahead));
+        for offset in 0..written {
+            let old = first.offset(offset);
+            if offset + GC_PREFETCH_DISTANCE < written {
+                reloc.prefetch_relocation(ctx.flash.spare_unchecked(old.offset(GC_PREFETCH_DISTANCE)));
             }
             // Re-checked per page: a mapping write-back during this loop may invalidate a later page.
             if !self.validity.is_valid(old, ctx.flash) {
@@ -149,7 +149,7 @@ impl BlockManager {
             reloc.relocated(self, spare, old, new, ctx)?;
         }
         self.erase(victim, Purpose::Gc, ctx)?;
-        self.role[victim as usize] = BlockRole::Free;
+        self.role[victim.index()] = BlockRole::Free;
         self.pool.put(victim, ctx.flash.erase_count(victim));
         self.gc.reclaimed += 1;
         self.gc.stats.victims[kind] += 1;
@@ -172,6 +172,7 @@ impl BlockManager {
 #[cfg(test)]
 mod tests {
     use crate::check::suite::test_device;
+    use crate::flash::Lpn;
     use crate::host::PageRequest;
     use crate::workload::IoKind;
     use crate::Simulation;
@@ -188,7 +189,7 @@ mod tests {
                     sim.serve(PageRequest {
                         arrival: 0,
                         kind: IoKind::Write,
-                        first,
+                        first: Lpn::new(first),
                         pages: 1,
                         span: crate::host::SectorSpan::WHOLE,
                     })

@@ -34,9 +34,6 @@ use crate::metrics::MergeStats;
 /// Free blocks a block map keeps beyond its data and log blocks (see the module comment).
 pub const MERGE_RESERVE: u32 = 2;
 
-/// Marks an absent entry inside the two dense maps (never leaves this module).
-const NONE: u32 = u32::MAX;
-
 /// What the log-block ratio is a share of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -179,9 +176,9 @@ pub fn check_no_log_area(config: &Config, ftl: &str) -> Result<()> {
 pub struct MergeEngine {
     pub blocks: BlockManager,
     /// Logical block -> its data block.
-    data: Vec<Pbn>,
+    data: Vec<Option<Pbn>>,
     /// LPN -> its newest copy, when that copy is in a log block.
-    log: Vec<Ppn>,
+    log: Vec<Option<Ppn>>,
     pages_per_block: u32,
     logical_pages: u32,
     /// The unit the next block is taken from (blocks are spread round robin).
@@ -197,8 +194,8 @@ impl MergeEngine {
         let logical_pages = config.device.logical_pages();
         MergeEngine {
             blocks: BlockManager::new(config, NO_STREAMS),
-            data: vec![NONE; logical_blocks(config) as usize],
-            log: crate::mem::filled_vec(logical_pages as usize, NONE),
+            data: vec![None; logical_blocks(config) as usize],
+            log: crate::mem::filled_vec(logical_pages as usize, None),
             pages_per_block: config.device.geometry.pages_per_block,
             logical_pages,
             next_unit: 0,
@@ -214,36 +211,35 @@ impl MergeEngine {
     /// The logical block of an LPN and the LPN's offset in it.
     #[inline]
     pub fn split(&self, lpn: Lpn) -> (u32, u32) {
-        (lpn / self.pages_per_block, lpn % self.pages_per_block)
+        (lpn.get() / self.pages_per_block, lpn.get() % self.pages_per_block)
     }
 
     /// LPNs of a logical block with their offsets (the last logical block may be short).
     fn lpns_of(&self, lbn: u32) -> impl Iterator<Item = (u32, Lpn)> {
         let first = lbn * self.pages_per_block;
         let end = (first + self.pages_per_block).min(self.logical_pages);
-        (first..end).map(move |lpn| (lpn - first, lpn))
+        (first..end).map(move |lpn| (lpn - first, Lpn::new(lpn)))
     }
 
     pub fn data_block(&self, lbn: u32) -> Option<Pbn> {
-        Some(self.data[lbn as usize]).filter(|&b| b != NONE)
+        self.data[lbn as usize]
     }
 
     /// The newest copy of an LPN: its log copy, or its page in the data block if that is valid.
     #[inline]
     pub fn newest(&self, lpn: Lpn, flash: &FlashArray) -> Option<Ppn> {
-        let logged = self.log[lpn as usize];
-        if logged != NONE {
+        if let Some(logged) = self.log[lpn.index()] {
             return Some(logged);
         }
         let (lbn, offset) = self.split(lpn);
         let data = self.data_block(lbn)?;
-        let ppn = flash.geometry().first_page(data) + offset;
+        let ppn = flash.geometry().page_at(data, offset);
         self.blocks.is_valid(ppn, flash).then_some(ppn)
     }
 
     /// Whether the newest copy of `lpn` is in a log block.
     pub fn is_logged(&self, lpn: Lpn) -> bool {
-        self.log[lpn as usize] != NONE
+        self.log[lpn.index()].is_some()
     }
 
     pub fn read(&self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
@@ -276,7 +272,7 @@ impl MergeEngine {
     /// Invalidates the newest copy of `lpn`, wherever it is.
     pub fn invalidate(&mut self, lpn: Lpn, flash: &FlashArray) -> Result<()> {
         let Some(ppn) = self.newest(lpn, flash) else { return Ok(()) };
-        self.log[lpn as usize] = NONE;
+        self.log[lpn.index()] = None;
         self.blocks.invalidate(ppn, flash)
     }
 
@@ -287,7 +283,7 @@ impl MergeEngine {
         match self.data_block(lbn) {
             None => !self.is_logged(lpn),
             Some(data) => {
-                let ppn = flash.geometry().first_page(data) + offset;
+                let ppn = flash.geometry().page_at(data, offset);
                 !self.is_logged(lpn) && !flash.is_programmed(ppn) && offset >= flash.write_pointer(data)
             }
         }
@@ -300,22 +296,22 @@ impl MergeEngine {
             Some(data) => data,
             None => {
                 let data = self.take_block()?;
-                self.data[lbn as usize] = data;
+                self.data[lbn as usize] = Some(data);
                 data
             }
         };
-        ctx.program(ctx.flash.geometry().first_page(data) + offset, PageKind::Data, lpn, version, Purpose::Host)
+        ctx.program(ctx.flash.geometry().page_at(data, offset), PageKind::Data, lpn, version, Purpose::Host)
     }
 
     /// Writes `lpn` into log block `log` at `offset` (the block's write pointer for an
     /// append-anywhere log, the LPN's own offset for a sequential log) and invalidates the
     /// previous copy.
     pub fn write_log(&mut self, log: Pbn, offset: u32, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
-        let ppn = ctx.flash.geometry().first_page(log) + offset;
+        let ppn = ctx.flash.geometry().page_at(log, offset);
         debug_assert!(offset < self.pages_per_block && !ctx.flash.is_programmed(ppn));
         ctx.program(ppn, PageKind::Data, lpn, version, Purpose::Host)?;
         self.invalidate(lpn, ctx.flash)?;
-        self.log[lpn as usize] = ppn;
+        self.log[lpn.index()] = Some(ppn);
         Ok(())
     }
 
@@ -323,7 +319,7 @@ impl MergeEngine {
     fn copy(&mut self, lpn: Lpn, from: Ppn, to: Ppn, ctx: &mut FtlCtx) -> Result<()> {
         let spare = ctx.read(from, Purpose::Gc)?;
         ctx.program(to, PageKind::Data, lpn, spare.version, Purpose::Gc)?;
-        self.log[lpn as usize] = NONE;
+        self.log[lpn.index()] = None;
         self.blocks.invalidate(from, ctx.flash)?;
         self.stats.pages_copied += 1;
         self.blocks.gc.stats.moved[PageKind::Data as usize] += 1;
@@ -335,12 +331,11 @@ impl MergeEngine {
     fn install(&mut self, lbn: u32, block: Pbn, ctx: &mut FtlCtx) -> Result<()> {
         let first = ctx.flash.geometry().first_page(block);
         for (offset, lpn) in self.lpns_of(lbn) {
-            if self.log[lpn as usize] == first + offset {
-                self.log[lpn as usize] = NONE;
+            if self.log[lpn.index()] == Some(first.offset(offset)) {
+                self.log[lpn.index()] = None;
             }
         }
-        let old = std::mem::replace(&mut self.data[lbn as usize], block);
-        if old != NONE {
+        if let Some(old) = self.data[lbn as usize].replace(block) {
             self.reclaim(old, ctx)?;
         }
         Ok(())
@@ -362,7 +357,7 @@ impl MergeEngine {
         let from = ctx.flash.write_pointer(log);
         for (offset, lpn) in self.lpns_of(lbn).skip(from as usize) {
             if let Some(source) = self.newest(lpn, ctx.flash) {
-                self.copy(lpn, source, first + offset, ctx)?;
+                self.copy(lpn, source, first.offset(offset), ctx)?;
             }
         }
         self.install(lbn, log, ctx)
@@ -375,8 +370,10 @@ impl MergeEngine {
         let holds_data = self.lpns_of(lbn).any(|(_, lpn)| self.newest(lpn, ctx.flash).is_some());
         if !holds_data && incoming.is_none() {
             // Nothing to keep: the data block (if any) has no valid page left.
-            let old = std::mem::replace(&mut self.data[lbn as usize], NONE);
-            return if old == NONE { Ok(()) } else { self.reclaim(old, ctx) };
+            return match self.data[lbn as usize].take() {
+                Some(old) => self.reclaim(old, ctx),
+                None => Ok(()),
+            };
         }
         self.stats.full_merges += 1;
         let fresh = self.take_block()?;
@@ -384,12 +381,12 @@ impl MergeEngine {
         for (offset, lpn) in self.lpns_of(lbn) {
             match incoming {
                 Some((new, version)) if new == lpn => {
-                    ctx.program(first + offset, PageKind::Data, lpn, version, Purpose::Host)?;
+                    ctx.program(first.offset(offset), PageKind::Data, lpn, version, Purpose::Host)?;
                     self.invalidate(lpn, ctx.flash)?;
                 }
                 _ => {
                     if let Some(source) = self.newest(lpn, ctx.flash) {
-                        self.copy(lpn, source, first + offset, ctx)?;
+                        self.copy(lpn, source, first.offset(offset), ctx)?;
                     }
                 }
             }
@@ -402,7 +399,7 @@ impl MergeEngine {
     pub fn is_in_order(&self, lbn: u32, block: Pbn, flash: &FlashArray) -> bool {
         let first = flash.geometry().first_page(block);
         (0..flash.write_pointer(block)).all(|offset| {
-            let ppn = first + offset;
+            let ppn = first.offset(offset);
             !flash.is_programmed(ppn)
                 || (!flash.is_corrupt(ppn) && flash.spare_unchecked(ppn).logical == lbn * self.pages_per_block + offset)
         })
@@ -410,9 +407,8 @@ impl MergeEngine {
 
     /// The logical blocks with a valid page in `block`, in the order of their first such page.
     pub fn valid_lbns(&self, block: Pbn, flash: &FlashArray) -> Vec<u32> {
-        let first = flash.geometry().first_page(block);
         let mut lbns: Vec<u32> = Vec::new();
-        for ppn in first..first + flash.write_pointer(block) {
+        for ppn in flash.geometry().pages_of(block).take(flash.write_pointer(block) as usize) {
             if self.blocks.is_valid(ppn, flash) {
                 let lbn = flash.spare_unchecked(ppn).logical / self.pages_per_block;
                 if !lbns.contains(&lbn) {
@@ -432,8 +428,7 @@ impl MergeEngine {
         self.note_log_merge(log, 1, ctx.flash);
         let prefix = ctx.flash.write_pointer(log);
         let data_prefix_stale = self.data_block(lbn).is_none_or(|data| {
-            let first = ctx.flash.geometry().first_page(data);
-            (first..first + prefix).all(|ppn| !self.blocks.is_valid(ppn, ctx.flash))
+            ctx.flash.geometry().pages_of(data).take(prefix as usize).all(|ppn| !self.blocks.is_valid(ppn, ctx.flash))
         });
         if data_prefix_stale && self.is_in_order(lbn, log, ctx.flash) {
             return if prefix == self.pages_per_block {
@@ -490,39 +485,37 @@ impl MergeEngine {
         let live = |ppn: Ppn, spare: Spare| newest[spare.logical as usize].is_some_and(|(_, p)| p == ppn);
         self.blocks.rebuild_owned(ctx.flash, live);
         // Each logical block's data block: its in-order candidate with the most valid pages.
-        self.data.fill(NONE);
+        self.data.fill(None);
         let mut best = vec![0u32; self.data.len()];
-        for pbn in 0..g.total_blocks() {
+        for pbn in g.blocks() {
             let valid = self.blocks.valid_count(pbn, ctx.flash);
             if valid == 0 || ctx.flash.has_corrupt_page(pbn) {
                 continue;
             }
-            let first = g.first_page(pbn);
-            let Some(ppn) = (first..first + ppb).find(|&p| ctx.flash.is_programmed(p)) else { continue };
+            let Some(ppn) = g.pages_of(pbn).find(|&p| ctx.flash.is_programmed(p)) else { continue };
             let lbn = ctx.flash.spare_unchecked(ppn).logical / ppb;
             if self.is_in_order(lbn, pbn, ctx.flash) && valid > best[lbn as usize] {
                 best[lbn as usize] = valid;
-                self.data[lbn as usize] = pbn;
+                self.data[lbn as usize] = Some(pbn);
             }
         }
         let mut is_data = vec![false; g.total_blocks() as usize];
-        for &pbn in self.data.iter().filter(|&&b| b != NONE) {
-            is_data[pbn as usize] = true;
+        for pbn in self.data.iter().flatten() {
+            is_data[pbn.index()] = true;
         }
-        self.log.fill(NONE);
+        self.log.fill(None);
         let mut logs = Vec::new();
-        for pbn in 0..g.total_blocks() {
-            if is_data[pbn as usize] || ctx.flash.block_state(pbn) == BlockState::Erased {
+        for pbn in g.blocks() {
+            if is_data[pbn.index()] || ctx.flash.block_state(pbn) == BlockState::Erased {
                 continue;
             }
             if self.blocks.valid_count(pbn, ctx.flash) == 0 {
                 self.reclaim(pbn, ctx)?;
                 continue;
             }
-            let first = g.first_page(pbn);
-            for ppn in first..first + ctx.flash.write_pointer(pbn) {
+            for ppn in g.pages_of(pbn).take(ctx.flash.write_pointer(pbn) as usize) {
                 if self.blocks.is_valid(ppn, ctx.flash) {
-                    self.log[ctx.flash.spare_unchecked(ppn).logical as usize] = ppn;
+                    self.log[ctx.flash.spare_unchecked(ppn).logical as usize] = Some(ppn);
                 }
             }
             logs.push(pbn);
@@ -533,17 +526,16 @@ impl MergeEngine {
     /// The maps agree with flash: every data block holds its logical block's pages at their own
     /// offsets, and every log entry points at a valid page of that LPN outside its data block.
     pub fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
-        for (lbn, &data) in self.data.iter().enumerate() {
-            if data != NONE && !self.is_in_order(lbn as u32, data, flash) {
+        for (lbn, data) in self.data.iter().enumerate() {
+            let Some(data) = *data else { continue };
+            if !self.is_in_order(lbn as u32, data, flash) {
                 return Err(format!("data block {data} of logical block {lbn} holds a page at a foreign offset"));
             }
         }
         let g = flash.geometry();
-        for (lpn, &ppn) in self.log.iter().enumerate() {
-            if ppn == NONE {
-                continue;
-            }
-            if self.data[lpn / self.pages_per_block as usize] == g.block_of(ppn) {
+        for (lpn, ppn) in self.log.iter().enumerate() {
+            let Some(ppn) = *ppn else { continue };
+            if self.data[lpn / self.pages_per_block as usize] == Some(g.block_of(ppn)) {
                 return Err(format!("LPN {lpn} is log-mapped to PPN {ppn} in its own data block"));
             }
         }
@@ -569,7 +561,7 @@ impl MergeEngine {
 /// must when blocks may have gaps (a page skipped under the `sequential` rule stays erased below
 /// programmed ones, so an erased page does not mark the end of a block): n reads.
 fn scan_spare_areas(ctx: &mut FtlCtx, mut page: impl FnMut(Ppn, Spare)) {
-    for ppn in 0..ctx.flash.geometry().total_pages() {
+    for ppn in ctx.flash.geometry().pages() {
         if let Some(spare) = ctx.probe_spare(ppn) {
             page(ppn, spare);
         }

@@ -35,13 +35,13 @@ pub struct FreePool {
 impl FreePool {
     /// A pool holding every block of the device (none erased yet).
     pub fn new(geometry: &Geometry, unit_kind: AllocationUnit, units: u32, choice: FreeBlockChoice) -> Self {
-        let unit_of: Vec<u32> = (0..geometry.total_blocks()).map(|b| unit_of_block(geometry, unit_kind, b)).collect();
+        let unit_of: Vec<u32> = geometry.blocks().map(|b| unit_of_block(geometry, unit_kind, b)).collect();
         let queue = || match choice {
             FreeBlockChoice::OldestErased => Queue::OldestErased(VecDeque::new()),
             FreeBlockChoice::LeastWorn => Queue::LeastWorn(BinaryHeap::new()),
         };
         let mut pool = FreePool { unit_of, free: (0..units).map(|_| queue()).collect(), arrivals: 0 };
-        for pbn in 0..geometry.total_blocks() {
+        for pbn in geometry.blocks() {
             pool.put(pbn, 0);
         }
         pool
@@ -53,7 +53,7 @@ impl FreePool {
 
     #[inline]
     pub fn unit_of(&self, pbn: Pbn) -> u32 {
-        self.unit_of[pbn as usize]
+        self.unit_of[pbn.index()]
     }
 
     /// The allocation unit of every block, indexed by block.
@@ -119,6 +119,7 @@ fn unit_of_block(geometry: &Geometry, kind: AllocationUnit, pbn: Pbn) -> u32 {
 mod tests {
     use super::*;
     use crate::config::Config;
+    use crate::flash::Lpn;
 
     fn geometry() -> Geometry {
         let mut g = Config::preset("mlc8g").unwrap().device.geometry;
@@ -132,9 +133,9 @@ mod tests {
         let mut pool = FreePool::new(&geometry(), AllocationUnit::Die, 1, FreeBlockChoice::OldestErased);
         let taken: Vec<Pbn> = (0..4).map(|_| pool.take(0).unwrap()).collect();
         assert_eq!(taken, [0, 1, 2, 3]);
-        pool.put(2, 9);
-        pool.put(0, 1);
-        assert_eq!((pool.take(0), pool.take(0), pool.take(0)), (Some(2), Some(0), None));
+        pool.put(Pbn::new(2), 9);
+        pool.put(Pbn::new(0), 1);
+        assert_eq!((pool.take(0), pool.take(0), pool.take(0)), (Some(Pbn::new(2)), Some(Pbn::new(0)), None));
     }
 
     #[test]
@@ -144,7 +145,7 @@ mod tests {
             pool.take(0).unwrap();
         }
         for (pbn, erases) in [(0, 5), (1, 2), (2, 7), (3, 2)] {
-            pool.put(pbn, erases);
+            pool.put(Pbn::new(pbn), erases);
         }
         let order: Vec<Pbn> = std::iter::from_fn(|| pool.take(0)).collect();
         assert_eq!(order, [1, 3, 0, 2]);
@@ -174,7 +175,7 @@ mod tests {
             let request = crate::host::PageRequest {
                 arrival: 0,
                 kind: crate::workload::IoKind::Write,
-                first,
+                first: Lpn::new(first),
                 pages: 1,
                 span: crate::host::SectorSpan::WHOLE,
             };

@@ -39,12 +39,11 @@ use super::{StreamId, StreamSpec};
 use crate::config::{Config, GtdSpan};
 use crate::error::{Result, SimError};
 use crate::flash::{
-    FlashArray, Lpn, PageKind, Ppn, Purpose, Spare, SpareField, SpareLayout, KIND_FIELD, LOGICAL_FIELD, VERSION_FIELD,
+    FlashArray, Lpn, PageKind, Pbn, Ppn, Purpose, Spare, SpareField, SpareLayout, Tpn, KIND_FIELD, LOGICAL_FIELD,
+    VERSION_FIELD,
 };
 use crate::ftl::{FtlCtx, PageRef, SramItem};
 
-/// The PPN of an unmapped entry.
-pub const UNMAPPED: Ppn = Ppn::MAX;
 /// Bytes per mapping entry in a translation page: a 4-byte PPN (both papers).
 pub const TP_ENTRY_BYTES: u32 = 4;
 /// The streams a demand-based FTL writes: data and translation pages.
@@ -67,7 +66,7 @@ pub trait TranslationOwner: Relocate {
     /// it clean (a scheme that writes back one entry at a time hands over just that one). Returns
     /// whether no unwritten change of `tp` remains in SRAM afterwards: only then does the new copy
     /// hold every change made before it, which recovery relies on.
-    fn publish(&mut self, tp: u32) -> bool;
+    fn publish(&mut self, tp: Tpn) -> bool;
 }
 
 /// Writes a new copy of `tp`: reads the old copy first when `read_old` (a partial update; skip it
@@ -77,7 +76,7 @@ pub trait TranslationOwner: Relocate {
 pub fn write_back<O: TranslationOwner>(
     owner: &mut O,
     blocks: &mut BlockManager,
-    tp: u32,
+    tp: Tpn,
     read_old: bool,
     ctx: &mut FtlCtx,
 ) -> Result<()> {
@@ -111,17 +110,17 @@ pub struct TranslationStore {
     logical_pages: u32,
     /// GTD entries the SRAM is sized for (`device.gtd_span`).
     directory_tps: u32,
-    gtd: Vec<Ppn>,
+    gtd: Vec<Option<Ppn>>,
     versions: Vec<u32>,
     /// Per TP: every mapping change made by a page with a PSN up to this is in the newest copy.
     covered: Vec<u32>,
     /// LPN -> PPN as held by the newest flash copy of its TP.
-    image: Vec<Ppn>,
+    image: Vec<Option<Ppn>>,
     /// Modelled spare-area PSN of every page (flash content; survives power loss).
     psn: Vec<u32>,
     next_psn: u32,
     /// Modified entries recovered after a power loss, not yet written to their TP.
-    recovered: BTreeMap<Lpn, Ppn>,
+    recovered: BTreeMap<Lpn, Option<Ppn>>,
     /// The purpose TP reads and writes are tagged with: translation, or recovery while a
     /// recovery writes back what it rebuilt.
     traffic: Purpose,
@@ -143,10 +142,10 @@ impl TranslationStore {
                 GtdSpan::Logical => tps,
                 GtdSpan::Physical => g.total_pages().div_ceil(entries_per_tp),
             },
-            gtd: vec![UNMAPPED; tps as usize],
+            gtd: vec![None; tps as usize],
             versions: vec![0; tps as usize],
             covered: vec![0; tps as usize],
-            image: crate::mem::filled_vec(logical_pages as usize, UNMAPPED),
+            image: crate::mem::filled_vec(logical_pages as usize, None),
             psn: crate::mem::filled_vec(g.total_pages() as usize, 0),
             next_psn: 1,
             recovered: BTreeMap::new(),
@@ -181,45 +180,49 @@ impl TranslationStore {
         self.logical_pages
     }
     #[inline]
-    pub fn tp_of(&self, lpn: Lpn) -> u32 {
-        lpn / self.entries_per_tp
+    pub fn tp_of(&self, lpn: Lpn) -> Tpn {
+        Tpn::new(lpn.get() / self.entries_per_tp)
+    }
+    /// Every TP, in order.
+    pub fn tps(&self) -> impl DoubleEndedIterator<Item = Tpn> + ExactSizeIterator {
+        Tpn::range(0, self.tp_count())
     }
     /// The LPNs a TP maps.
-    pub fn lpns(&self, tp: u32) -> Range<Lpn> {
-        let first = tp * self.entries_per_tp;
-        first..(first + self.entries_per_tp).min(self.logical_pages)
+    pub fn lpns(&self, tp: Tpn) -> Range<Lpn> {
+        let first = tp.get() * self.entries_per_tp;
+        Lpn::new(first)..Lpn::new((first + self.entries_per_tp).min(self.logical_pages))
     }
     /// Where the newest copy of a TP is (`None` before its first write).
     #[inline]
-    pub fn location(&self, tp: u32) -> Option<Ppn> {
-        Some(self.gtd[tp as usize]).filter(|&p| p != UNMAPPED)
+    pub fn location(&self, tp: Tpn) -> Option<Ppn> {
+        self.gtd[tp.index()]
     }
 
-    /// The mapping of an LPN as the flash holds it (recovered entries first); `UNMAPPED` if none.
+    /// The mapping of an LPN as the flash holds it (recovered entries first); `None` if unmapped.
     #[inline]
-    pub fn entry(&self, lpn: Lpn) -> Ppn {
+    pub fn entry(&self, lpn: Lpn) -> Option<Ppn> {
         if !self.recovered.is_empty() {
             if let Some(&ppn) = self.recovered.get(&lpn) {
                 return ppn;
             }
         }
-        self.image[lpn as usize]
+        self.image[lpn.index()]
     }
 
     /// Brings an LPN's entry toward the CPU cache (a hint; see `Ftl::prefetch`).
     #[inline]
     pub fn prefetch(&self, lpn: Lpn) {
-        if let Some(entry) = self.image.get(lpn as usize) {
+        if let Some(entry) = self.image.get(lpn.index()) {
             crate::mem::prefetch(entry);
         }
     }
 
     /// Reads the newest copy of a TP (one translation read); `false` if the TP was never written,
     /// which costs nothing (every entry is unmapped).
-    pub fn fetch(&self, tp: u32, ctx: &mut FtlCtx) -> Result<bool> {
+    pub fn fetch(&self, tp: Tpn, ctx: &mut FtlCtx) -> Result<bool> {
         let Some(ppn) = self.location(tp) else { return Ok(false) };
         let spare = ctx.read(ppn, self.traffic)?;
-        if spare.kind != PageKind::Translation || spare.logical != tp {
+        if spare.kind != PageKind::Translation || spare.logical != tp.get() {
             return Err(SimError::Other(format!(
                 "GTD maps translation page {tp} to PPN {ppn}, which holds {:?} page {}",
                 spare.kind, spare.logical
@@ -231,8 +234,8 @@ impl TranslationStore {
     /// Stages an entry for the next copy of its TP, which the caller writes with [`write_back`]
     /// before the current operation ends.
     #[inline]
-    pub fn set(&mut self, lpn: Lpn, ppn: Ppn) {
-        self.image[lpn as usize] = ppn;
+    pub fn set(&mut self, lpn: Lpn, ppn: Option<Ppn>) {
+        self.image[lpn.index()] = ppn;
         if !self.recovered.is_empty() {
             self.recovered.remove(&lpn);
         }
@@ -248,7 +251,7 @@ impl TranslationStore {
 
     #[inline]
     fn stamp(&mut self, ppn: Ppn) {
-        self.psn[ppn as usize] = self.next_psn;
+        self.psn[ppn.index()] = self.next_psn;
         self.next_psn += 1;
     }
 
@@ -258,16 +261,16 @@ impl TranslationStore {
     pub fn relocated(&mut self, spare: Spare, old: Ppn, new: Ppn) -> Result<Option<Lpn>> {
         self.stamp(new);
         match spare.kind {
-            PageKind::Data => Ok(Some(spare.logical)),
+            PageKind::Data => Ok(Some(Lpn::new(spare.logical))),
             PageKind::Translation => {
                 let slot = &mut self.gtd[spare.logical as usize];
-                if *slot != old {
+                if *slot != Some(old) {
                     return Err(SimError::Other(format!(
-                        "GC moved translation page {} from PPN {old}, but the GTD points to {}",
+                        "GC moved translation page {} from PPN {old}, but the GTD points to {:?}",
                         spare.logical, *slot
                     )));
                 }
-                *slot = new;
+                *slot = Some(new);
                 Ok(None)
             }
             PageKind::Metadata | PageKind::InvalidationLog | PageKind::Delta => Ok(None),
@@ -275,30 +278,29 @@ impl TranslationStore {
     }
 
     /// Programs the new copy of `tp` at `ppn` (allocated by [`write_back`]).
-    fn commit(&mut self, tp: u32, ppn: Ppn, complete: bool, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+    fn commit(&mut self, tp: Tpn, ppn: Ppn, complete: bool, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
         self.fold_recovered(tp);
-        let t = tp as usize;
+        let t = tp.index();
         // Versions compare by serial-number arithmetic; 0 marks an erased page and is skipped.
         self.versions[t] = self.versions[t].wrapping_add(1).max(1);
         ctx.program(ppn, PageKind::Translation, tp, self.versions[t], self.traffic)?;
         self.stamp(ppn);
         if complete {
-            self.covered[t] = self.psn[ppn as usize];
+            self.covered[t] = self.psn[ppn.index()];
         }
-        let old = std::mem::replace(&mut self.gtd[t], ppn);
-        if old != UNMAPPED {
+        if let Some(old) = self.gtd[t].replace(ppn) {
             blocks.invalidate(old, ctx.flash)?;
         }
         Ok(())
     }
 
     /// Moves the recovered entries of a TP into its image (they go into the copy being written).
-    fn fold_recovered(&mut self, tp: u32) {
+    fn fold_recovered(&mut self, tp: Tpn) {
         if !self.recovered.is_empty() {
             let lpns = self.lpns(tp);
             let keys: Vec<Lpn> = self.recovered.range(lpns).map(|(&l, _)| l).collect();
             for lpn in keys {
-                self.image[lpn as usize] = self.recovered.remove(&lpn).expect("key just listed");
+                self.image[lpn.index()] = self.recovered.remove(&lpn).expect("key just listed");
             }
         }
     }
@@ -309,7 +311,7 @@ impl TranslationStore {
     }
 
     /// A TP holding recovered entries not yet written ([`write_back_recovered`] writes them all).
-    pub fn tp_with_recovered_entries(&self) -> Option<u32> {
+    pub fn tp_with_recovered_entries(&self) -> Option<Tpn> {
         self.recovered.keys().next().map(|&lpn| self.tp_of(lpn))
     }
 
@@ -331,35 +333,34 @@ impl TranslationStore {
     /// last write, as from PFTL's recovery).
     pub fn recover(&mut self, blocks: &BlockManager, ctx: &mut FtlCtx) -> Result<()> {
         let g = ctx.flash.geometry().clone();
-        self.gtd.fill(UNMAPPED);
+        self.gtd.fill(None);
         self.versions.fill(0);
         self.recovered.clear();
         let mut translation_blocks = Vec::new();
-        let mut data_blocks: Vec<Vec<(u32, u32)>> = vec![Vec::new(); blocks.units() as usize];
-        for pbn in 0..g.total_blocks() {
+        let mut data_blocks: Vec<Vec<(u32, Pbn)>> = vec![Vec::new(); blocks.units() as usize];
+        for pbn in g.blocks() {
             let first = g.first_page(pbn);
             let Some(spare) = ctx.probe_spare(first) else { continue };
             match spare.kind {
                 PageKind::Translation => translation_blocks.push(pbn),
-                PageKind::Data => data_blocks[blocks.unit_of(pbn) as usize].push((self.psn[first as usize], pbn)),
+                PageKind::Data => data_blocks[blocks.unit_of(pbn) as usize].push((self.psn[first.index()], pbn)),
                 PageKind::Metadata | PageKind::InvalidationLog | PageKind::Delta => {}
             }
         }
         for &pbn in &translation_blocks {
-            let first = g.first_page(pbn);
-            for ppn in (first..first + ctx.flash.write_pointer(pbn)).rev() {
+            for ppn in g.pages_of(pbn).take(ctx.flash.write_pointer(pbn) as usize).rev() {
                 let Some(spare) = ctx.probe_spare(ppn) else { continue };
                 let t = spare.logical as usize;
                 if t < self.gtd.len()
-                    && (self.gtd[t] == UNMAPPED || spare.version.wrapping_sub(self.versions[t]) as i32 > 0)
+                    && (self.gtd[t].is_none() || spare.version.wrapping_sub(self.versions[t]) as i32 > 0)
                 {
-                    self.gtd[t] = ppn;
+                    self.gtd[t] = Some(ppn);
                     self.versions[t] = spare.version;
                 }
             }
         }
         for (t, covered) in self.covered.iter_mut().enumerate() {
-            if self.gtd[t] == UNMAPPED {
+            if self.gtd[t].is_none() {
                 *covered = 0;
             }
         }
@@ -367,31 +368,32 @@ impl TranslationStore {
         for unit in &mut data_blocks {
             unit.sort_unstable_by(|a, b| b.cmp(a));
             'unit: for &(_, pbn) in unit.iter() {
-                let first = g.first_page(pbn);
-                for ppn in (first..first + ctx.flash.write_pointer(pbn)).rev() {
+                for ppn in g.pages_of(pbn).take(ctx.flash.write_pointer(pbn) as usize).rev() {
                     let Some(spare) = ctx.probe_spare(ppn) else { continue };
-                    let psn = self.psn[ppn as usize];
+                    let psn = self.psn[ppn.index()];
                     if psn <= oldest {
                         break 'unit;
                     }
-                    let lpn = spare.logical;
-                    if lpn >= self.logical_pages || psn <= self.covered[self.tp_of(lpn) as usize] {
+                    if spare.logical >= self.logical_pages {
                         continue;
                     }
-                    let newer = self.recovered.get(&lpn).is_none_or(|&p| self.psn[p as usize] < psn);
+                    let lpn = Lpn::new(spare.logical);
+                    if psn <= self.covered[self.tp_of(lpn).index()] {
+                        continue;
+                    }
+                    let newer = self.recovered.get(&lpn).is_none_or(|p| p.is_none_or(|p| self.psn[p.index()] < psn));
                     if newer {
-                        self.recovered.insert(lpn, ppn);
+                        self.recovered.insert(lpn, Some(ppn));
                     }
                 }
             }
         }
-        for lpn in 0..self.logical_pages {
-            let ppn = self.entry(lpn);
-            if ppn != UNMAPPED && !holds(ctx.flash, ppn, lpn) {
-                self.recovered.insert(lpn, UNMAPPED);
+        for lpn in Lpn::range(0, self.logical_pages) {
+            if self.entry(lpn).is_some_and(|ppn| !holds(ctx.flash, ppn, lpn)) {
+                self.recovered.insert(lpn, None);
             }
         }
-        for tp in 0..self.tp_count() {
+        for tp in self.tps() {
             self.fetch(tp, ctx)?;
         }
         Ok(())
@@ -401,8 +403,10 @@ impl TranslationStore {
     /// the page its LPN maps to (for [`BlockManager::rebuild`] after [`TranslationStore::recover`]).
     pub fn is_live(&self, ppn: Ppn, spare: Spare) -> bool {
         match spare.kind {
-            PageKind::Data => spare.logical < self.logical_pages && self.entry(spare.logical) == ppn,
-            PageKind::Translation => spare.logical < self.tp_count() && self.location(spare.logical) == Some(ppn),
+            PageKind::Data => spare.logical < self.logical_pages && self.entry(Lpn::new(spare.logical)) == Some(ppn),
+            PageKind::Translation => {
+                spare.logical < self.tp_count() && self.location(Tpn::new(spare.logical)) == Some(ppn)
+            }
             PageKind::Metadata | PageKind::InvalidationLog | PageKind::Delta => false,
         }
     }
@@ -416,10 +420,8 @@ impl TranslationStore {
                 self.recovered.len()
             ));
         }
-        for (tp, &ppn) in self.gtd.iter().enumerate() {
-            if ppn == UNMAPPED {
-                continue;
-            }
+        for (tp, ppn) in self.gtd.iter().enumerate() {
+            let Some(ppn) = *ppn else { continue };
             if !blocks.is_valid(ppn, flash) {
                 return Err(format!("GTD maps translation page {tp} to PPN {ppn}, which is not valid"));
             }
@@ -432,8 +434,9 @@ impl TranslationStore {
             }
         }
         let g = flash.geometry();
-        let written = self.gtd.iter().filter(|&&p| p != UNMAPPED).count();
-        let valid = (0..g.total_blocks())
+        let written = self.gtd.iter().flatten().count();
+        let valid = g
+            .blocks()
             .filter(|&b| flash.block_kind(b) == PageKind::Translation && flash.write_pointer(b) > 0)
             .map(|b| blocks.valid_count(b, flash) as usize)
             .sum::<usize>();
@@ -445,8 +448,10 @@ impl TranslationStore {
 
     /// The translation pages the GTD points at (for the shared invariant check).
     pub fn referenced_pages(&self) -> Vec<PageRef> {
-        (0..self.tp_count())
-            .filter_map(|tp| self.location(tp).map(|ppn| PageRef { ppn, kind: PageKind::Translation, logical: tp }))
+        self.tps()
+            .filter_map(|tp| {
+                self.location(tp).map(|ppn| PageRef { ppn, kind: PageKind::Translation, logical: tp.get() })
+            })
             .collect()
     }
 
@@ -466,11 +471,11 @@ impl TranslationStore {
 
 /// Whether `ppn` is a programmed data page of `lpn`.
 fn holds(flash: &FlashArray, ppn: Ppn, lpn: Lpn) -> bool {
-    if ppn >= flash.geometry().total_pages() || !flash.is_programmed(ppn) {
+    if ppn.get() >= flash.geometry().total_pages() || !flash.is_programmed(ppn) {
         return false;
     }
     let spare = flash.spare_unchecked(ppn);
-    spare.kind == PageKind::Data && spare.logical == lpn
+    spare.kind == PageKind::Data && spare.logical == lpn.get()
 }
 
 #[cfg(test)]
@@ -535,11 +540,11 @@ mod tests {
         fn store(&mut self) -> &mut TranslationStore {
             &mut self.store
         }
-        fn publish(&mut self, tp: u32) -> bool {
+        fn publish(&mut self, tp: Tpn) -> bool {
             let mine: Vec<_> = self.pending.iter().copied().filter(|&(l, _)| self.store.tp_of(l) == tp).collect();
             self.pending.retain(|&(l, _)| self.store.tp_of(l) != tp);
             for (lpn, ppn) in mine {
-                self.store.set(lpn, ppn);
+                self.store.set(lpn, Some(ppn));
             }
             true
         }
@@ -567,8 +572,7 @@ mod tests {
 
         fn write(&mut self, lpn: Lpn, version: u32) {
             let mut ctx = FtlCtx { flash: &mut self.flash, ops: &mut self.ops, cache: &mut self.cache };
-            let old = self.toy.store.entry(lpn);
-            if old != UNMAPPED {
+            if let Some(old) = self.toy.store.entry(lpn) {
                 self.blocks.invalidate(old, ctx.flash).unwrap();
             }
             let ppn = self.blocks.allocate(0, DATA_STREAM, &mut self.toy, &mut ctx).unwrap();
@@ -592,38 +596,38 @@ mod tests {
         assert_eq!(store.tp_count(), 496);
         assert_eq!(store.gtd_sram(32).bytes, 2048);
         assert_eq!(store.gtd_sram(35).bytes, 2240); // CDFTL, 2 CTP slots: 2.19 KB
-        assert_eq!(store.lpns(495), 495 * 2048..1_015_808);
+        assert_eq!(store.lpns(Tpn::new(495)), Lpn::new(495 * 2048)..Lpn::new(1_015_808));
     }
 
     #[test]
     fn a_write_back_programs_a_new_copy_invalidates_the_old_and_moves_the_gtd() {
         let mut r = Rig::new();
-        assert_eq!(r.toy.store.location(1), None);
-        r.write(9, 1);
+        assert_eq!(r.toy.store.location(Tpn::new(1)), None);
+        r.write(Lpn::new(9), 1);
         // The TP had no copy: no read, one program.
         assert_eq!(r.ops.count(OpKind::Read, Purpose::Translation), 0);
         assert_eq!(r.ops.count(OpKind::Program, Purpose::Translation), 1);
-        let first = r.toy.store.location(1).unwrap();
+        let first = r.toy.store.location(Tpn::new(1)).unwrap();
         assert_eq!(r.flash.spare_unchecked(first).logical, 1);
-        r.write(10, 1);
+        r.write(Lpn::new(10), 1);
         assert_eq!(r.ops.count(OpKind::Read, Purpose::Translation), 1);
-        let second = r.toy.store.location(1).unwrap();
+        let second = r.toy.store.location(Tpn::new(1)).unwrap();
         assert_ne!(first, second);
         assert!(r.flash.is_programmed(first) && !r.blocks.is_valid(first, &r.flash));
         assert_eq!(r.flash.spare_unchecked(second).version, 2);
-        assert_eq!(r.toy.store.entry(9), 0);
-        assert_eq!(r.toy.store.entry(10), 1);
-        assert_eq!(r.toy.store.entry(11), UNMAPPED);
+        assert_eq!(r.toy.store.entry(Lpn::new(9)), Some(Ppn::new(0)));
+        assert_eq!(r.toy.store.entry(Lpn::new(10)), Some(Ppn::new(1)));
+        assert_eq!(r.toy.store.entry(Lpn::new(11)), None);
         r.assert_consistent();
     }
 
     #[test]
     fn fetch_reads_the_newest_copy_once_and_an_unwritten_tp_costs_nothing() {
         let mut r = Rig::new();
-        r.write(3, 1);
+        r.write(Lpn::new(3), 1);
         let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
-        assert!(r.toy.store.fetch(0, &mut ctx).unwrap());
-        assert!(!r.toy.store.fetch(4, &mut ctx).unwrap());
+        assert!(r.toy.store.fetch(Tpn::new(0), &mut ctx).unwrap());
+        assert!(!r.toy.store.fetch(Tpn::new(4), &mut ctx).unwrap());
         assert_eq!(ctx.ops.count(OpKind::Read, Purpose::Translation), 1);
     }
 
@@ -635,15 +639,15 @@ mod tests {
         for _ in 0..600 {
             let lpn = rng.gen_range(0..40u32);
             version[lpn as usize] += 1;
-            r.write(lpn, version[lpn as usize]);
+            r.write(Lpn::new(lpn), version[lpn as usize]);
             r.assert_consistent();
         }
         assert!(r.blocks.gc_victims() > 0);
         assert!(r.ops.count(OpKind::Program, Purpose::Gc) > r.toy.tp_moves as u64);
         assert!(r.toy.tp_moves > 0);
         for lpn in 0..40 {
-            let ppn = r.toy.store.entry(lpn);
-            assert!(holds(&r.flash, ppn, lpn), "LPN {lpn} -> {ppn}");
+            let ppn = r.toy.store.entry(Lpn::new(lpn)).unwrap();
+            assert!(holds(&r.flash, ppn, Lpn::new(lpn)), "LPN {lpn} -> {ppn}");
             assert_eq!(r.flash.spare_unchecked(ppn).version, version[lpn as usize]);
         }
     }
@@ -653,22 +657,24 @@ mod tests {
         let mut r = Rig::new();
         let mut version = [1u32; 40];
         for lpn in 0..40 {
-            r.write(lpn, 1);
+            r.write(Lpn::new(lpn), 1);
         }
         for lpn in [5, 17, 33] {
             version[lpn as usize] = 2;
-            r.write(lpn, 2);
+            r.write(Lpn::new(lpn), 2);
         }
         // Three changes that never reached their TP (a write-back cache lost them).
         for lpn in [6u32, 18, 6] {
             let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
-            let old = (0..128).find(|&p| holds(ctx.flash, p, lpn) && r.blocks.is_valid(p, ctx.flash)).unwrap();
-            r.blocks.invalidate(old, ctx.flash).unwrap();
+            let old = (0..128)
+                .find(|&p| holds(ctx.flash, Ppn::new(p), Lpn::new(lpn)) && r.blocks.is_valid(Ppn::new(p), ctx.flash))
+                .unwrap();
+            r.blocks.invalidate(Ppn::new(old), ctx.flash).unwrap();
             let ppn = r.blocks.allocate(0, DATA_STREAM, &mut r.toy, &mut ctx).unwrap();
             version[lpn as usize] += 1;
-            r.toy.store.program_data(ppn, lpn, version[lpn as usize], &mut ctx).unwrap();
+            r.toy.store.program_data(ppn, Lpn::new(lpn), version[lpn as usize], &mut ctx).unwrap();
         }
-        let gtd: Vec<_> = (0..5).map(|t| r.toy.store.location(t)).collect();
+        let gtd: Vec<_> = (0..5).map(|t| r.toy.store.location(Tpn::new(t))).collect();
         let before = r.ops.count(OpKind::SpareRead, Purpose::Recovery);
         let tp_reads = r.ops.count(OpKind::Read, Purpose::Translation);
         let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
@@ -678,11 +684,11 @@ mod tests {
         let reads = r.ops.count(OpKind::SpareRead, Purpose::Recovery) - before;
         let tp_reads = r.ops.count(OpKind::Read, Purpose::Translation) - tp_reads;
         assert_eq!(tp_reads, 5, "the newest copy of each of the 5 TPs");
-        assert_eq!(gtd, (0..5).map(|t| r.toy.store.location(t)).collect::<Vec<_>>());
+        assert_eq!(gtd, (0..5).map(|t| r.toy.store.location(Tpn::new(t))).collect::<Vec<_>>());
         let check = |r: &Rig| {
             for lpn in 0..40 {
-                let ppn = r.toy.store.entry(lpn);
-                assert!(holds(&r.flash, ppn, lpn), "LPN {lpn} -> {ppn}");
+                let ppn = r.toy.store.entry(Lpn::new(lpn)).unwrap();
+                assert!(holds(&r.flash, ppn, Lpn::new(lpn)), "LPN {lpn} -> {ppn}");
                 assert_eq!(r.flash.spare_unchecked(ppn).version, version[lpn as usize], "LPN {lpn}");
             }
         };
@@ -692,10 +698,10 @@ mod tests {
         assert!(reads < (g.total_blocks() + g.total_pages()) as u64, "{reads}");
         // The next write of a TP folds its recovered entries in; the rest stay recovered.
         let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
-        write_back(&mut r.toy, &mut r.blocks, 0, true, &mut ctx).unwrap();
-        assert_eq!(r.toy.store.tp_with_recovered_entries(), Some(2));
+        write_back(&mut r.toy, &mut r.blocks, Tpn::new(0), true, &mut ctx).unwrap();
+        assert_eq!(r.toy.store.tp_with_recovered_entries(), Some(Tpn::new(2)));
         let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
-        write_back(&mut r.toy, &mut r.blocks, 2, true, &mut ctx).unwrap();
+        write_back(&mut r.toy, &mut r.blocks, Tpn::new(2), true, &mut ctx).unwrap();
         assert_eq!(r.toy.store.tp_with_recovered_entries(), None);
         check(&r);
         r.assert_consistent();
@@ -705,16 +711,16 @@ mod tests {
     fn recovery_brings_back_an_lpn_trimmed_only_in_sram_and_rebuilds_validity() {
         let mut r = Rig::new();
         for lpn in 0..8 {
-            r.write(lpn, 1);
+            r.write(Lpn::new(lpn), 1);
         }
-        let trimmed = r.toy.store.entry(4);
+        let trimmed = r.toy.store.entry(Lpn::new(4)).unwrap();
         r.blocks.invalidate(trimmed, &r.flash).unwrap();
         let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
         r.toy.store.recover(&r.blocks, &mut ctx).unwrap();
         let store = &r.toy.store;
         r.blocks.rebuild(&r.flash, |ppn, spare| store.is_live(ppn, spare));
-        assert_eq!(r.toy.store.entry(4), trimmed, "the trim never reached flash");
+        assert_eq!(r.toy.store.entry(Lpn::new(4)), Some(trimmed), "the trim never reached flash");
         assert!(r.blocks.is_valid(trimmed, &r.flash));
-        assert!(holds(&r.flash, r.toy.store.entry(3), 3));
+        assert!(holds(&r.flash, r.toy.store.entry(Lpn::new(3)).unwrap(), Lpn::new(3)));
     }
 }

@@ -27,7 +27,7 @@ impl Validity {
 
     #[inline]
     fn is_invalidated(&self, ppn: Ppn) -> bool {
-        self.invalid_bits[(ppn >> 6) as usize] & (1u64 << (ppn & 63)) != 0
+        self.invalid_bits[ppn.index() >> 6] & (1u64 << (ppn.get() & 63)) != 0
     }
 
     /// Whether `ppn` holds valid data: programmed and not invalidated.
@@ -39,7 +39,7 @@ impl Validity {
     /// Valid pages of a block.
     #[inline]
     pub fn valid_count(&self, pbn: Pbn, flash: &FlashArray) -> u32 {
-        flash.programmed_count(pbn) - self.invalid[pbn as usize]
+        flash.programmed_count(pbn) - self.invalid[pbn.index()]
     }
 
     /// Marks a valid page invalid; returns its block's remaining valid count, or `None` if the
@@ -49,19 +49,19 @@ impl Validity {
         if !self.is_valid(ppn, flash) {
             return None;
         }
-        self.invalid_bits[(ppn >> 6) as usize] |= 1u64 << (ppn & 63);
-        let pbn = ppn / self.pages_per_block;
-        self.invalid[pbn as usize] += 1;
+        self.invalid_bits[ppn.index() >> 6] |= 1u64 << (ppn.get() & 63);
+        let pbn = Pbn::new(ppn.get() / self.pages_per_block);
+        self.invalid[pbn.index()] += 1;
         Some(self.valid_count(pbn, flash))
     }
 
     /// Forgets the invalidations of an erased block.
     pub fn erased(&mut self, pbn: Pbn) {
-        let first = (pbn * self.pages_per_block) as usize;
+        let first = pbn.index() * self.pages_per_block as usize;
         for page in first..first + self.pages_per_block as usize {
             self.invalid_bits[page >> 6] &= !(1u64 << (page & 63));
         }
-        self.invalid[pbn as usize] = 0;
+        self.invalid[pbn.index()] = 0;
     }
 
     /// Forgets everything (power loss): every programmed page counts as valid until recovery
@@ -74,24 +74,23 @@ impl Validity {
     /// Brings the state of `ppn` toward the CPU cache ahead of an invalidation.
     #[inline]
     pub fn prefetch(&self, ppn: Ppn) {
-        if let Some(bits) = self.invalid_bits.get((ppn >> 6) as usize) {
+        if let Some(bits) = self.invalid_bits.get(ppn.index() >> 6) {
             crate::mem::prefetch(bits);
         }
     }
 
     /// Checks each block's invalid count against its bits, and that no free page is marked.
     pub fn check(&self, flash: &FlashArray) -> Result<(), String> {
-        for pbn in 0..self.invalid.len() as Pbn {
-            let first = pbn * self.pages_per_block;
-            let pages = first..first + self.pages_per_block;
-            let marked = pages.clone().filter(|&p| self.is_invalidated(p)).count() as u32;
-            if marked != self.invalid[pbn as usize] {
+        let g = flash.geometry();
+        for pbn in g.blocks() {
+            let marked = g.pages_of(pbn).filter(|&p| self.is_invalidated(p)).count() as u32;
+            if marked != self.invalid[pbn.index()] {
                 return Err(format!(
                     "block {pbn} records {} invalid pages but marks {marked}",
-                    self.invalid[pbn as usize]
+                    self.invalid[pbn.index()]
                 ));
             }
-            if let Some(ppn) = pages.into_iter().find(|&p| self.is_invalidated(p) && !flash.is_programmed(p)) {
+            if let Some(ppn) = g.pages_of(pbn).find(|&p| self.is_invalidated(p) && !flash.is_programmed(p)) {
                 return Err(format!("free page PPN {ppn} is marked invalid"));
             }
         }

@@ -53,38 +53,38 @@ impl VictimIndex {
     }
 
     pub fn is_filed(&self, pbn: Pbn) -> bool {
-        self.buckets.list_of(pbn).is_some()
+        self.buckets.list_of(pbn.get()).is_some()
     }
 
     #[inline]
     pub fn prefetch(&self, pbn: Pbn) {
-        self.buckets.prefetch(pbn);
+        self.buckets.prefetch(pbn.get());
     }
 
     /// Files a block just closed with `valid` valid pages.
     #[inline]
     pub fn insert(&mut self, pbn: Pbn, valid: u32) {
         self.file(pbn, valid);
-        let unit = self.buckets.payload(pbn).unit;
+        let unit = self.buckets.payload(pbn.get()).unit;
         if let Some(closed) = &mut self.closed {
-            closed.push_front(unit, pbn);
+            closed.push_front(unit, pbn.get());
         }
     }
 
     #[inline]
     fn file(&mut self, pbn: Pbn, valid: u32) {
         self.clock += 1;
-        let bucket = self.bucket(self.buckets.payload(pbn).unit, valid);
-        self.buckets.payload_mut(pbn).modified = self.clock;
-        self.buckets.push_front(bucket, pbn);
+        let bucket = self.bucket(self.buckets.payload(pbn.get()).unit, valid);
+        self.buckets.payload_mut(pbn.get()).modified = self.clock;
+        self.buckets.push_front(bucket, pbn.get());
     }
 
     /// Unfiles a block; does nothing if it is not filed.
     #[inline]
     pub fn remove(&mut self, pbn: Pbn) {
-        self.buckets.remove(pbn);
+        self.buckets.remove(pbn.get());
         if let Some(closed) = &mut self.closed {
-            closed.remove(pbn);
+            closed.remove(pbn.get());
         }
     }
 
@@ -92,7 +92,7 @@ impl VictimIndex {
     #[inline]
     pub fn update(&mut self, pbn: Pbn, valid: u32) {
         if self.is_filed(pbn) {
-            self.buckets.remove(pbn);
+            self.buckets.remove(pbn.get());
             self.file(pbn, valid);
         }
     }
@@ -101,20 +101,20 @@ impl VictimIndex {
     pub fn select(&self, unit: u32, policy: VictimPolicyKind) -> Option<Pbn> {
         let oldest = (0..=self.pages_per_block).map(|valid| self.buckets.back(self.bucket(unit, valid)));
         match policy {
-            VictimPolicyKind::Greedy => oldest.flatten().next(),
+            VictimPolicyKind::Greedy => oldest.flatten().next().map(Pbn::new),
             VictimPolicyKind::CostBenefit => {
                 let ppb = self.pages_per_block as f64;
                 let mut best: Option<(f64, Pbn)> = None;
                 for (valid, h) in oldest.enumerate() {
                     let Some(h) = h else { continue };
                     if valid == 0 {
-                        return Some(h);
+                        return Some(Pbn::new(h));
                     }
                     let u = valid as f64 / ppb;
                     let age = (self.clock - self.buckets.payload(h).modified) as f64 + 1.0;
                     let score = (1.0 - u) / (2.0 * u) * age;
                     if best.is_none_or(|(s, _)| score > s) {
-                        best = Some((score, h));
+                        best = Some((score, Pbn::new(h)));
                     }
                 }
                 best.map(|(_, h)| h)
@@ -122,7 +122,7 @@ impl VictimIndex {
             VictimPolicyKind::Fifo => {
                 let full = self.bucket(unit, self.pages_per_block);
                 let closed = self.closed.as_ref().expect("a FIFO victim index keeps the closing order");
-                closed.iter_from_back(unit).find(|&b| self.buckets.list_of(b) != Some(full))
+                closed.iter_from_back(unit).find(|&b| self.buckets.list_of(b) != Some(full)).map(Pbn::new)
             }
         }
     }
@@ -139,57 +139,57 @@ mod tests {
     #[test]
     fn greedy_picks_fewest_valid_then_first_filed() {
         let mut v = VictimIndex::new(1, 4, vec![0; 6], VictimPolicyKind::Greedy);
-        v.insert(0, 3);
-        v.insert(1, 2);
-        v.insert(2, 2);
-        v.insert(3, 4);
-        assert_eq!(v.select(0, VictimPolicyKind::Greedy), Some(1));
-        v.update(2, 1);
-        assert_eq!(v.select(0, VictimPolicyKind::Greedy), Some(2));
-        v.remove(2);
-        v.remove(1);
-        assert_eq!(v.select(0, VictimPolicyKind::Greedy), Some(0));
-        v.remove(0);
-        v.remove(3);
+        v.insert(Pbn::new(0), 3);
+        v.insert(Pbn::new(1), 2);
+        v.insert(Pbn::new(2), 2);
+        v.insert(Pbn::new(3), 4);
+        assert_eq!(v.select(0, VictimPolicyKind::Greedy), Some(Pbn::new(1)));
+        v.update(Pbn::new(2), 1);
+        assert_eq!(v.select(0, VictimPolicyKind::Greedy), Some(Pbn::new(2)));
+        v.remove(Pbn::new(2));
+        v.remove(Pbn::new(1));
+        assert_eq!(v.select(0, VictimPolicyKind::Greedy), Some(Pbn::new(0)));
+        v.remove(Pbn::new(0));
+        v.remove(Pbn::new(3));
         assert_eq!(v.select(0, VictimPolicyKind::Greedy), None);
     }
 
     #[test]
     fn fifo_picks_the_first_closed_block_with_an_invalid_page() {
         let mut v = VictimIndex::new(1, 4, vec![0; 4], VictimPolicyKind::Fifo);
-        v.insert(0, 4);
-        v.insert(1, 3);
-        v.insert(2, 0);
-        assert_eq!(v.select(0, VictimPolicyKind::Fifo), Some(1), "block 0 is fully valid");
-        v.update(0, 2);
-        assert_eq!(v.select(0, VictimPolicyKind::Fifo), Some(0), "closing order, not modification");
-        v.remove(0);
-        v.remove(1);
-        assert_eq!(v.select(0, VictimPolicyKind::Fifo), Some(2));
-        v.remove(2);
+        v.insert(Pbn::new(0), 4);
+        v.insert(Pbn::new(1), 3);
+        v.insert(Pbn::new(2), 0);
+        assert_eq!(v.select(0, VictimPolicyKind::Fifo), Some(Pbn::new(1)), "block 0 is fully valid");
+        v.update(Pbn::new(0), 2);
+        assert_eq!(v.select(0, VictimPolicyKind::Fifo), Some(Pbn::new(0)), "closing order, not modification");
+        v.remove(Pbn::new(0));
+        v.remove(Pbn::new(1));
+        assert_eq!(v.select(0, VictimPolicyKind::Fifo), Some(Pbn::new(2)));
+        v.remove(Pbn::new(2));
         assert_eq!(v.select(0, VictimPolicyKind::Fifo), None);
     }
 
     #[test]
     fn units_are_independent() {
         let mut v = VictimIndex::new(2, 4, vec![0, 1, 0, 1], VictimPolicyKind::Greedy);
-        v.insert(1, 0);
-        v.insert(0, 3);
-        assert_eq!(v.select(0, VictimPolicyKind::Greedy), Some(0));
-        assert_eq!(v.select(1, VictimPolicyKind::Greedy), Some(1));
+        v.insert(Pbn::new(1), 0);
+        v.insert(Pbn::new(0), 3);
+        assert_eq!(v.select(0, VictimPolicyKind::Greedy), Some(Pbn::new(0)));
+        assert_eq!(v.select(1, VictimPolicyKind::Greedy), Some(Pbn::new(1)));
     }
 
     #[test]
     fn cost_benefit_prefers_an_old_block_over_a_slightly_emptier_young_one() {
         let mut v = VictimIndex::new(1, 100, vec![0; 3], VictimPolicyKind::Greedy);
-        v.insert(0, 50); // old, u = 0.5
+        v.insert(Pbn::new(0), 50); // old, u = 0.5
         for _ in 0..1000 {
-            v.insert(2, 90);
-            v.remove(2);
+            v.insert(Pbn::new(2), 90);
+            v.remove(Pbn::new(2));
         }
-        v.insert(1, 45); // young, u = 0.45
-        assert_eq!(v.select(0, VictimPolicyKind::Greedy), Some(1));
-        assert_eq!(v.select(0, VictimPolicyKind::CostBenefit), Some(0));
+        v.insert(Pbn::new(1), 45); // young, u = 0.45
+        assert_eq!(v.select(0, VictimPolicyKind::Greedy), Some(Pbn::new(1)));
+        assert_eq!(v.select(0, VictimPolicyKind::CostBenefit), Some(Pbn::new(0)));
     }
 
     #[test]
@@ -202,8 +202,8 @@ mod tests {
     #[test]
     fn cost_benefit_takes_an_empty_block_at_once() {
         let mut v = VictimIndex::new(1, 8, vec![0; 2], VictimPolicyKind::Greedy);
-        v.insert(0, 1);
-        v.insert(1, 0);
-        assert_eq!(v.select(0, VictimPolicyKind::CostBenefit), Some(1));
+        v.insert(Pbn::new(0), 1);
+        v.insert(Pbn::new(1), 0);
+        assert_eq!(v.select(0, VictimPolicyKind::CostBenefit), Some(Pbn::new(1)));
     }
 }

@@ -276,8 +276,7 @@ impl LogScheme for Fast {
         let Some(k) = self.max_associativity else { return Ok(()) };
         let ppb = engine.pages_per_block();
         for block in self.open.iter().map(|o| o.block).chain(self.full.blocks()) {
-            let first = flash.geometry().first_page(block);
-            let mut lbns: Vec<u32> = (first..first + flash.write_pointer(block))
+            let mut lbns: Vec<u32> = (flash.geometry().pages_of(block).take(flash.write_pointer(block) as usize))
                 .filter(|&p| flash.is_programmed(p) && !flash.is_corrupt(p))
                 .map(|p| flash.spare_unchecked(p).logical / ppb)
                 .collect();

@@ -125,8 +125,8 @@ mod tests {
 
     #[test]
     fn fifo_takes_the_oldest_block() {
-        let mut q = queue(Selection::Fifo, &[7, 8, 9]);
-        assert_eq!(q.select(|_| 5), Some((7, 0)));
+        let mut q = queue(Selection::Fifo, &[Pbn::new(7), Pbn::new(8), Pbn::new(9)]);
+        assert_eq!(q.select(|_| 5), Some((Pbn::new(7), 0)));
         assert_eq!(q.blocks().collect::<Vec<_>>(), vec![8, 9]);
     }
 
@@ -134,66 +134,70 @@ mod tests {
     /// the first gets its chance.
     #[test]
     fn second_chance_passes_over_a_block_with_valid_pages() {
-        let valid = |b: Pbn| [5, 0, 3][b as usize];
-        let mut q = queue(SC, &[0, 1, 2]);
-        assert_eq!(q.select(valid), Some((1, 1)));
-        assert!(q.is_marked(0, 5) && !q.is_marked(2, 3));
+        let valid = |b: Pbn| [5, 0, 3][b.index()];
+        let mut q = queue(SC, &[Pbn::new(0), Pbn::new(1), Pbn::new(2)]);
+        assert_eq!(q.select(valid), Some((Pbn::new(1), 1)));
+        assert!(q.is_marked(Pbn::new(0), 5) && !q.is_marked(Pbn::new(2), 3));
         assert_eq!(q.blocks().collect::<Vec<_>>(), vec![2, 0], "the marked block moved to the tail");
     }
 
     /// Spec Part D: [5, 3]: both get a chance, then the first becomes the victim.
     #[test]
     fn when_every_block_has_valid_pages_the_first_marked_one_is_taken() {
-        let valid = |b: Pbn| [5, 3][b as usize];
-        let mut q = queue(SC, &[0, 1]);
-        assert_eq!(q.select(valid), Some((0, 2)));
-        assert!(q.is_marked(1, 3));
+        let valid = |b: Pbn| [5, 3][b.index()];
+        let mut q = queue(SC, &[Pbn::new(0), Pbn::new(1)]);
+        assert_eq!(q.select(valid), Some((Pbn::new(0), 2)));
+        assert!(q.is_marked(Pbn::new(1), 3));
     }
 
     /// The reset rule: an invalidation in a marked block takes its mark away.
     #[test]
     fn an_invalidation_resets_the_mark() {
         let mut counts = [5, 3];
-        let mut q = queue(SC, &[0, 1]);
-        assert_eq!(q.select(|b| counts[b as usize]), Some((0, 2)));
-        q.push(0);
+        let mut q = queue(SC, &[Pbn::new(0), Pbn::new(1)]);
+        assert_eq!(q.select(|b| counts[b.index()]), Some((Pbn::new(0), 2)));
+        q.push(Pbn::new(0));
         counts[1] = 2; // one of block 1's pages was invalidated
-        assert!(!q.is_marked(1, 2));
-        assert_eq!(q.select(|b| counts[b as usize]), Some((1, 2)), "block 1 is passed over again, then taken");
+        assert!(!q.is_marked(Pbn::new(1), 2));
+        assert_eq!(q.select(|b| counts[b.index()]), Some((Pbn::new(1), 2)), "block 1 is passed over again, then taken");
     }
 
     /// The threshold is strict: a block with exactly `n` valid pages is taken at once.
     #[test]
     fn the_threshold_is_strictly_greater_than() {
         let sc = Selection::SecondChance { threshold: 3, mode: ScMode::MoveToTail };
-        let mut q = queue(sc, &[0, 1]);
-        assert_eq!(q.select(|b| [4, 3][b as usize]), Some((1, 1)));
+        let mut q = queue(sc, &[Pbn::new(0), Pbn::new(1)]);
+        assert_eq!(q.select(|b| [4, 3][b.index()]), Some((Pbn::new(1), 1)));
     }
 
     #[test]
     fn clock_keeps_positions_and_moves_its_hand() {
         let sc = Selection::SecondChance { threshold: 0, mode: ScMode::Clock };
-        let valid = |b: Pbn| [5, 0, 3][b as usize];
-        let mut q = queue(sc, &[0, 1, 2]);
-        assert_eq!(q.select(valid), Some((1, 1)));
+        let valid = |b: Pbn| [5, 0, 3][b.index()];
+        let mut q = queue(sc, &[Pbn::new(0), Pbn::new(1), Pbn::new(2)]);
+        assert_eq!(q.select(valid), Some((Pbn::new(1), 1)));
         assert_eq!(q.blocks().collect::<Vec<_>>(), vec![0, 2], "block 0 kept its place");
-        q.push(1); // refilled: at the tail of the fill order, ahead of the hand (on block 2)
+        q.push(Pbn::new(1)); // refilled: at the tail of the fill order, ahead of the hand (on block 2)
         assert_eq!(q.blocks().collect::<Vec<_>>(), vec![0, 2, 1]);
-        assert_eq!(q.select(valid), Some((1, 1)), "the hand gives block 2 its chance, then takes empty block 1");
-        assert!(q.is_marked(2, 3) && q.is_marked(0, 5));
+        assert_eq!(
+            q.select(valid),
+            Some((Pbn::new(1), 1)),
+            "the hand gives block 2 its chance, then takes empty block 1"
+        );
+        assert!(q.is_marked(Pbn::new(2), 3) && q.is_marked(Pbn::new(0), 5));
     }
 
     /// Moving to the tail puts a refilled block behind every passed-over one; the clock meets it
     /// before the blocks behind its hand.
     #[test]
     fn the_two_modes_differ_in_where_a_refilled_block_waits() {
-        let valid = |b: Pbn| [5, 0, 4, 0][b as usize];
+        let valid = |b: Pbn| [5, 0, 4, 0][b.index()];
         for (mode, victim) in [(ScMode::MoveToTail, 0), (ScMode::Clock, 3)] {
-            let mut q = queue(Selection::SecondChance { threshold: 0, mode }, &[0, 1, 2]);
-            assert_eq!(q.select(valid), Some((1, 1)), "{mode:?}: block 0 passed over, empty block 1 taken");
-            q.push(3);
+            let mut q = queue(Selection::SecondChance { threshold: 0, mode }, &[Pbn::new(0), Pbn::new(1), Pbn::new(2)]);
+            assert_eq!(q.select(valid), Some((Pbn::new(1), 1)), "{mode:?}: block 0 passed over, empty block 1 taken");
+            q.push(Pbn::new(3));
             // Move to tail: [2, 0, 3]; the clock: [0, 2, 3] with its hand on block 2.
-            assert_eq!(q.select(valid), Some((victim, 1)), "{mode:?}");
+            assert_eq!(q.select(valid), Some((Pbn::new(victim), 1)), "{mode:?}");
         }
     }
 }

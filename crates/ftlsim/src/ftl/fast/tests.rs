@@ -36,7 +36,7 @@ impl Rig {
         let flash = FlashArray::new(&config.device.geometry, config.device.program_order);
         let mut rig = Rig { ftl, flash, ops: OpLog::new(), cache: CacheStats::default() };
         for lpn in 0..16 {
-            rig.write(lpn);
+            rig.write(Lpn::new(lpn));
         }
         assert_eq!(rig.count(OpKind::Program, Purpose::Host), 16, "first writes go in place");
         assert_eq!(rig.ftl.engine.stats, MergeStats::default());
@@ -46,7 +46,7 @@ impl Rig {
 
     fn write(&mut self, lpn: Lpn) {
         let mut ctx = FtlCtx { flash: &mut self.flash, ops: &mut self.ops, cache: &mut self.cache };
-        self.ftl.write(lpn, 1 + self.ftl.engine.stats.pages_copied as u32 + lpn, &mut ctx).unwrap();
+        self.ftl.write(lpn, 1 + self.ftl.engine.stats.pages_copied as u32 + lpn.get(), &mut ctx).unwrap();
         self.ftl.check(&self.flash).unwrap();
         self.ftl.engine.blocks.check(&self.flash).unwrap();
     }
@@ -65,7 +65,7 @@ fn a_run_over_a_whole_block_ends_in_a_switch_merge() {
     let mut rig = Rig::filled(Selection::Fifo);
     let old = rig.data_block(0);
     for lpn in 0..4 {
-        rig.write(lpn);
+        rig.write(Lpn::new(lpn));
     }
     let s = rig.ftl.engine.stats;
     assert_eq!((s.switch_merges, s.partial_merges, s.full_merges, s.pages_copied), (1, 0, 0, 0));
@@ -78,9 +78,9 @@ fn a_run_over_a_whole_block_ends_in_a_switch_merge() {
 #[test]
 fn a_run_cut_short_ends_in_a_partial_merge() {
     let mut rig = Rig::filled(Selection::Fifo);
-    rig.write(4);
-    rig.write(5); // the SW block holds offsets 0 and 1 of logical block 1
-    rig.write(8); // a run starting at offset 0 of logical block 2 takes the SW block
+    rig.write(Lpn::new(4));
+    rig.write(Lpn::new(5)); // the SW block holds offsets 0 and 1 of logical block 1
+    rig.write(Lpn::new(8)); // a run starting at offset 0 of logical block 2 takes the SW block
     let s = rig.ftl.engine.stats;
     assert_eq!((s.switch_merges, s.partial_merges, s.full_merges, s.pages_copied), (0, 1, 0, 2));
     assert_eq!(rig.count(OpKind::Read, Purpose::Gc), 2, "offsets 2 and 3 are copied from the data block");
@@ -95,10 +95,10 @@ fn a_run_cut_short_ends_in_a_partial_merge() {
 fn reclaiming_a_random_write_log_block_full_merges_every_block_it_touches() {
     let mut rig = Rig::filled(Selection::Fifo);
     for lpn in [1, 5, 6, 13, 2, 7, 14, 15] {
-        rig.write(lpn); // fills RW block a, then RW block b
+        rig.write(Lpn::new(lpn)); // fills RW block a, then RW block b
     }
     assert_eq!(rig.ftl.scheme.full.len(), 2, "both RW blocks are full: the RW area (2 blocks) is at its limit");
-    rig.write(3); // a is the victim
+    rig.write(Lpn::new(3)); // a is the victim
     let s = rig.ftl.engine.stats;
     assert_eq!((s.switch_merges, s.partial_merges, s.full_merges), (0, 0, 3));
     assert_eq!((s.log_merges, s.merged_data_blocks, s.log_valid_pages, s.log_written_pages), (1, 3, 4, 4));
@@ -119,10 +119,10 @@ fn second_chance_reclaims_an_empty_log_block_with_one_erase() {
     let sc = Selection::SecondChance { threshold: 0, mode: ScMode::MoveToTail };
     let mut rig = Rig::filled(sc);
     for lpn in [1, 5, 6, 13, 1, 5, 6, 13] {
-        rig.write(lpn); // RW block a, then the same pages again in b: a holds no valid page
+        rig.write(Lpn::new(lpn)); // RW block a, then the same pages again in b: a holds no valid page
     }
     rig.ops.reset_counts();
-    rig.write(2);
+    rig.write(Lpn::new(2));
     let s = rig.ftl.engine.stats;
     assert_eq!((s.full_merges, s.pages_copied, s.second_chance_skips), (0, 0, 0), "a is empty: taken at once");
     assert_eq!(rig.count(OpKind::Erase, Purpose::Gc), 1);
@@ -136,13 +136,13 @@ fn kast_never_exceeds_k_associations() {
     let writes = [1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 1, 6, 11, 13, 2, 7, 9, 14];
     let mut kast = Rig::filled_with(Selection::Fifo, Some(2));
     for lpn in writes {
-        kast.write(lpn);
+        kast.write(Lpn::new(lpn));
     }
     let s = kast.ftl.engine.stats;
     assert!(s.log_merges > 0 && s.merged_data_blocks <= 2 * s.log_merges, "{s:?}");
     let mut fast = Rig::filled(Selection::Fifo);
     for lpn in writes {
-        fast.write(lpn);
+        fast.write(Lpn::new(lpn));
     }
     let s = fast.ftl.engine.stats;
     assert!(s.merged_data_blocks > 2 * s.log_merges, "FAST's victims touch more than two blocks on average: {s:?}");

@@ -9,10 +9,10 @@
 //! are linked in a list of their own for write-back; the replacement order is the [`Replacement`]'s.
 //! Every operation here is O(1) (O(entry length) for a large entry's fill) and allocation-free.
 
-use crate::flash::{Lpn, Ppn};
+use crate::flash::{Lpn, Ppn, Tpn};
 use crate::ftl::common::cache::nru::{Fetch, Nru};
 use crate::ftl::common::cache::{Lru, Policy};
-use crate::ftl::common::translation::{TranslationStore, UNMAPPED};
+use crate::ftl::common::translation::TranslationStore;
 use crate::ftl::common::ListSet;
 
 /// The replacement policies of the ablation in paper 000 §5.3.1.
@@ -98,11 +98,11 @@ pub enum Layout {
     Large { chunk: u32 },
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 struct Entry {
     tag: Lpn,
-    /// Small: the PPN of the tag. Large: unused.
-    base: Ppn,
+    /// Small: the PPN of the tag (`None`: a one-LPN entry of an unmapped LPN). Large: unused.
+    base: Option<Ppn>,
     len: u32,
     /// The TP of the entry (kept to spare a division per eviction and write).
     tp: u32,
@@ -111,12 +111,15 @@ struct Entry {
     stamp: u32,
 }
 
+/// What a free slot holds.
+const FREE_ENTRY: Entry = Entry { tag: Lpn::new(0), base: None, len: 0, tp: 0, dirty: false, stamp: 0 };
+
 pub struct Cmt {
     layout: Layout,
     capacity: u32,
     entries: Vec<Entry>,
     /// Large layout: `chunk` PPNs per slot.
-    values: Vec<Ppn>,
+    values: Vec<Option<Ppn>>,
     /// Bit per LPN: it is the tag of a cached entry.
     heads: Vec<u64>,
     /// The slot of a tag (meaningful where its head bit is set).
@@ -138,8 +141,8 @@ impl Cmt {
         Cmt {
             layout,
             capacity,
-            entries: vec![Entry::default(); capacity as usize],
-            values: vec![UNMAPPED; capacity as usize * chunk],
+            entries: vec![FREE_ENTRY; capacity as usize],
+            values: vec![None; capacity as usize * chunk],
             heads: crate::mem::filled_vec(logical.div_ceil(64), 0),
             slot_of: crate::mem::filled_vec(logical, 0),
             dirty_lists: ListSet::new(capacity as usize, store.tp_count() as usize),
@@ -188,7 +191,7 @@ impl Cmt {
     #[inline]
     pub fn end(&self, slot: u32) -> Lpn {
         let e = &self.entries[slot as usize];
-        e.tag + e.len
+        e.tag.offset(e.len)
     }
     #[inline]
     pub fn is_dirty(&self, slot: u32) -> bool {
@@ -199,48 +202,48 @@ impl Cmt {
         self.entries[slot as usize].stamp
     }
     #[inline]
-    pub fn tp(&self, slot: u32) -> u32 {
-        self.entries[slot as usize].tp
+    pub fn tp(&self, slot: u32) -> Tpn {
+        Tpn::new(self.entries[slot as usize].tp)
     }
 
     /// The PPN an entry holds for one of its LPNs.
     #[inline]
-    pub fn ppn(&self, slot: u32, lpn: Lpn) -> Ppn {
+    pub fn ppn(&self, slot: u32, lpn: Lpn) -> Option<Ppn> {
         let e = &self.entries[slot as usize];
-        let offset = lpn - e.tag;
+        let offset = lpn.since(e.tag);
         match self.layout {
-            Layout::Small { .. } => e.base + offset,
+            Layout::Small { .. } => e.base.map(|base| base.offset(offset)),
             Layout::Large { chunk } => self.values[(slot * chunk + offset) as usize],
         }
     }
 
     /// The (LPN, PPN) pairs an entry maps.
-    pub fn mappings(&self, slot: u32) -> impl Iterator<Item = (Lpn, Ppn)> + '_ {
+    pub fn mappings(&self, slot: u32) -> impl Iterator<Item = (Lpn, Option<Ppn>)> + '_ {
         let e = self.entries[slot as usize];
-        (e.tag..e.tag + e.len).map(move |lpn| (lpn, self.ppn(slot, lpn)))
+        Lpn::range(e.tag.get(), e.tag.get() + e.len).map(move |lpn| (lpn, self.ppn(slot, lpn)))
     }
 
     #[inline]
     pub fn at_head(&self, lpn: Lpn) -> Option<u32> {
-        self.is_head(lpn).then(|| self.slot_of[lpn as usize])
+        self.is_head(lpn).then(|| self.slot_of[lpn.index()])
     }
 
     #[inline]
     pub fn is_head(&self, lpn: Lpn) -> bool {
-        self.heads[lpn as usize >> 6] & (1 << (lpn & 63)) != 0
+        self.heads[lpn.index() >> 6] & (1 << (lpn.get() & 63)) != 0
     }
 
     /// The highest head in `lo..=lpn`.
     #[inline]
     fn head_at_or_before(&self, lpn: Lpn, lo: Lpn) -> Option<Lpn> {
-        let mut w = lpn as usize >> 6;
-        let mut word = self.heads[w] & (u64::MAX >> (63 - (lpn & 63)));
+        let mut w = lpn.index() >> 6;
+        let mut word = self.heads[w] & (u64::MAX >> (63 - (lpn.get() & 63)));
         loop {
             if word != 0 {
-                let head = (w as u32) * 64 + 63 - word.leading_zeros();
+                let head = Lpn::new((w as u32) * 64 + 63 - word.leading_zeros());
                 return (head >= lo).then_some(head);
             }
-            if w == 0 || (w as u32) * 64 <= lo {
+            if w == 0 || (w as u32) * 64 <= lo.get() {
                 return None;
             }
             w -= 1;
@@ -251,11 +254,11 @@ impl Cmt {
     /// Brings the head bits and tag slots that finding `lpn` reads toward the CPU cache (a hint).
     #[inline]
     pub fn prefetch(&self, lpn: Lpn) {
-        if let Some(word) = self.heads.get(lpn as usize >> 6) {
+        if let Some(word) = self.heads.get(lpn.index() >> 6) {
             crate::mem::prefetch(word);
         }
-        for l in [lpn, lpn.saturating_sub(self.max_len() - 1)] {
-            if let Some(slot) = self.slot_of.get(l as usize) {
+        for l in [lpn, lpn.saturating_back(self.max_len() - 1)] {
+            if let Some(slot) = self.slot_of.get(l.index()) {
                 crate::mem::prefetch(slot);
             }
         }
@@ -264,8 +267,8 @@ impl Cmt {
     /// The first LPN of the large-layout chunk holding `lpn`.
     #[inline]
     pub fn chunk_start(&self, lpn: Lpn, chunk: u32) -> Lpn {
-        let tp_start = lpn - lpn % self.entries_per_tp;
-        tp_start + (lpn - tp_start) / chunk * chunk
+        let tp_start = lpn.back(lpn.get() % self.entries_per_tp);
+        tp_start.offset(lpn.since(tp_start) / chunk * chunk)
     }
 
     /// The slot of the entry covering `lpn`.
@@ -273,13 +276,13 @@ impl Cmt {
     pub fn find(&self, lpn: Lpn) -> Option<u32> {
         match self.layout {
             Layout::Small { max_len } => {
-                let head = self.head_at_or_before(lpn, lpn.saturating_sub(max_len - 1))?;
-                let slot = self.slot_of[head as usize];
+                let head = self.head_at_or_before(lpn, lpn.saturating_back(max_len - 1))?;
+                let slot = self.slot_of[head.index()];
                 (lpn < self.end(slot)).then_some(slot)
             }
             Layout::Large { chunk } => {
                 let tag = self.chunk_start(lpn, chunk);
-                self.is_head(tag).then(|| self.slot_of[tag as usize])
+                self.is_head(tag).then(|| self.slot_of[tag.index()])
             }
         }
     }
@@ -288,11 +291,11 @@ impl Cmt {
     /// unless an entry starts at `lpn`.
     #[inline]
     pub fn find_with_left(&self, lpn: Lpn) -> (Option<u32>, Option<u32>) {
-        let Some(left) = lpn.checked_sub(1) else { return (self.find(lpn), None) };
-        let Some(head) = self.head_at_or_before(lpn, left.saturating_sub(self.max_len() - 1)) else {
+        let Some(left) = lpn.checked_back(1) else { return (self.find(lpn), None) };
+        let Some(head) = self.head_at_or_before(lpn, left.saturating_back(self.max_len() - 1)) else {
             return (None, None);
         };
-        let slot = self.slot_of[head as usize];
+        let slot = self.slot_of[head.index()];
         if head == lpn {
             return (Some(slot), self.find(left));
         }
@@ -305,20 +308,20 @@ impl Cmt {
     #[inline]
     pub fn free_below(&self, lpn: Lpn) -> Lpn {
         let max_len = self.max_len();
-        let lowest = (lpn + 1).saturating_sub(max_len);
+        let lowest = lpn.offset(1).saturating_back(max_len);
         // An entry starting below `lowest - max_len + 1` ends before `lowest`.
-        match self.head_at_or_before(lpn, lowest.saturating_sub(max_len - 1)) {
-            Some(head) => self.end(self.slot_of[head as usize]).max(lowest),
+        match self.head_at_or_before(lpn, lowest.saturating_back(max_len - 1)) {
+            Some(head) => self.end(self.slot_of[head.index()]).max(lowest),
             None => lowest,
         }
     }
 
     fn set_head(&mut self, lpn: Lpn, slot: u32) {
-        self.heads[lpn as usize >> 6] |= 1 << (lpn & 63);
-        self.slot_of[lpn as usize] = slot;
+        self.heads[lpn.index() >> 6] |= 1 << (lpn.get() & 63);
+        self.slot_of[lpn.index()] = slot;
     }
     fn clear_head(&mut self, lpn: Lpn) {
-        self.heads[lpn as usize >> 6] &= !(1 << (lpn & 63));
+        self.heads[lpn.index() >> 6] &= !(1 << (lpn.get() & 63));
     }
 
     /// Fills a free slot (the caller made room) for `tag`, in TP `tp`. A large entry's PPNs come
@@ -328,20 +331,21 @@ impl Cmt {
     pub fn insert(
         &mut self,
         tag: Lpn,
-        tp: u32,
+        tp: Tpn,
         len: u32,
-        ppn_of: impl Fn(Lpn) -> Ppn,
+        ppn_of: impl Fn(Lpn) -> Option<Ppn>,
         dirty: bool,
         referenced: bool,
         stamp: u32,
     ) -> u32 {
-        debug_assert_eq!(tp, tag / self.entries_per_tp);
+        debug_assert_eq!(tp.get(), tag.get() / self.entries_per_tp);
+        let tp = tp.get();
         let slot = self.free.pop().expect("insert into a full CMT");
         let base = ppn_of(tag);
         if let Layout::Large { chunk } = self.layout {
             let first = (slot * chunk) as usize;
             for (i, v) in self.values[first..first + len as usize].iter_mut().enumerate() {
-                *v = ppn_of(tag + i as u32);
+                *v = ppn_of(tag.offset(i as u32));
             }
         }
         self.entries[slot as usize] = Entry { tag, base, len, tp, dirty, stamp };
@@ -361,14 +365,15 @@ impl Cmt {
         &mut self,
         slot: u32,
         tag: Lpn,
-        tp: u32,
+        tp: Tpn,
         referenced: bool,
         stamp: u32,
-        run: impl FnOnce(&Cmt) -> (u32, Ppn),
+        run: impl FnOnce(&Cmt) -> (u32, Option<Ppn>),
     ) -> u32 {
         let old = self.entries[slot as usize];
         debug_assert!(!old.dirty && matches!(self.layout, Layout::Small { .. }));
-        debug_assert_eq!(tp, tag / self.entries_per_tp);
+        debug_assert_eq!(tp.get(), tag.get() / self.entries_per_tp);
+        let tp = tp.get();
         self.clear_head(old.tag);
         let (len, base) = run(self);
         self.entries[slot as usize] = Entry { tag, base, len, tp, dirty: false, stamp };
@@ -402,12 +407,13 @@ impl Cmt {
 
     /// Modified entries of a TP.
     #[inline]
-    pub fn dirty_count(&self, tp: u32) -> u32 {
-        self.dirty_lists.len(tp)
+    pub fn dirty_count(&self, tp: Tpn) -> u32 {
+        self.dirty_lists.len(tp.get())
     }
 
     /// Marks every modified entry of a TP clean, handing each of their mappings to `f`.
-    pub fn clean_tp(&mut self, tp: u32, mut f: impl FnMut(Lpn, Ppn)) {
+    pub fn clean_tp(&mut self, tp: Tpn, mut f: impl FnMut(Lpn, Option<Ppn>)) {
+        let tp = tp.get();
         while let Some(slot) = self.dirty_lists.back(tp) {
             for (lpn, ppn) in self.mappings(slot) {
                 f(lpn, ppn);
@@ -425,16 +431,16 @@ impl Cmt {
 
     /// Case (a): a single-mapping small entry gets a new PPN.
     #[inline]
-    pub fn set_single(&mut self, slot: u32, ppn: Ppn) {
+    pub fn set_single(&mut self, slot: u32, ppn: Option<Ppn>) {
         debug_assert_eq!(self.entries[slot as usize].len, 1);
         self.entries[slot as usize].base = ppn;
     }
 
     /// A large entry gets a new PPN for one of its LPNs.
     #[inline]
-    pub fn set_value(&mut self, slot: u32, lpn: Lpn, ppn: Ppn) {
+    pub fn set_value(&mut self, slot: u32, lpn: Lpn, ppn: Option<Ppn>) {
         let Layout::Large { chunk } = self.layout else { unreachable!("set_value on a small entry") };
-        let offset = lpn - self.entries[slot as usize].tag;
+        let offset = lpn.since(self.entries[slot as usize].tag);
         self.values[(slot * chunk + offset) as usize] = ppn;
     }
 
@@ -443,8 +449,9 @@ impl Cmt {
     pub fn drop_head(&mut self, slot: u32) {
         let e = &mut self.entries[slot as usize];
         let old = e.tag;
-        e.tag += 1;
-        e.base += 1;
+        debug_assert!(e.base.is_some(), "an entry of several mappings maps every LPN");
+        e.tag = e.tag.offset(1);
+        e.base = e.base.map(|base| base.offset(1));
         e.len -= 1;
         let tag = e.tag;
         self.clear_head(old);
@@ -464,12 +471,12 @@ impl Cmt {
     #[inline]
     pub fn split_around(&mut self, slot: u32, lpn: Lpn) {
         let e = self.entries[slot as usize];
-        let head_len = lpn - e.tag;
+        let head_len = lpn.since(e.tag);
         self.entries[slot as usize].len = head_len;
         self.reweigh(slot);
         let referenced = self.policy.is_referenced(slot);
-        let tail_base = e.base + head_len + 1;
-        self.insert(lpn + 1, e.tp, e.len - head_len - 1, |_| tail_base, e.dirty, referenced, e.stamp);
+        let tail_base = e.base.map(|base| base.offset(head_len + 1));
+        self.insert(lpn.offset(1), Tpn::new(e.tp), e.len - head_len - 1, |_| tail_base, e.dirty, referenced, e.stamp);
     }
 
     /// The sequential merge: the entry takes the mapping after its last one.
@@ -491,7 +498,7 @@ impl Cmt {
     pub fn slots(&self) -> impl Iterator<Item = u32> + '_ {
         (0..self.capacity).filter(|&s| {
             let tag = self.entries[s as usize].tag;
-            self.is_head(tag) && self.slot_of[tag as usize] == s
+            self.is_head(tag) && self.slot_of[tag.index()] == s
         })
     }
 
@@ -513,24 +520,29 @@ impl Cmt {
         for slot in self.slots() {
             occupied += 1;
             let e = self.entries[slot as usize];
-            let last = e.tag + e.len - 1;
+            let last = e.tag.offset(e.len - 1);
             let name = format!("CMT entry {}..={last} (slot {slot})", e.tag);
-            if e.len == 0 || e.len > max_len || last >= store.logical_pages() || store.tp_of(last) != store.tp_of(e.tag)
+            if e.len == 0
+                || e.len > max_len
+                || last.get() >= store.logical_pages()
+                || store.tp_of(last) != store.tp_of(e.tag)
             {
                 return Err(format!("{name} is empty, too long or crosses a translation page"));
             }
-            if e.tp != store.tp_of(e.tag) {
+            if e.tp != store.tp_of(e.tag).get() {
                 return Err(format!("{name} records TP {} instead of {}", e.tp, store.tp_of(e.tag)));
             }
             if let Layout::Large { chunk } = self.layout {
                 let end = store.lpns(store.tp_of(e.tag)).end;
-                if self.chunk_start(e.tag, chunk) != e.tag || e.len != chunk.min(end - e.tag) {
+                if self.chunk_start(e.tag, chunk) != e.tag || e.len != chunk.min(end.since(e.tag)) {
                     return Err(format!("{name} is not an aligned chunk of {chunk}"));
                 }
-            } else if e.len > 1 && e.base.checked_add(e.len - 1).is_none_or(|p| p == UNMAPPED) {
+            } else if e.len > 1
+                && e.base.is_none_or(|base| base.get().checked_add(e.len - 1).is_none_or(|p| p == u32::MAX))
+            {
                 return Err(format!("{name} runs into the unmapped value"));
             }
-            if let Some(other) = (e.tag + 1..=last).find(|&l| self.is_head(l)) {
+            if let Some(other) = Lpn::range(e.tag.get() + 1, last.get() + 1).find(|&l| self.is_head(l)) {
                 return Err(format!("{name} overlaps the entry at {other}"));
             }
             if let Replacement::DNru(p) = &self.policy {
@@ -538,7 +550,7 @@ impl Cmt {
                     return Err(format!("{name} (modified {}) has D-NRU weight {}", e.dirty, p.weight(slot)));
                 }
             }
-            if self.dirty_lists.list_of(slot) != e.dirty.then(|| self.tp(slot)) {
+            if self.dirty_lists.list_of(slot) != e.dirty.then_some(e.tp) {
                 return Err(format!(
                     "{name} (modified {}) is in dirty list {:?}",
                     e.dirty,
@@ -548,7 +560,7 @@ impl Cmt {
             if !e.dirty {
                 if let Some((lpn, ppn)) = self.mappings(slot).find(|&(l, p)| store.entry(l) != p) {
                     return Err(format!(
-                        "clean {name} maps LPN {lpn} to {ppn}, its translation page to {}",
+                        "clean {name} maps LPN {lpn} to {ppn:?}, its translation page to {:?}",
                         store.entry(lpn)
                     ));
                 }

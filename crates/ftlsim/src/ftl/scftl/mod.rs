@@ -45,16 +45,14 @@ use super::common::changes::Waiting;
 use super::common::demand::{
     entries_in, miss_class, params_json, prefetch_relocation, sram_of, DemandFtl, DemandScheme,
 };
-use super::common::translation::{
-    write_back, TranslationOwner, TranslationStore, DEMAND_LAYOUT, DEMAND_STREAMS, UNMAPPED,
-};
+use super::common::translation::{write_back, TranslationOwner, TranslationStore, DEMAND_LAYOUT, DEMAND_STREAMS};
 use super::common::{BlockManager, Relocate};
 use super::registry::{Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::check::suite::{bytes_of, quarter_map};
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, Ppn, Spare};
+use crate::flash::{FlashArray, Lpn, Ppn, Spare, Tpn};
 use crate::metrics::CacheAccess;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -277,7 +275,7 @@ impl Scftl {
     }
 
     /// Caches mappings of TP `tp` as its flash copy holds them (clean).
-    fn insert_fetched(&mut self, tag: Lpn, tp: u32, len: u32, referenced: bool) -> u32 {
+    fn insert_fetched(&mut self, tag: Lpn, tp: Tpn, len: u32, referenced: bool) -> u32 {
         let store = &self.store;
         self.cmt.insert(tag, tp, len, |lpn| store.entry(lpn), false, referenced, self.access)
     }
@@ -287,18 +285,18 @@ impl Scftl {
         let lowest = self.cmt.free_below(lpn).max(tp_start);
         let (mut start, mut ppn) = (lpn, self.store.entry(lpn));
         while start > lowest {
-            let before = self.store.entry(start - 1);
+            let before = self.store.entry(start.back(1));
             if !consecutive(before, ppn) {
                 break;
             }
-            start -= 1;
+            start = start.back(1);
             ppn = before;
         }
         start
     }
 
     #[inline]
-    fn run(&self, start: Lpn, limit: Lpn) -> (u32, Ppn) {
+    fn run(&self, start: Lpn, limit: Lpn) -> (u32, Option<Ppn>) {
         run(&self.cmt, &self.store, start, limit)
     }
 
@@ -306,7 +304,7 @@ impl Scftl {
     /// spatial-fetch victim. Returns whether an eviction wrote a TP back.
     fn spatial_fetch(
         &mut self,
-        tp: u32,
+        tp: Tpn,
         mut from: Lpn,
         end: Lpn,
         blocks: &mut BlockManager,
@@ -327,9 +325,10 @@ impl Scftl {
                             // The common case, done in place: the run takes the clean victim's slot.
                             ctx.cache.evictions += 1;
                             let store = &self.store;
-                            from += self
+                            let len = self
                                 .cmt
                                 .refill(victim, from, tp, referenced, self.access, |cmt| run(cmt, store, from, end));
+                            from = from.offset(len);
                             continue;
                         }
                         if self.evict(victim, blocks, ctx)? {
@@ -346,7 +345,7 @@ impl Scftl {
             }
             let (len, base) = self.run(from, end);
             self.cmt.insert(from, tp, len, |_| base, false, referenced, self.access);
-            from += len;
+            from = from.offset(len);
         }
         Ok(wrote)
     }
@@ -355,21 +354,19 @@ impl Scftl {
     /// sequential merge: it maps `lpn - 1` to the page programmed just before `ppn` in the same
     /// block, in the same TP.
     #[inline]
-    fn merge_target(&self, lpn: Lpn, ppn: Ppn, left: Option<u32>) -> Option<u32> {
-        if ppn == UNMAPPED
-            || lpn.is_multiple_of(self.store.entries_per_tp())
-            || ppn.is_multiple_of(self.pages_per_block)
-        {
+    fn merge_target(&self, lpn: Lpn, ppn: Option<Ppn>, left: Option<u32>) -> Option<u32> {
+        let ppn = ppn?;
+        if lpn.get().is_multiple_of(self.store.entries_per_tp()) || ppn.get().is_multiple_of(self.pages_per_block) {
             return None;
         }
         let slot = left?;
         let fits = self.cmt.end(slot) == lpn && self.cmt.entry_len(slot) < self.cmt.max_len();
-        (fits && self.cmt.ppn(slot, lpn - 1) == ppn - 1).then_some(slot)
+        (fits && self.cmt.ppn(slot, lpn.back(1)) == Some(ppn.back(1))).then_some(slot)
     }
 
     /// How an update of `lpn` to `ppn` goes in the current CMT.
     #[inline]
-    fn plan(&self, lpn: Lpn, ppn: Ppn) -> Plan {
+    fn plan(&self, lpn: Lpn, ppn: Option<Ppn>) -> Plan {
         if let Layout::Large { .. } = self.cmt.layout() {
             let cached = self.cmt.find(lpn);
             return Plan { cached, merge: None, slots: cached.is_none() as u32 };
@@ -381,7 +378,7 @@ impl Scftl {
         let slots = match cached {
             None => own,
             Some(slot) if self.cmt.entry_len(slot) == 1 => 0,
-            Some(slot) if lpn == self.cmt.tag(slot) || lpn + 1 == self.cmt.end(slot) => own,
+            Some(slot) if lpn == self.cmt.tag(slot) || lpn.offset(1) == self.cmt.end(slot) => own,
             Some(_) => 1 + own,
         };
         Plan { cached, merge, slots }
@@ -392,7 +389,7 @@ impl Scftl {
     fn update(
         &mut self,
         lpn: Lpn,
-        ppn: Ppn,
+        ppn: Option<Ppn>,
         host: bool,
         blocks: &mut BlockManager,
         ctx: &mut FtlCtx,
@@ -422,14 +419,14 @@ impl Scftl {
     }
 
     /// The four update cases of Fig 5.2 and the sequential merge, as planned; room was made.
-    fn apply(&mut self, lpn: Lpn, ppn: Ppn, host: bool, plan: Plan) {
+    fn apply(&mut self, lpn: Lpn, ppn: Option<Ppn>, host: bool, plan: Plan) {
         let merge = plan.merge;
         // A new mapping is a normal fetch (A set), but a GC move leaves a cached mapping's A as it was.
         let mut referenced = true;
         if let Some(slot) = plan.cached {
             referenced = host || self.cmt.policy.is_referenced(slot);
             let (tag, end) = (self.cmt.tag(slot), self.cmt.end(slot));
-            if end - tag == 1 {
+            if end.since(tag) == 1 {
                 if merge.is_none() {
                     // (a) normal update.
                     self.cmt.set_single(slot, ppn);
@@ -442,7 +439,7 @@ impl Scftl {
                 self.cmt.remove(slot);
             } else if lpn == tag {
                 self.cmt.drop_head(slot); // (b) lower bound
-            } else if lpn + 1 == end {
+            } else if lpn.offset(1) == end {
                 self.cmt.drop_tail(slot); // (c) upper bound
             } else {
                 self.cmt.split_around(slot, lpn); // (d) middle
@@ -463,14 +460,21 @@ impl Scftl {
     }
 
     /// A large entry takes the new PPN; a chunk that is not cached is fetched first (one TP read).
-    fn apply_large(&mut self, lpn: Lpn, ppn: Ppn, chunk: u32, cached: Option<u32>, ctx: &mut FtlCtx) -> Result<bool> {
+    fn apply_large(
+        &mut self,
+        lpn: Lpn,
+        ppn: Option<Ppn>,
+        chunk: u32,
+        cached: Option<u32>,
+        ctx: &mut FtlCtx,
+    ) -> Result<bool> {
         let (slot, fetched) = match cached {
             Some(slot) => (slot, false),
             None => {
                 let tp = self.store.tp_of(lpn);
                 let fetched = self.store.fetch(tp, ctx)?;
                 let tag = self.cmt.chunk_start(lpn, chunk);
-                let len = chunk.min(self.store.lpns(tp).end - tag);
+                let len = chunk.min(self.store.lpns(tp).end.since(tag));
                 (self.insert_fetched(tag, tp, len, true), fetched)
             }
         };
@@ -480,7 +484,7 @@ impl Scftl {
     }
 
     /// The mapping of an LPN from the CMT or, if not cached, from flash.
-    fn resolve(&self, lpn: Lpn) -> Ppn {
+    fn resolve(&self, lpn: Lpn) -> Option<Ppn> {
         self.cached(lpn).unwrap_or_else(|| self.store.entry(lpn))
     }
 
@@ -508,12 +512,12 @@ struct Updated {
 /// The run of consecutive PPNs from the uncached `start`, stopping before `limit` or an LPN cached
 /// in `cmt`, at most an entry long: its length and first PPN.
 #[inline]
-fn run(cmt: &Cmt, store: &TranslationStore, start: Lpn, limit: Lpn) -> (u32, Ppn) {
-    let cap = (limit - start).min(cmt.max_len());
+fn run(cmt: &Cmt, store: &TranslationStore, start: Lpn, limit: Lpn) -> (u32, Option<Ppn>) {
+    let cap = limit.since(start).min(cmt.max_len());
     let base = store.entry(start);
     let (mut len, mut ppn) = (1, base);
-    while len < cap && !cmt.is_head(start + len) {
-        let next = store.entry(start + len);
+    while len < cap && !cmt.is_head(start.offset(len)) {
+        let next = store.entry(start.offset(len));
         if !consecutive(ppn, next) {
             break;
         }
@@ -525,8 +529,8 @@ fn run(cmt: &Cmt, store: &TranslationStore, start: Lpn, limit: Lpn) -> (u32, Ppn
 
 /// Whether `next` follows `ppn` (an unmapped entry follows nothing).
 #[inline]
-fn consecutive(ppn: Ppn, next: Ppn) -> bool {
-    ppn != UNMAPPED && next == ppn + 1
+fn consecutive(ppn: Option<Ppn>, next: Option<Ppn>) -> bool {
+    matches!((ppn, next), (Some(ppn), Some(next)) if next.get() == ppn.get() + 1)
 }
 
 impl Relocate for Scftl {
@@ -548,7 +552,7 @@ impl Relocate for Scftl {
             ctx.cache.record_gc(CacheAccess::Hit);
             return Ok(());
         }
-        let u = self.update(lpn, new, false, blocks, ctx)?;
+        let u = self.update(lpn, Some(new), false, blocks, ctx)?;
         ctx.cache.record_gc(if u.hit { CacheAccess::Hit } else { miss_class(u.wrote, u.fetched) });
         Ok(())
     }
@@ -560,7 +564,7 @@ impl TranslationOwner for Scftl {
     }
 
     /// Every modified entry of the TP goes into the copy and becomes clean (batch update, A10).
-    fn publish(&mut self, tp: u32) -> bool {
+    fn publish(&mut self, tp: Tpn) -> bool {
         let store = &mut self.store;
         self.cmt.clean_tp(tp, |lpn, ppn| store.set(lpn, ppn));
         self.pending.publish(tp, store);
@@ -583,7 +587,7 @@ impl DemandScheme for Scftl {
     }
 
     #[inline]
-    fn translate(&mut self, lpn: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Ppn> {
+    fn translate(&mut self, lpn: Lpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
         self.access = self.access.wrapping_add(1);
         if let Some(slot) = self.cmt.find(lpn) {
             self.cmt.policy.touch(slot);
@@ -603,15 +607,15 @@ impl DemandScheme for Scftl {
         match self.cmt.layout() {
             Layout::Large { chunk } => {
                 let tag = self.cmt.chunk_start(lpn, chunk);
-                self.insert_fetched(tag, tp, chunk.min(lpns.end - tag), true);
+                self.insert_fetched(tag, tp, chunk.min(lpns.end.since(tag)), true);
             }
             Layout::Small { .. } => {
                 let start = self.run_start(lpn, lpns.start);
                 let (len, base) = self.run(start, lpns.end);
                 self.cmt.insert(start, tp, len, |_| base, false, true, self.access);
                 if self.window > len {
-                    let end = (start + self.window).min(lpns.end);
-                    wrote |= self.spatial_fetch(tp, start + len, end, blocks, ctx)?;
+                    let end = start.offset(self.window).min(lpns.end);
+                    wrote |= self.spatial_fetch(tp, start.offset(len), end, blocks, ctx)?;
                 }
             }
         }
@@ -621,13 +625,13 @@ impl DemandScheme for Scftl {
     }
 
     #[inline]
-    fn remap(&mut self, lpn: Lpn, ppn: Ppn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+    fn remap(&mut self, lpn: Lpn, ppn: Option<Ppn>, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
         self.update(lpn, ppn, true, blocks, ctx)?;
         Ok(())
     }
 
     #[inline]
-    fn cached(&self, lpn: Lpn) -> Option<Ppn> {
+    fn cached(&self, lpn: Lpn) -> Option<Option<Ppn>> {
         self.cmt.find(lpn).map(|slot| self.cmt.ppn(slot, lpn))
     }
 
@@ -635,7 +639,7 @@ impl DemandScheme for Scftl {
         // GC during a write-back may modify entries of TPs already written: repeat until none is.
         loop {
             let mut wrote = false;
-            for tp in 0..self.store.tp_count() {
+            for tp in self.store.tps() {
                 if self.cmt.dirty_count(tp) > 0 {
                     write_back(self, blocks, tp, true, ctx)?;
                     wrote = true;

@@ -35,7 +35,7 @@ impl Rig {
     fn figure_5_1(sets: &[&str]) -> Rig {
         let mut r = Rig::new(sets);
         for lpn in (0..8).chain([10, 11, 12, 9, 13, 8, 14, 15]).chain(16..24) {
-            r.write(lpn);
+            r.write(Lpn::new(lpn));
         }
         r.forget();
         r
@@ -76,7 +76,7 @@ impl Rig {
     fn version(&self, ppn: Option<Ppn>, lpn: Lpn) -> Option<u32> {
         ppn.map(|p| {
             let spare = self.flash.spare_unchecked(p);
-            assert_eq!(spare.logical, lpn, "LPN {lpn} resolves to a page of LPN {}", spare.logical);
+            assert_eq!(spare.logical, lpn.get(), "LPN {lpn} resolves to a page of LPN {}", spare.logical);
             spare.version
         })
     }
@@ -104,16 +104,16 @@ impl Rig {
     }
 
     /// The cached entries by tag: (first LPN, last LPN, modified, A).
-    fn entries(&self) -> Vec<(Lpn, Lpn, bool, bool)> {
+    fn entries(&self) -> Vec<(u32, u32, bool, bool)> {
         let c = self.cmt();
         let mut v: Vec<_> =
-            c.slots().map(|s| (c.tag(s), c.end(s) - 1, c.is_dirty(s), c.policy.is_referenced(s))).collect();
+            c.slots().map(|s| (c.tag(s).get(), c.end(s).get() - 1, c.is_dirty(s), c.policy.is_referenced(s))).collect();
         v.sort_unstable();
         v
     }
 
     /// The cached entries by tag: (first LPN, last LPN, modified).
-    fn spans(&self) -> Vec<(Lpn, Lpn, bool)> {
+    fn spans(&self) -> Vec<(u32, u32, bool)> {
         self.entries().into_iter().map(|(first, last, dirty, _)| (first, last, dirty)).collect()
     }
 
@@ -124,8 +124,8 @@ impl Rig {
         }
     }
 
-    fn ppn(&self, lpn: Lpn) -> Ppn {
-        self.ftl.lookup(lpn, &self.flash).unwrap()
+    fn ppn(&self, lpn: Lpn) -> Option<Ppn> {
+        self.ftl.lookup(lpn, &self.flash)
     }
 
     fn translation(&self, kind: OpKind) -> u64 {
@@ -140,25 +140,25 @@ fn figure_5_1_miss_consecutive_fetch_spatial_fetch_and_the_d_nru_choice() {
     assert_eq!(r.cmt().capacity(), 3);
     // Build the CMT of the figure: entry 1 unmodified and not recently accessed; entry 2 modified,
     // not recently accessed, its TP's MC (1) under the threshold (7); entry 3 recently accessed.
-    r.write(16); // TP 2's run fetched, then split: [16] modified, [17..23]
-    r.read(0); // [0..7]
-    r.read(17); // every entry has A now: A is cleared on all but [17..23]
+    r.write(Lpn::new(16)); // TP 2's run fetched, then split: [16] modified, [17..23]
+    r.read(Lpn::new(0)); // [0..7]
+    r.read(Lpn::new(17)); // every entry has A now: A is cleared on all but [17..23]
     assert_eq!(r.entries(), [(0, 7, false, false), (16, 16, true, false), (17, 23, false, true)]);
     assert_eq!(r.mc(2), 1);
     r.reset_counts();
 
-    let ppn = r.read(11).unwrap();
+    let ppn = r.read(Lpn::new(11)).unwrap();
     // (1) A miss; the victim is entry 1 (¬A ∧ ¬M, class 1): no write-back. (2)-(4) One read of
     // TP 1 through the TPD gives the PPN. (5) LPNs 10 and 12 are consecutive with 11: one entry,
     // tag 10, C = 2, A set. (6) Spatial size 4: LPN 13 is fetched too, without A; the spatial
     // victim is entry 3 (A ∧ ¬M), not entry 2, modified with MC < c.
     assert_eq!(r.entries(), [(10, 12, false, true), (13, 13, false, false), (16, 16, true, false)]);
-    assert_eq!(ppn, r.ftl.scheme().store_ref().entry(11));
+    assert_eq!(Some(ppn), r.ftl.scheme().store_ref().entry(Lpn::new(11)));
     assert_eq!(r.translation(OpKind::Read), 1);
     assert_eq!(r.translation(OpKind::Program), 0);
     assert_eq!((r.cache.miss_fetch, r.cache.accesses()), (1, 1));
     assert_eq!((r.cache.evictions, r.cache.dirty_evictions), (2, 0));
-    let tp1 = r.ftl.scheme().store_ref().location(1).unwrap();
+    let tp1 = r.ftl.scheme().store_ref().location(Tpn::new(1)).unwrap();
     assert_eq!(r.flash.spare_unchecked(tp1).logical, 1);
 }
 
@@ -166,12 +166,12 @@ fn figure_5_1_miss_consecutive_fetch_spatial_fetch_and_the_d_nru_choice() {
 fn one_search_finds_an_lpn_and_its_left_neighbour() {
     // Fig 5.1's CMT after the miss on 11: [10..12], [13], [16].
     let mut r = Rig::figure_5_1(&["ftl.scftl.cache_bytes=27", "ftl.scftl.max_spatial_entries=4"]);
-    r.write(16);
-    r.read(0);
-    r.read(17);
-    r.read(11);
+    r.write(Lpn::new(16));
+    r.read(Lpn::new(0));
+    r.read(Lpn::new(17));
+    r.read(Lpn::new(11));
     let cmt = r.cmt();
-    let (run, single, sixteen) = (cmt.find(10), cmt.find(13), cmt.find(16));
+    let (run, single, sixteen) = (cmt.find(Lpn::new(10)), cmt.find(Lpn::new(13)), cmt.find(Lpn::new(16)));
     assert!(run.is_some() && single.is_some() && sixteen.is_some());
     for (lpn, expected) in [
         (10, (run, None)),
@@ -182,32 +182,36 @@ fn one_search_finds_an_lpn_and_its_left_neighbour() {
         (17, (None, sixteen)),
         (0, (None, None)),
     ] {
-        assert_eq!(cmt.find_with_left(lpn), expected, "LPN {lpn}");
-        assert_eq!(expected, (cmt.find(lpn), lpn.checked_sub(1).and_then(|l| cmt.find(l))), "LPN {lpn}");
+        assert_eq!(cmt.find_with_left(Lpn::new(lpn)), expected, "LPN {lpn}");
+        assert_eq!(
+            expected,
+            (cmt.find(Lpn::new(lpn)), lpn.checked_sub(1).and_then(|l| cmt.find(Lpn::new(l)))),
+            "LPN {lpn}"
+        );
     }
 }
 
 #[test]
 fn figure_5_2_the_four_update_cases() {
     let mut r = Rig::figure_5_1(&["ftl.scftl.cache_bytes=144"]);
-    r.read(16); // [16..23], one run
-    let old: Vec<Ppn> = (16..24).map(|l| r.ppn(l)).collect();
+    r.read(Lpn::new(16)); // [16..23], one run
+    let old: Vec<Option<Ppn>> = (16..24).map(|l| r.ppn(Lpn::new(l))).collect();
     // (b) lower bound: the head leaves, the rest keeps its mappings from PPN + 1.
-    r.write(16);
+    r.write(Lpn::new(16));
     assert_eq!(r.spans(), [(16, 16, true), (17, 23, false)]);
     // (c) upper bound.
-    r.write(23);
+    r.write(Lpn::new(23));
     assert_eq!(r.spans(), [(16, 16, true), (17, 22, false), (23, 23, true)]);
     // (d) middle: three entries.
-    r.write(19);
+    r.write(Lpn::new(19));
     assert_eq!(r.spans(), [(16, 16, true), (17, 18, false), (19, 19, true), (20, 22, false), (23, 23, true)]);
     for lpn in [17, 18, 20, 21, 22] {
-        assert_eq!(r.ppn(lpn), old[lpn as usize - 16], "LPN {lpn} keeps its PPN");
+        assert_eq!(r.ppn(Lpn::new(lpn)), old[lpn as usize - 16], "LPN {lpn} keeps its PPN");
     }
     // (a) normal update: a one-mapping entry changes in place.
-    let slot = r.cmt().find(19).unwrap();
-    r.write(19);
-    assert_eq!(r.cmt().find(19), Some(slot));
+    let slot = r.cmt().find(Lpn::new(19)).unwrap();
+    r.write(Lpn::new(19));
+    assert_eq!(r.cmt().find(Lpn::new(19)), Some(slot));
     assert_eq!(r.spans().len(), 5);
     assert_eq!(r.mc(2), 3);
     // One miss (the first read), then hits; nothing evicted, nothing written back.
@@ -217,16 +221,16 @@ fn figure_5_2_the_four_update_cases() {
 #[test]
 fn figure_5_2_split_entries_merge_back_under_sequential_writes() {
     let mut r = Rig::figure_5_1(&["ftl.scftl.cache_bytes=144"]);
-    r.read(16);
+    r.read(Lpn::new(16));
     // The next data block starts empty: LPNs 16..23 rewritten in order land on consecutive pages.
     for lpn in 16..24 {
-        r.write(lpn);
+        r.write(Lpn::new(lpn));
         assert!(r.spans().len() <= 2, "after LPN {lpn}: {:?}", r.spans());
     }
     assert_eq!(r.spans(), [(16, 23, true)]);
     assert_eq!(r.mc(2), 7); // eight modified mappings, shown saturated
-    let first = r.ppn(16);
-    assert!((16..24).all(|l| r.ppn(l) == first + (l - 16)));
+    let first = r.ppn(Lpn::new(16)).unwrap();
+    assert!((16..24).all(|l| r.ppn(Lpn::new(l)) == Some(first.offset(l - 16))));
 }
 
 #[test]
@@ -234,10 +238,10 @@ fn a_write_hit_whose_split_evicts_stays_a_hit() {
     // 3 entries, no prefetch: [24] (unmapped), [0..7], [16..23]; a middle write needs two more.
     let mut r = Rig::figure_5_1(&["ftl.scftl.cache_bytes=27", "ftl.scftl.spatial_fetch=false"]);
     for lpn in [24, 0, 16] {
-        r.read(lpn);
+        r.read(Lpn::new(lpn));
     }
     r.reset_counts();
-    r.write(19);
+    r.write(Lpn::new(19));
     assert_eq!(r.spans(), [(16, 18, false), (19, 19, true), (20, 23, false)]);
     assert_eq!((r.cache.hit, r.cache.accesses()), (1, 1));
     assert_eq!(r.cache.evictions, 2);
@@ -250,17 +254,17 @@ fn a_spatial_fetch_spares_modified_entries_of_tps_under_the_threshold() {
     let run = |replacement: &str| {
         let mut r = Rig::figure_5_1(&["ftl.scftl.cache_bytes=36", "ftl.scftl.max_spatial_entries=4", replacement]);
         for lpn in [24, 26, 28, 30, 25, 27, 29, 31] {
-            r.write(lpn);
+            r.write(Lpn::new(lpn));
         }
         r.forget();
         for lpn in [0, 8, 16] {
-            r.write(lpn); // modified single entries in TPs 0, 1, 2
+            r.write(Lpn::new(lpn)); // modified single entries in TPs 0, 1, 2
         }
-        r.read(0);
-        r.read(8);
+        r.read(Lpn::new(0));
+        r.read(Lpn::new(8));
         let programs = r.translation(OpKind::Program);
         r.reset_counts();
-        r.read(25);
+        r.read(Lpn::new(25));
         (r, programs)
     };
     let (r, programs) = run("ftl.scftl.replacement=\"d-nru\"");
@@ -282,18 +286,18 @@ fn a_dirty_eviction_writes_every_modified_entry_of_its_tp_and_keeps_them_clean()
         "ftl.scftl.spatial_fetch=false",
         "ftl.scftl.replacement=\"lru\"",
     ]);
-    r.write(9); // single-mapping runs in TP 1, both modified
-    r.write(13);
+    r.write(Lpn::new(9)); // single-mapping runs in TP 1, both modified
+    r.write(Lpn::new(13));
     r.reset_counts();
     for lpn in [0, 16, 24, 32] {
-        r.read(lpn);
+        r.read(Lpn::new(lpn));
     }
     // Some eviction took a modified TP 1 entry: one TP read and one program wrote both changes.
     assert_eq!(r.translation(OpKind::Program), 1);
     assert_eq!(r.cache.dirty_evictions, 1);
     assert!(r.entries().iter().all(|e| !e.2), "{:?}", r.entries());
     let store = r.ftl.scheme().store_ref();
-    assert_eq!((store.entry(9), store.entry(13)), (r.ppn(9), r.ppn(13)));
+    assert_eq!((store.entry(Lpn::new(9)), store.entry(Lpn::new(13))), (r.ppn(Lpn::new(9)), r.ppn(Lpn::new(13))));
 }
 
 #[test]
@@ -318,16 +322,16 @@ fn every_host_page_is_classified_once_and_gc_updates_are_accesses() {
     use rand::{Rng, SeedableRng};
     let mut r = Rig::new(&["ftl.scftl.cache_bytes=90"]);
     for lpn in 0..288 {
-        r.write(lpn);
+        r.write(Lpn::new(lpn));
     }
     r.forget();
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(9);
     for _ in 0..3000 {
         let lpn = rng.gen_range(0..288);
         if rng.gen_bool(0.5) {
-            r.write(lpn);
+            r.write(Lpn::new(lpn));
         } else {
-            r.read(lpn);
+            r.read(Lpn::new(lpn));
         }
     }
     let c = &r.cache;
@@ -361,29 +365,33 @@ fn random_writes_reads_trims_and_power_losses_keep_every_mapping_in_every_varian
                 let lpn = if rng.gen_bool(0.3) { (step * 7 / 3) % 288 } else { rng.gen_range(0..288) };
                 match rng.gen_range(0..10) {
                     0..=4 => {
-                        r.write(lpn);
+                        r.write(Lpn::new(lpn));
                         model[lpn as usize] = Some(r.version);
                         written[lpn as usize] = Some(r.version);
                     }
                     5..=8 => {
-                        let found = r.read(lpn);
-                        assert_eq!(r.version(found, lpn), model[lpn as usize], "{variant:?} seed {seed} step {step}");
+                        let found = r.read(Lpn::new(lpn));
+                        assert_eq!(
+                            r.version(found, Lpn::new(lpn)),
+                            model[lpn as usize],
+                            "{variant:?} seed {seed} step {step}"
+                        );
                     }
                     _ => {
-                        r.trim(lpn);
+                        r.trim(Lpn::new(lpn));
                         model[lpn as usize] = None;
                     }
                 }
                 if step % 700 == 699 {
                     r.power_loss();
                     for lpn in 0..288 {
-                        let found = r.ftl.lookup(lpn, &r.flash);
+                        let found = r.ftl.lookup(Lpn::new(lpn), &r.flash);
                         // A trim still in SRAM is lost: the LPN may come back with its last write.
-                        if model[lpn as usize].is_none() && r.version(found, lpn) == written[lpn as usize] {
+                        if model[lpn as usize].is_none() && r.version(found, Lpn::new(lpn)) == written[lpn as usize] {
                             model[lpn as usize] = written[lpn as usize];
                         }
                         assert_eq!(
-                            r.version(found, lpn),
+                            r.version(found, Lpn::new(lpn)),
                             model[lpn as usize],
                             "{variant:?} seed {seed} recovered LPN {lpn}"
                         );

@@ -2,10 +2,10 @@
 //! unit is a whole TP (CDFTL's CTP, S-FTL). A cached TP's content is its flash copy overlaid with
 //! these changes, so loading a TP costs no copy.
 
-use crate::flash::{Lpn, Ppn};
+use crate::flash::{Lpn, Ppn, Tpn};
 
 pub struct DirtyEntries {
-    value: Vec<Ppn>,
+    value: Vec<Option<Ppn>>,
     bits: Vec<u64>,
     /// The dirty LPNs of each TP (capacity is kept across drains: no allocation in steady state).
     by_tp: Vec<Vec<Lpn>>,
@@ -16,7 +16,7 @@ pub struct DirtyEntries {
 impl DirtyEntries {
     pub fn new(logical_pages: u32, entries_per_tp: u32) -> Self {
         DirtyEntries {
-            value: crate::mem::zeroed_vec(logical_pages as usize),
+            value: crate::mem::filled_vec(logical_pages as usize, None),
             bits: crate::mem::zeroed_vec((logical_pages as usize).div_ceil(64)),
             by_tp: vec![Vec::new(); logical_pages.div_ceil(entries_per_tp) as usize],
             entries_per_tp,
@@ -26,65 +26,65 @@ impl DirtyEntries {
 
     #[inline]
     fn is_set(&self, lpn: Lpn) -> bool {
-        self.bits[lpn as usize >> 6] & (1 << (lpn & 63)) != 0
+        self.bits[lpn.index() >> 6] & (1 << (lpn.get() & 63)) != 0
     }
 
     /// Brings an LPN's state toward the CPU cache (a hint).
     #[inline]
     pub fn prefetch(&self, lpn: Lpn) {
-        if let (Some(bits), Some(value)) = (self.bits.get(lpn as usize >> 6), self.value.get(lpn as usize)) {
+        if let (Some(bits), Some(value)) = (self.bits.get(lpn.index() >> 6), self.value.get(lpn.index())) {
             crate::mem::prefetch(bits);
             crate::mem::prefetch(value);
         }
     }
 
-    /// The unwritten mapping of an LPN, if it has one.
+    /// The unwritten mapping of an LPN (`Some(None)`: unmapped by a trim), if it has one.
     #[inline]
-    pub fn get(&self, lpn: Lpn) -> Option<Ppn> {
-        self.is_set(lpn).then(|| self.value[lpn as usize])
+    pub fn get(&self, lpn: Lpn) -> Option<Option<Ppn>> {
+        self.is_set(lpn).then(|| self.value[lpn.index()])
     }
 
     /// Records a change; returns whether the LPN was clean before.
     #[inline]
-    pub fn set(&mut self, lpn: Lpn, ppn: Ppn) -> bool {
-        self.value[lpn as usize] = ppn;
+    pub fn set(&mut self, lpn: Lpn, ppn: Option<Ppn>) -> bool {
+        self.value[lpn.index()] = ppn;
         if self.is_set(lpn) {
             return false;
         }
-        self.bits[lpn as usize >> 6] |= 1 << (lpn & 63);
-        self.by_tp[(lpn / self.entries_per_tp) as usize].push(lpn);
+        self.bits[lpn.index() >> 6] |= 1 << (lpn.get() & 63);
+        self.by_tp[(lpn.get() / self.entries_per_tp) as usize].push(lpn);
         self.total += 1;
         true
     }
 
     /// Dirty entries of a TP.
     #[inline]
-    pub fn count(&self, tp: u32) -> u32 {
-        self.by_tp[tp as usize].len() as u32
+    pub fn count(&self, tp: Tpn) -> u32 {
+        self.by_tp[tp.index()].len() as u32
     }
     pub fn total(&self) -> usize {
         self.total
     }
 
     /// Hands every change of a TP to `f` and forgets them.
-    pub fn drain(&mut self, tp: u32, mut f: impl FnMut(Lpn, Ppn)) {
-        let mut lpns = std::mem::take(&mut self.by_tp[tp as usize]);
+    pub fn drain(&mut self, tp: Tpn, mut f: impl FnMut(Lpn, Option<Ppn>)) {
+        let mut lpns = std::mem::take(&mut self.by_tp[tp.index()]);
         for &lpn in &lpns {
-            f(lpn, self.value[lpn as usize]);
-            self.bits[lpn as usize >> 6] &= !(1 << (lpn & 63));
+            f(lpn, self.value[lpn.index()]);
+            self.bits[lpn.index() >> 6] &= !(1 << (lpn.get() & 63));
         }
         self.total -= lpns.len();
         lpns.clear();
-        self.by_tp[tp as usize] = lpns;
+        self.by_tp[tp.index()] = lpns;
     }
 
     /// TPs with changes, in TP order.
-    pub fn tps(&self) -> impl Iterator<Item = u32> + '_ {
-        self.by_tp.iter().enumerate().filter(|(_, l)| !l.is_empty()).map(|(t, _)| t as u32)
+    pub fn tps(&self) -> impl Iterator<Item = Tpn> + '_ {
+        self.by_tp.iter().enumerate().filter(|(_, l)| !l.is_empty()).map(|(t, _)| Tpn::new(t as u32))
     }
 
     pub fn clear(&mut self) {
-        for tp in 0..self.by_tp.len() as u32 {
+        for tp in Tpn::range(0, self.by_tp.len() as u32) {
             self.drain(tp, |_, _| {});
         }
     }
@@ -101,18 +101,18 @@ mod tests {
     #[test]
     fn changes_are_kept_per_tp_until_drained() {
         let mut d = DirtyEntries::new(20, 8);
-        assert!(d.set(3, 30));
-        assert!(!d.set(3, 31));
-        assert!(d.set(9, 90));
-        assert!(d.set(17, 170));
-        assert_eq!((d.get(3), d.get(4)), (Some(31), None));
-        assert_eq!((d.count(0), d.count(1), d.count(2), d.total()), (1, 1, 1, 3));
-        assert_eq!(d.tps().collect::<Vec<_>>(), [0, 1, 2]);
+        assert!(d.set(Lpn::new(3), Some(Ppn::new(30))));
+        assert!(!d.set(Lpn::new(3), Some(Ppn::new(31))));
+        assert!(d.set(Lpn::new(9), Some(Ppn::new(90))));
+        assert!(d.set(Lpn::new(17), Some(Ppn::new(170))));
+        assert_eq!((d.get(Lpn::new(3)), d.get(Lpn::new(4))), (Some(Some(Ppn::new(31))), None));
+        assert_eq!((d.count(Tpn::new(0)), d.count(Tpn::new(1)), d.count(Tpn::new(2)), d.total()), (1, 1, 1, 3));
+        assert_eq!(d.tps().map(Tpn::get).collect::<Vec<_>>(), [0, 1, 2]);
         let mut out = Vec::new();
-        d.drain(1, |l, p| out.push((l, p)));
-        assert_eq!(out, [(9, 90)]);
-        assert_eq!((d.get(9), d.count(1), d.total()), (None, 0, 2));
+        d.drain(Tpn::new(1), |l, p| out.push((l, p)));
+        assert_eq!(out, [(Lpn::new(9), Some(Ppn::new(90)))]);
+        assert_eq!((d.get(Lpn::new(9)), d.count(Tpn::new(1)), d.total()), (None, 0, 2));
         d.clear();
-        assert_eq!((d.total(), d.get(17)), (0, None));
+        assert_eq!((d.total(), d.get(Lpn::new(17))), (0, None));
     }
 }

@@ -5,7 +5,7 @@
 //! proportional to their number.
 
 use super::policy::Policy;
-use crate::flash::{Lpn, Ppn};
+use crate::flash::{Lpn, Ppn, Tpn};
 use crate::ftl::common::ListSet;
 
 const NONE: u32 = u32::MAX;
@@ -14,7 +14,7 @@ pub struct EntryCache<P> {
     policy: P,
     capacity: u32,
     lpn: Vec<Lpn>,
-    ppn: Vec<Ppn>,
+    ppn: Vec<Option<Ppn>>,
     dirty: Vec<bool>,
     slot_of: Vec<u32>,
     free: Vec<u32>,
@@ -29,8 +29,8 @@ impl<P: Policy> EntryCache<P> {
         EntryCache {
             policy,
             capacity,
-            lpn: vec![0; capacity as usize],
-            ppn: vec![0; capacity as usize],
+            lpn: vec![Lpn::new(0); capacity as usize],
+            ppn: vec![None; capacity as usize],
             dirty: vec![false; capacity as usize],
             slot_of: crate::mem::filled_vec(logical_pages as usize, NONE),
             free: (0..capacity).rev().collect(),
@@ -56,12 +56,12 @@ impl<P: Policy> EntryCache<P> {
     }
     #[inline]
     pub fn get(&self, lpn: Lpn) -> Option<u32> {
-        Some(self.slot_of[lpn as usize]).filter(|&s| s != NONE)
+        Some(self.slot_of[lpn.index()]).filter(|&s| s != NONE)
     }
     /// Brings the index entry of an LPN toward the CPU cache (a hint).
     #[inline]
     pub fn prefetch(&self, lpn: Lpn) {
-        if let Some(slot) = self.slot_of.get(lpn as usize) {
+        if let Some(slot) = self.slot_of.get(lpn.index()) {
             crate::mem::prefetch(slot);
         }
     }
@@ -70,7 +70,7 @@ impl<P: Policy> EntryCache<P> {
         self.lpn[slot as usize]
     }
     #[inline]
-    pub fn ppn(&self, slot: u32) -> Ppn {
+    pub fn ppn(&self, slot: u32) -> Option<Ppn> {
         self.ppn[slot as usize]
     }
     #[inline]
@@ -79,19 +79,19 @@ impl<P: Policy> EntryCache<P> {
     }
     #[inline]
     fn tp(&self, slot: u32) -> u32 {
-        self.lpn[slot as usize] / self.entries_per_tp
+        self.lpn[slot as usize].get() / self.entries_per_tp
     }
 
     /// Fills a free slot (the caller made room) as a newly inserted entry.
     #[inline]
-    pub fn insert(&mut self, lpn: Lpn, ppn: Ppn, dirty: bool) -> u32 {
-        debug_assert_eq!(self.slot_of[lpn as usize], NONE, "LPN {lpn} is already cached");
+    pub fn insert(&mut self, lpn: Lpn, ppn: Option<Ppn>, dirty: bool) -> u32 {
+        debug_assert_eq!(self.slot_of[lpn.index()], NONE, "LPN {lpn} is already cached");
         let slot = self.free.pop().expect("insert into a full entry cache");
         let s = slot as usize;
         self.lpn[s] = lpn;
         self.ppn[s] = ppn;
         self.dirty[s] = dirty;
-        self.slot_of[lpn as usize] = slot;
+        self.slot_of[lpn.index()] = slot;
         if dirty {
             self.dirty_lists.push_front(self.tp(slot), slot);
         }
@@ -108,7 +108,7 @@ impl<P: Policy> EntryCache<P> {
     /// Records a new mapping for a cached entry and marks it dirty; the replacement order is
     /// unchanged (a GC update is not an access of the entry).
     #[inline]
-    pub fn update(&mut self, slot: u32, ppn: Ppn) {
+    pub fn update(&mut self, slot: u32, ppn: Option<Ppn>) {
         self.ppn[slot as usize] = ppn;
         if !self.dirty[slot as usize] {
             self.dirty[slot as usize] = true;
@@ -127,11 +127,11 @@ impl<P: Policy> EntryCache<P> {
 
     /// Empties a slot; returns (LPN, PPN, dirty).
     #[inline]
-    pub fn remove(&mut self, slot: u32) -> (Lpn, Ppn, bool) {
+    pub fn remove(&mut self, slot: u32) -> (Lpn, Option<Ppn>, bool) {
         let s = slot as usize;
         self.dirty_lists.remove(slot);
         self.policy.remove(slot);
-        self.slot_of[self.lpn[s] as usize] = NONE;
+        self.slot_of[self.lpn[s].index()] = NONE;
         self.free.push(slot);
         (self.lpn[s], self.ppn[s], self.dirty[s])
     }
@@ -151,14 +151,14 @@ impl<P: Policy> EntryCache<P> {
 
     /// Dirty entries of a TP.
     #[inline]
-    pub fn dirty_count(&self, tp: u32) -> u32 {
-        self.dirty_lists.len(tp)
+    pub fn dirty_count(&self, tp: Tpn) -> u32 {
+        self.dirty_lists.len(tp.get())
     }
 
     /// Marks every dirty entry of a TP clean, handing each (LPN, PPN) to `f` (a write-back's merge).
     #[inline]
-    pub fn clean_tp(&mut self, tp: u32, mut f: impl FnMut(Lpn, Ppn)) {
-        while let Some(slot) = self.dirty_lists.back(tp) {
+    pub fn clean_tp(&mut self, tp: Tpn, mut f: impl FnMut(Lpn, Option<Ppn>)) {
+        while let Some(slot) = self.dirty_lists.back(tp.get()) {
             f(self.lpn[slot as usize], self.ppn[slot as usize]);
             self.mark_clean(slot);
         }
@@ -166,13 +166,13 @@ impl<P: Policy> EntryCache<P> {
 
     /// Occupied slots (for checks).
     pub fn slots(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..self.capacity).filter(|&s| self.slot_of[self.lpn[s as usize] as usize] == s)
+        (0..self.capacity).filter(|&s| self.slot_of[self.lpn[s as usize].index()] == s)
     }
 
     /// Drops every entry without writing anything back.
     pub fn clear(&mut self) {
         for s in 0..self.capacity {
-            let lpn = self.lpn[s as usize] as usize;
+            let lpn = self.lpn[s as usize].index();
             if self.slot_of[lpn] == s {
                 self.slot_of[lpn] = NONE;
             }
@@ -218,31 +218,31 @@ mod tests {
     fn entries_are_found_updated_grouped_by_tp_and_evicted_in_policy_order() {
         // 4 slots, 32 LPNs, 8 entries per TP.
         let mut c = EntryCache::new(Lru::new(4), 4, 32, 8);
-        let a = c.insert(3, 100, false);
-        let b = c.insert(5, 101, true);
-        let d = c.insert(20, 102, true);
-        c.insert(7, 103, false);
+        let a = c.insert(Lpn::new(3), Some(Ppn::new(100)), false);
+        let b = c.insert(Lpn::new(5), Some(Ppn::new(101)), true);
+        let d = c.insert(Lpn::new(20), Some(Ppn::new(102)), true);
+        c.insert(Lpn::new(7), Some(Ppn::new(103)), false);
         assert!(c.is_full());
-        assert_eq!(c.get(5), Some(b));
-        assert_eq!((c.dirty_count(0), c.dirty_count(2)), (1, 1));
-        c.update(a, 200);
-        assert_eq!((c.ppn(a), c.is_dirty(a), c.dirty_count(0)), (200, true, 2));
+        assert_eq!(c.get(Lpn::new(5)), Some(b));
+        assert_eq!((c.dirty_count(Tpn::new(0)), c.dirty_count(Tpn::new(2))), (1, 1));
+        c.update(a, Some(Ppn::new(200)));
+        assert_eq!((c.ppn(a), c.is_dirty(a), c.dirty_count(Tpn::new(0))), (Some(Ppn::new(200)), true, 2));
         c.touch(a);
         assert_eq!(c.victim(), Some(b));
         let mut merged = Vec::new();
-        c.clean_tp(0, |l, p| merged.push((l, p)));
+        c.clean_tp(Tpn::new(0), |l, p| merged.push((l, p)));
         merged.sort();
-        assert_eq!(merged, [(3, 200), (5, 101)]);
-        assert_eq!(c.dirty_count(0), 0);
-        assert_eq!(c.remove(b), (5, 101, false));
-        assert_eq!(c.get(5), None);
-        assert_eq!(c.remove(d), (20, 102, true));
-        assert_eq!(c.dirty_count(2), 0);
+        assert_eq!(merged, [(Lpn::new(3), Some(Ppn::new(200))), (Lpn::new(5), Some(Ppn::new(101)))]);
+        assert_eq!(c.dirty_count(Tpn::new(0)), 0);
+        assert_eq!(c.remove(b), (Lpn::new(5), Some(Ppn::new(101)), false));
+        assert_eq!(c.get(Lpn::new(5)), None);
+        assert_eq!(c.remove(d), (Lpn::new(20), Some(Ppn::new(102)), true));
+        assert_eq!(c.dirty_count(Tpn::new(2)), 0);
         c.check().unwrap();
-        c.insert(9, 1, false);
+        c.insert(Lpn::new(9), Some(Ppn::new(1)), false);
         assert_eq!(c.len(), 3);
         c.clear();
-        assert!(c.is_empty() && c.get(3).is_none());
+        assert!(c.is_empty() && c.get(Lpn::new(3)).is_none());
         c.check().unwrap();
     }
 }

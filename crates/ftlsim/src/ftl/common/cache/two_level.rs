@@ -18,7 +18,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::flash::{Lpn, Ppn};
+use crate::flash::{Lpn, Ppn, Tpn};
 use crate::ftl::common::ListSet;
 
 const NONE: u32 = u32::MAX;
@@ -52,7 +52,7 @@ pub struct TwoLevelCache {
     order: PageOrder,
     // Entry nodes, one per slot.
     lpn: Vec<Lpn>,
-    ppn: Vec<Ppn>,
+    ppn: Vec<Option<Ppn>>,
     last: Vec<u64>,
     dirty: Vec<bool>,
     free: Vec<u32>,
@@ -92,8 +92,8 @@ impl TwoLevelCache {
         let tps = logical_pages.div_ceil(entries_per_tp) as usize;
         TwoLevelCache {
             order,
-            lpn: vec![0; slots],
-            ppn: vec![0; slots],
+            lpn: vec![Lpn::new(0); slots],
+            ppn: vec![None; slots],
             last: vec![0; slots],
             dirty: vec![false; slots],
             free: (0..slots as u32).rev().collect(),
@@ -116,14 +116,14 @@ impl TwoLevelCache {
 
     #[inline]
     pub fn get(&self, lpn: Lpn) -> Option<u32> {
-        Some(self.slot_of[lpn as usize]).filter(|&s| s != NONE)
+        Some(self.slot_of[lpn.index()]).filter(|&s| s != NONE)
     }
     #[inline]
     pub fn lpn(&self, slot: u32) -> Lpn {
         self.lpn[slot as usize]
     }
     #[inline]
-    pub fn ppn(&self, slot: u32) -> Ppn {
+    pub fn ppn(&self, slot: u32) -> Option<Ppn> {
         self.ppn[slot as usize]
     }
     #[inline]
@@ -132,15 +132,17 @@ impl TwoLevelCache {
     }
     #[inline]
     fn tp(&self, slot: u32) -> u32 {
-        self.lpn[slot as usize] / self.entries_per_tp
+        self.lpn[slot as usize].get() / self.entries_per_tp
     }
     /// Entries cached for a TP (0: it has no node).
     #[inline]
-    pub fn node_len(&self, tp: u32) -> u32 {
+    pub fn node_len(&self, tp: Tpn) -> u32 {
+        let tp = tp.get();
         self.entries.len(tp)
     }
     #[inline]
-    pub fn dirty_count(&self, tp: u32) -> u32 {
+    pub fn dirty_count(&self, tp: Tpn) -> u32 {
+        let tp = tp.get();
         self.dirty_count[tp as usize]
     }
     pub fn nodes(&self) -> u32 {
@@ -188,18 +190,18 @@ impl TwoLevelCache {
     /// Loads a clean entry at the front of its node, creating the node if needed (the caller made
     /// room); returns whether a node was created.
     #[inline]
-    pub fn insert(&mut self, lpn: Lpn, ppn: Ppn, now: u64) -> bool {
-        debug_assert_eq!(self.slot_of[lpn as usize], NONE, "LPN {lpn} is already cached");
+    pub fn insert(&mut self, lpn: Lpn, ppn: Option<Ppn>, now: u64) -> bool {
+        debug_assert_eq!(self.slot_of[lpn.index()], NONE, "LPN {lpn} is already cached");
         let slot = self.free.pop().expect("insert into a full two-level cache");
         let s = slot as usize;
-        let tp = lpn / self.entries_per_tp;
+        let tp = lpn.get() / self.entries_per_tp;
         let created = self.entries.is_empty(tp);
         if created {
             self.nodes += 1;
             self.sum_last[tp as usize] = 0;
         }
         (self.lpn[s], self.ppn[s], self.last[s], self.dirty[s]) = (lpn, ppn, now, false);
-        self.slot_of[lpn as usize] = slot;
+        self.slot_of[lpn.index()] = slot;
         self.entries.push_front(tp, slot);
         self.clean.push_front(tp, slot);
         self.sum_last[tp as usize] += now;
@@ -214,7 +216,7 @@ impl TwoLevelCache {
     /// Records a new mapping and marks the entry dirty; neither list order changes (a host write
     /// right after its translation's touch, or a GC update, which is no access: spec T21).
     #[inline]
-    pub fn update(&mut self, slot: u32, ppn: Ppn) {
+    pub fn update(&mut self, slot: u32, ppn: Option<Ppn>) {
         let s = slot as usize;
         self.ppn[s] = ppn;
         if !self.dirty[s] {
@@ -226,13 +228,13 @@ impl TwoLevelCache {
     }
 
     /// Empties a slot; returns (LPN, PPN, dirty, whether its node went with it).
-    pub fn remove(&mut self, slot: u32) -> (Lpn, Ppn, bool, bool) {
+    pub fn remove(&mut self, slot: u32) -> (Lpn, Option<Ppn>, bool, bool) {
         let (tp, s) = (self.tp(slot), slot as usize);
         self.entries.remove(slot);
         self.clean.remove(slot);
         self.dirty_count[tp as usize] -= self.dirty[s] as u32;
         self.sum_last[tp as usize] -= self.last[s];
-        self.slot_of[self.lpn[s] as usize] = NONE;
+        self.slot_of[self.lpn[s].index()] = NONE;
         self.free.push(slot);
         let gone = self.entries.is_empty(tp);
         if gone {
@@ -253,7 +255,7 @@ impl TwoLevelCache {
     /// Brings the lookup of `lpn` toward the CPU cache (a hint: GC looks ahead in its victim).
     #[inline]
     pub fn prefetch(&self, lpn: Lpn) {
-        if let Some(slot) = self.slot_of.get(lpn as usize) {
+        if let Some(slot) = self.slot_of.get(lpn.index()) {
             crate::mem::prefetch(slot);
         }
     }
@@ -261,7 +263,8 @@ impl TwoLevelCache {
     /// The next victim entry of a node: its least recently used entry, or with `clean_first` its
     /// least recently used clean entry if it has one (paper 002 §4.4).
     #[inline]
-    pub fn victim_in(&self, tp: u32, clean_first: bool) -> Option<u32> {
+    pub fn victim_in(&self, tp: Tpn, clean_first: bool) -> Option<u32> {
+        let tp = tp.get();
         if clean_first {
             if let Some(slot) = self.clean.back(tp) {
                 return Some(slot);
@@ -271,7 +274,17 @@ impl TwoLevelCache {
     }
 
     /// The coldest node other than `except` (spec T7: never the node being loaded).
-    pub fn coldest_except(&mut self, except: u32) -> Option<u32> {
+    pub fn coldest_except(&mut self, except: Tpn) -> Option<Tpn> {
+        self.coldest_other_than(except.get()).map(Tpn::new)
+    }
+
+    /// The coldest node of all.
+    #[cfg(test)]
+    fn coldest(&mut self) -> Option<Tpn> {
+        self.coldest_other_than(NONE).map(Tpn::new)
+    }
+
+    fn coldest_other_than(&mut self, except: u32) -> Option<u32> {
         let top = self.fresh_top()?;
         if top != except {
             return Some(top);
@@ -285,7 +298,8 @@ impl TwoLevelCache {
 
     /// Marks every dirty entry of a TP clean, handing each (LPN, PPN) to `f` (a batch write-back),
     /// and rebuilds the node's clean list in recency order.
-    pub fn clean_tp(&mut self, tp: u32, mut f: impl FnMut(Lpn, Ppn)) {
+    pub fn clean_tp(&mut self, tp: Tpn, mut f: impl FnMut(Lpn, Option<Ppn>)) {
+        let tp = tp.get();
         if self.dirty_count[tp as usize] == 0 {
             return;
         }
@@ -305,12 +319,13 @@ impl TwoLevelCache {
     }
 
     /// TPs with at least one dirty entry.
-    pub fn dirty_tps(&self) -> impl Iterator<Item = u32> + '_ {
-        self.dirty_count.iter().enumerate().filter(|(_, &n)| n > 0).map(|(tp, _)| tp as u32)
+    pub fn dirty_tps(&self) -> impl Iterator<Item = Tpn> + '_ {
+        self.dirty_count.iter().enumerate().filter(|(_, &n)| n > 0).map(|(tp, _)| Tpn::new(tp as u32))
     }
 
     /// The entries of a node from its least recently used to its most recently used.
-    pub fn node_entries(&self, tp: u32) -> impl Iterator<Item = u32> + '_ {
+    pub fn node_entries(&self, tp: Tpn) -> impl Iterator<Item = u32> + '_ {
+        let tp = tp.get();
         self.entries.iter_from_back(tp)
     }
 
@@ -318,7 +333,7 @@ impl TwoLevelCache {
     pub fn clear(&mut self) {
         for &tp in &self.heap {
             for slot in self.entries.iter_from_back(tp) {
-                self.slot_of[self.lpn[slot as usize] as usize] = NONE;
+                self.slot_of[self.lpn[slot as usize].index()] = NONE;
             }
             self.pos[tp as usize] = NONE;
             self.dirty_count[tp as usize] = 0;
@@ -437,7 +452,7 @@ impl TwoLevelCache {
             let (mut sum, mut dirty, mut clean, mut prev) = (0u64, 0u32, 0u32, u64::MAX);
             for slot in self.entries.iter_from_back(tp).collect::<Vec<_>>().into_iter().rev() {
                 let s = slot as usize;
-                if self.tp(slot) != tp || self.slot_of[self.lpn[s] as usize] != slot {
+                if self.tp(slot) != tp || self.slot_of[self.lpn[s].index()] != slot {
                     return Err(format!("slot {slot} (LPN {}) is misfiled under TP node {tp}", self.lpn[s]));
                 }
                 if self.last[s] > prev {
@@ -498,11 +513,11 @@ mod tests {
         TwoLevelCache::new(order, slots * 6, 6, 6, 64, 8)
     }
 
-    fn drain_order(c: &mut TwoLevelCache, clean_first: bool) -> Vec<Lpn> {
+    fn drain_order(c: &mut TwoLevelCache, clean_first: bool) -> Vec<u32> {
         let mut out = Vec::new();
-        while let Some(tp) = c.coldest_except(NONE) {
+        while let Some(tp) = c.coldest() {
             let slot = c.victim_in(tp, clean_first).unwrap();
-            out.push(c.remove(slot).0);
+            out.push(c.remove(slot).0.get());
             c.check().unwrap();
         }
         out
@@ -511,13 +526,13 @@ mod tests {
     #[test]
     fn entries_cost_a_slot_and_a_node_costs_one_more() {
         let mut c = cache(PageOrder::Hotness, 6);
-        assert!(c.insert(3, 30, 1));
-        assert!(!c.insert(4, 40, 2));
-        assert!(c.insert(17, 170, 3));
+        assert!(c.insert(Lpn::new(3), Some(Ppn::new(30)), 1));
+        assert!(!c.insert(Lpn::new(4), Some(Ppn::new(40)), 2));
+        assert!(c.insert(Lpn::new(17), Some(Ppn::new(170)), 3));
         assert_eq!((c.len(), c.nodes(), c.used_bytes(), c.free_bytes()), (3, 2, 30, 6));
         // Evicting a node's only entry frees two slots (paper 002 Fig. 4).
-        let (lpn, ppn, dirty, gone) = c.remove(c.get(17).unwrap());
-        assert_eq!((lpn, ppn, dirty, gone), (17, 170, false, true));
+        let (lpn, ppn, dirty, gone) = c.remove(c.get(Lpn::new(17)).unwrap());
+        assert_eq!((lpn, ppn, dirty, gone), (Lpn::new(17), Some(Ppn::new(170)), false, true));
         assert_eq!(c.free_bytes(), 18);
         c.check().unwrap();
     }
@@ -527,20 +542,20 @@ mod tests {
         let mut c = cache(PageOrder::Hotness, 16);
         // TP 0: entries at times 1, 2, 3; TP 1: entry at time 4; then a hit on LPN 0 at time 10.
         for (t, lpn) in [0, 1, 2, 8].into_iter().enumerate() {
-            c.insert(lpn, 0, t as u64 + 1);
+            c.insert(Lpn::new(lpn), Some(Ppn::new(0)), t as u64 + 1);
         }
-        c.touch(c.get(0).unwrap(), 10);
+        c.touch(c.get(Lpn::new(0)).unwrap(), 10);
         // TP 0's mean is (10 + 2 + 3) / 3 = 5 > 4: TP 1 is colder although TP 0 holds the oldest entries.
-        assert_eq!(c.coldest_except(NONE), Some(1));
-        assert_eq!(c.coldest_except(1), Some(0));
+        assert_eq!(c.coldest(), Some(Tpn::new(1)));
+        assert_eq!(c.coldest_except(Tpn::new(1)), Some(Tpn::new(0)));
         // Ordered by node recency instead, the node touched longest ago goes first.
         let mut lru = cache(PageOrder::Lru, 16);
         for (t, lpn) in [0, 8, 1].into_iter().enumerate() {
-            lru.insert(lpn, 0, t as u64 + 1);
+            lru.insert(Lpn::new(lpn), Some(Ppn::new(0)), t as u64 + 1);
         }
-        assert_eq!(lru.coldest_except(NONE), Some(1));
-        lru.touch(lru.get(8).unwrap(), 9);
-        assert_eq!(lru.coldest_except(NONE), Some(0));
+        assert_eq!(lru.coldest(), Some(Tpn::new(1)));
+        lru.touch(lru.get(Lpn::new(8)).unwrap(), 9);
+        assert_eq!(lru.coldest(), Some(Tpn::new(0)));
         // Entries leave their node least recently used first; nodes in hotness order.
         assert_eq!(drain_order(&mut c, false), [8, 1, 2, 0]);
     }
@@ -549,28 +564,28 @@ mod tests {
     fn clean_first_takes_clean_entries_in_lru_order_then_dirty_ones() {
         let mut c = cache(PageOrder::Hotness, 16);
         for (t, lpn) in [0, 1, 2, 3, 4].into_iter().enumerate() {
-            c.insert(lpn, 100 + lpn, t as u64 + 1);
+            c.insert(Lpn::new(lpn), Some(Ppn::new(100 + lpn)), t as u64 + 1);
         }
-        c.update(c.get(0).unwrap(), 200);
-        c.update(c.get(3).unwrap(), 203);
-        assert_eq!(c.dirty_count(0), 2);
-        assert_eq!(c.victim_in(0, false), c.get(0));
-        assert_eq!(c.victim_in(0, true), c.get(1));
+        c.update(c.get(Lpn::new(0)).unwrap(), Some(Ppn::new(200)));
+        c.update(c.get(Lpn::new(3)).unwrap(), Some(Ppn::new(203)));
+        assert_eq!(c.dirty_count(Tpn::new(0)), 2);
+        assert_eq!(c.victim_in(Tpn::new(0), false), c.get(Lpn::new(0)));
+        assert_eq!(c.victim_in(Tpn::new(0), true), c.get(Lpn::new(1)));
         let mut clean_first = drain_order(&mut c, true);
         assert_eq!(clean_first, [1, 2, 4, 0, 3]);
         clean_first.clear();
         // A batch clean hands over every dirty entry and restores the recency order of the clean list.
         for (t, lpn) in [0, 1, 2, 3, 4].into_iter().enumerate() {
-            c.insert(lpn, 100 + lpn, t as u64 + 1);
+            c.insert(Lpn::new(lpn), Some(Ppn::new(100 + lpn)), t as u64 + 1);
         }
-        c.update(c.get(1).unwrap(), 201);
-        c.update(c.get(3).unwrap(), 203);
-        c.touch(c.get(2).unwrap(), 9);
+        c.update(c.get(Lpn::new(1)).unwrap(), Some(Ppn::new(201)));
+        c.update(c.get(Lpn::new(3)).unwrap(), Some(Ppn::new(203)));
+        c.touch(c.get(Lpn::new(2)).unwrap(), 9);
         let mut written = Vec::new();
-        c.clean_tp(0, |l, p| written.push((l, p)));
+        c.clean_tp(Tpn::new(0), |l, p| written.push((l, p)));
         written.sort();
-        assert_eq!(written, [(1, 201), (3, 203)]);
-        assert_eq!(c.dirty_count(0), 0);
+        assert_eq!(written, [(Lpn::new(1), Some(Ppn::new(201))), (Lpn::new(3), Some(Ppn::new(203)))]);
+        assert_eq!(c.dirty_count(Tpn::new(0)), 0);
         c.check().unwrap();
         assert_eq!(drain_order(&mut c, true), [0, 1, 3, 4, 2]);
     }
@@ -584,36 +599,40 @@ mod tests {
             rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let lpn = (rng >> 33) as u32 % 64;
             now += 1;
-            match c.get(lpn) {
+            match c.get(Lpn::new(lpn)) {
                 Some(slot) => {
                     c.touch(slot, now);
                     if rng & 1 == 0 {
-                        c.update(slot, now as u32);
+                        c.update(slot, Some(Ppn::new(now as u32)));
                     }
                 }
                 None => {
                     let tp = lpn / 8;
-                    let need = 6 + if c.node_len(tp) == 0 { 6 } else { 0 };
+                    let need = 6 + if c.node_len(Tpn::new(tp)) == 0 { 6 } else { 0 };
                     while c.free_bytes() < need {
-                        let v = c.coldest_except(tp).unwrap_or(tp);
+                        let v = c.coldest_except(Tpn::new(tp)).unwrap_or(Tpn::new(tp));
                         // The coldest node by a brute-force scan agrees with the heap.
                         let mean = |t: u32| {
-                            c.node_entries(t).map(|s| c.last[s as usize]).sum::<u64>() as f64 / c.node_len(t) as f64
+                            c.node_entries(Tpn::new(t)).map(|s| c.last[s as usize]).sum::<u64>() as f64
+                                / c.node_len(Tpn::new(t)) as f64
                         };
-                        let best = (0..8).filter(|&t| t != tp && c.node_len(t) > 0).map(mean).fold(f64::MAX, f64::min);
-                        if v != tp {
-                            assert_eq!(mean(v), best);
+                        let best = (0..8)
+                            .filter(|&t| t != tp && c.node_len(Tpn::new(t)) > 0)
+                            .map(mean)
+                            .fold(f64::MAX, f64::min);
+                        if v != Tpn::new(tp) {
+                            assert_eq!(mean(v.get()), best);
                         }
                         let slot = c.victim_in(v, rng & 2 == 0).unwrap();
                         c.remove(slot);
                     }
-                    c.insert(lpn, 0, now);
+                    c.insert(Lpn::new(lpn), Some(Ppn::new(0)), now);
                 }
             }
             c.check().unwrap();
         }
         c.clear();
-        assert!(c.is_empty() && c.get(3).is_none() && c.nodes() == 0);
+        assert!(c.is_empty() && c.get(Lpn::new(3)).is_none() && c.nodes() == 0);
         c.check().unwrap();
     }
 }

@@ -1,0 +1,161 @@
+//! Typed addresses: a logical page, a physical page, a physical block and a translation page are
+//! each a type of its own, so that one is never passed where another is meant.
+//!
+//! Each is a 32-bit number stored as number + 1 in a `NonZeroU32`, so `Option<Ppn>` takes four
+//! bytes like the number itself: a dense map holds `Option<Ppn>` with no sentinel and no size
+//! cost. The largest 32-bit value is therefore not an address (geometry validation keeps every
+//! device below 2^32 pages).
+
+use std::fmt;
+use std::num::NonZeroU32;
+
+macro_rules! address {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[repr(transparent)]
+        pub struct $name(NonZeroU32);
+
+        impl $name {
+            /// The address numbered `n`; `n` must be below `u32::MAX`.
+            #[inline]
+            pub const fn new(n: u32) -> Self {
+                match NonZeroU32::new(n.wrapping_add(1)) {
+                    Some(stored) => $name(stored),
+                    None => panic!(concat!("u32::MAX is not a ", stringify!($name))),
+                }
+            }
+
+            /// The address as a number.
+            #[inline]
+            pub const fn get(self) -> u32 {
+                self.0.get() - 1
+            }
+
+            /// The address as an index into a table.
+            #[inline]
+            pub const fn index(self) -> usize {
+                self.get() as usize
+            }
+
+            /// The address `n` further on.
+            #[inline]
+            pub const fn offset(self, n: u32) -> Self {
+                $name::new(self.get() + n)
+            }
+
+            /// The address `n` before; `n` must not reach below 0.
+            #[inline]
+            pub const fn back(self, n: u32) -> Self {
+                $name::new(self.get() - n)
+            }
+
+            /// The address `n` before, or 0.
+            #[inline]
+            pub const fn saturating_back(self, n: u32) -> Self {
+                $name::new(self.get().saturating_sub(n))
+            }
+
+            /// The address `n` before, if there is one.
+            #[inline]
+            pub const fn checked_back(self, n: u32) -> Option<Self> {
+                match self.get().checked_sub(n) {
+                    Some(m) => Some($name::new(m)),
+                    None => None,
+                }
+            }
+
+            /// How many addresses `earlier` lies before this one.
+            #[inline]
+            pub const fn since(self, earlier: $name) -> u32 {
+                self.get() - earlier.get()
+            }
+
+            /// The addresses `start..end`.
+            #[inline]
+            pub fn range(start: u32, end: u32) -> impl DoubleEndedIterator<Item = $name> + ExactSizeIterator {
+                (start..end).map($name::new)
+            }
+        }
+
+        /// The number recorded in a spare area's logical field.
+        impl From<$name> for u32 {
+            #[inline]
+            fn from(address: $name) -> u32 {
+                address.get()
+            }
+        }
+
+        impl $name {
+            /// Each address of `range`, in order.
+            #[inline]
+            pub fn within(range: std::ops::Range<$name>) -> impl DoubleEndedIterator<Item = $name> + ExactSizeIterator {
+                $name::range(range.start.get(), range.end.get())
+            }
+        }
+
+        /// Unit tests state expected addresses as numbers.
+        #[cfg(test)]
+        impl PartialEq<u32> for $name {
+            fn eq(&self, n: &u32) -> bool {
+                self.get() == *n
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!(stringify!($name), "({})"), self.get())
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&self.get(), f)
+            }
+        }
+    };
+}
+
+address! {
+    /// Logical page number (host address space, in flash pages).
+    Lpn
+}
+address! {
+    /// Physical page number.
+    Ppn
+}
+address! {
+    /// Physical block number.
+    Pbn
+}
+address! {
+    /// Translation page number: which page of the mapping table (demand-based FTLs).
+    Tpn
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_optional_address_costs_nothing() {
+        assert_eq!(std::mem::size_of::<Option<Ppn>>(), 4);
+        assert_eq!(std::mem::size_of::<Option<Lpn>>(), 4);
+    }
+
+    #[test]
+    fn numbers_round_trip_and_order() {
+        for n in [0, 1, 7, u32::MAX - 1] {
+            assert_eq!(Ppn::new(n).get(), n);
+        }
+        assert!(Lpn::new(3) < Lpn::new(4));
+        assert_eq!(Pbn::new(5).offset(2), Pbn::new(7));
+        assert_eq!(format!("{} {:?}", Tpn::new(9), Tpn::new(9)), "9 Tpn(9)");
+    }
+
+    #[test]
+    #[should_panic(expected = "not a Ppn")]
+    fn the_largest_number_is_not_an_address() {
+        Ppn::new(u32::MAX);
+    }
+}
