@@ -63,6 +63,16 @@ pub struct BlockManager {
     pub(super) gc: GcEngine,
     pub(super) validity: Validity,
     pub(super) role: Vec<BlockRole>,
+    /// Garbage the FTL credited inside valid pages, when it declared a resolution.
+    garbage: Option<GarbageCredit>,
+}
+
+/// Garbage inside valid pages (a delta page some of whose deltas are invalid), which only the
+/// FTL can see, counted in `1 / resolution` of a page per block. It is SRAM state: a power loss
+/// drops it and the FTL's recovery credits it again.
+struct GarbageCredit {
+    resolution: u32,
+    credit: Vec<u32>,
 }
 
 impl BlockManager {
@@ -79,9 +89,86 @@ impl BlockManager {
             frontiers: Frontiers::new(streams, units),
             role: vec![BlockRole::Free; geometry.total_blocks() as usize],
             validity: Validity::new(&geometry),
+            garbage: None,
             pool,
             geometry,
         }
+    }
+
+    /// Lets the FTL credit garbage inside valid pages in `1 / resolution` of a page
+    /// ([`BlockManager::credit_garbage`]); GC's victim policies then weigh each block by its valid
+    /// pages x `resolution` minus its credited garbage instead of its valid pages. Call right
+    /// after [`BlockManager::new`].
+    pub fn with_garbage_resolution(mut self, resolution: u32) -> Self {
+        assert!(resolution >= 1, "a garbage resolution is at least 1");
+        let full = self.geometry.pages_per_block * resolution;
+        let victims = VictimIndex::new(self.units(), full, self.pool.units_of_blocks().to_vec(), self.gc.policy());
+        self.gc.reset(victims);
+        let credit = vec![0; self.geometry.total_blocks() as usize];
+        self.garbage = Some(GarbageCredit { resolution, credit });
+        self
+    }
+
+    /// Records `amount` (in `1 / resolution` of a page) of garbage inside the valid pages of
+    /// `pbn`, so GC sees it as reclaimable; fails if the FTL declared no garbage resolution or
+    /// the block's credit would exceed its valid pages. The credit is cleared when the block is
+    /// erased; before invalidating a page whose garbage it credited, the FTL withdraws that
+    /// credit ([`BlockManager::withdraw_garbage`]).
+    pub fn credit_garbage(&mut self, pbn: Pbn, amount: u32, flash: &FlashArray) -> Result<()> {
+        let valid = self.validity.valid_count(pbn, flash);
+        let Some(garbage) = self.garbage.as_mut() else {
+            let message = "garbage credited, but the FTL declared no garbage resolution".to_string();
+            return Err(SimError::Block { pbn, message });
+        };
+        let credit = &mut garbage.credit[pbn.index()];
+        if *credit + amount > valid * garbage.resolution {
+            let message = format!(
+                "{} / {} page of garbage credited inside {valid} valid pages",
+                *credit + amount,
+                garbage.resolution
+            );
+            return Err(SimError::Block { pbn, message });
+        }
+        *credit += amount;
+        if self.role[pbn.index()] == BlockRole::Closed {
+            let weight = self.weight(pbn, valid);
+            self.gc.victims_mut().update(pbn, weight);
+        }
+        Ok(())
+    }
+
+    /// Takes back `amount` of the garbage credited to `pbn` (its page is about to be invalidated
+    /// whole).
+    pub fn withdraw_garbage(&mut self, pbn: Pbn, amount: u32, flash: &FlashArray) -> Result<()> {
+        let Some(credit) = self.garbage.as_mut().map(|g| &mut g.credit[pbn.index()]) else {
+            let message = "garbage withdrawn, but the FTL declared no garbage resolution".to_string();
+            return Err(SimError::Block { pbn, message });
+        };
+        let Some(left) = credit.checked_sub(amount) else {
+            let message = format!("{amount} of garbage withdrawn, but only {credit} was credited");
+            return Err(SimError::Block { pbn, message });
+        };
+        *credit = left;
+        if self.role[pbn.index()] == BlockRole::Closed {
+            let weight = self.weight(pbn, self.validity.valid_count(pbn, flash));
+            self.gc.victims_mut().update(pbn, weight);
+        }
+        Ok(())
+    }
+
+    /// What GC would have to keep of a block with `valid` valid pages, in the victim index's
+    /// unit: its valid pages, or with a garbage resolution those pages less the credited garbage.
+    #[inline]
+    fn weight(&self, pbn: Pbn, valid: u32) -> u32 {
+        match &self.garbage {
+            None => valid,
+            Some(g) => valid * g.resolution - g.credit[pbn.index()].min(valid * g.resolution),
+        }
+    }
+
+    /// Whether GC would reclaim anything from `pbn`: an invalid page, or credited garbage.
+    pub(super) fn has_garbage(&self, pbn: Pbn, flash: &FlashArray) -> bool {
+        self.weight(pbn, self.validity.valid_count(pbn, flash)) < self.gc.victims().full()
     }
 
     pub fn units(&self) -> u32 {
@@ -235,7 +322,8 @@ impl BlockManager {
     /// A written block leaves its frontier: file it for victim selection.
     fn file_closed(&mut self, pbn: Pbn, flash: &FlashArray) {
         self.role[pbn.index()] = BlockRole::Closed;
-        self.gc.victims_mut().insert(pbn, self.validity.valid_count(pbn, flash));
+        let weight = self.weight(pbn, self.validity.valid_count(pbn, flash));
+        self.gc.victims_mut().insert(pbn, weight);
     }
 
     /// Takes a whole erased block of `unit` for the FTL to fill itself (at the offsets the
@@ -268,6 +356,9 @@ impl BlockManager {
         }
         ctx.erase(pbn, purpose)?;
         self.validity.erased(pbn);
+        if let Some(garbage) = self.garbage.as_mut() {
+            garbage.credit[pbn.index()] = 0;
+        }
         Ok(())
     }
 
@@ -286,7 +377,9 @@ impl BlockManager {
             let state = if flash.is_programmed(ppn) { "invalid already" } else { "free" };
             return Err(SimError::FlashRule { op: "invalidate", ppn, rule: format!("page is {state}, not valid") });
         };
-        self.gc.victims_mut().update(self.geometry.block_of(ppn), valid);
+        let pbn = self.geometry.block_of(ppn);
+        let weight = self.weight(pbn, valid);
+        self.gc.victims_mut().update(pbn, weight);
         Ok(())
     }
 
@@ -299,9 +392,12 @@ impl BlockManager {
     /// the reads it needed to know what `live` answers.
     pub fn rebuild(&mut self, flash: &FlashArray, live: impl Fn(Ppn, Spare) -> bool) {
         self.rebuild_validity(flash, live);
+        if let Some(garbage) = self.garbage.as_mut() {
+            garbage.credit.fill(0);
+        }
         let mut victims = VictimIndex::new(
             self.units(),
-            self.geometry.pages_per_block,
+            self.gc.victims().full(),
             self.pool.units_of_blocks().to_vec(),
             self.gc.policy(),
         );
@@ -320,7 +416,7 @@ impl BlockManager {
                     BlockRole::Open
                 }
                 _ => {
-                    victims.insert(pbn, self.validity.valid_count(pbn, flash));
+                    victims.insert(pbn, self.weight(pbn, self.validity.valid_count(pbn, flash)));
                     BlockRole::Closed
                 }
             };
@@ -357,7 +453,11 @@ impl BlockManager {
 
     /// Simulator memory of this structure.
     pub fn state_bytes(&self) -> usize {
-        self.gc.victims().memory_bytes() + self.role.len() + self.pool.state_bytes() + self.validity.state_bytes()
+        self.gc.victims().memory_bytes()
+            + self.role.len()
+            + self.pool.state_bytes()
+            + self.validity.state_bytes()
+            + self.garbage.as_ref().map_or(0, |g| g.credit.len() * 4)
     }
 
     /// Checks the block accounting: roles agree with the free pools, open slots and victim index,
@@ -462,6 +562,42 @@ mod tests {
         assert_eq!(bm.role(Pbn::new(0)), BlockRole::Closed);
         assert_eq!(bm.role(Pbn::new(1)), BlockRole::Open);
         assert_eq!(bm.free_blocks(0), 6);
+        bm.check(ctx.flash).unwrap();
+    }
+
+    #[test]
+    fn garbage_credited_inside_valid_pages_weighs_in_victim_choice_until_the_erase() {
+        let c = config();
+        let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
+        let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
+        let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
+        let mut plain = BlockManager::new(&c, ONE_STREAM);
+        let mut bm = BlockManager::new(&c, ONE_STREAM).with_garbage_resolution(4);
+        assert!(bm.state_bytes() > plain.state_bytes(), "the credits are simulator state");
+        let mut map = Map(vec![NIL; 16]);
+        // Blocks 0 and 1 hold LPNs 0..8 and are closed; LPN 4's overwrite leaves block 1 with 3
+        // valid pages (weight 12 of 16), block 0 with 4 (nothing to reclaim).
+        for lpn in [0, 1, 2, 3, 4, 5, 6, 7, 8, 4] {
+            write(&mut bm, &mut map, lpn, &mut ctx);
+        }
+        let (b0, b1) = (Pbn::new(0), Pbn::new(1));
+        assert_eq!(bm.select_victim(0, ctx.flash), Some(b1));
+        // Six quarter pages of garbage inside block 0's valid pages: weight 10 beats 12.
+        bm.credit_garbage(b0, 6, ctx.flash).unwrap();
+        assert_eq!(bm.select_victim(0, ctx.flash), Some(b0));
+        bm.withdraw_garbage(b0, 3, ctx.flash).unwrap();
+        assert_eq!(bm.select_victim(0, ctx.flash), Some(b1), "weight 13 loses to 12");
+        // More garbage than the valid pages hold, or withdrawing what was never credited, is a bug.
+        let over = bm.credit_garbage(b0, 14, ctx.flash).unwrap_err().to_string();
+        assert!(over.contains("17 / 4 page of garbage credited inside 4 valid pages"), "{over}");
+        assert!(bm.withdraw_garbage(b1, 1, ctx.flash).is_err());
+        let refused = plain.credit_garbage(b0, 1, ctx.flash).unwrap_err().to_string();
+        assert!(refused.contains("declared no garbage resolution"), "{refused}");
+        // Reclaiming block 0 moves its valid pages and clears its credit with the erase.
+        bm.credit_garbage(b0, 13, ctx.flash).unwrap();
+        assert!(bm.reclaim_one(0, &mut map, &mut ctx).unwrap());
+        assert_eq!((bm.role(b0), ctx.flash.erase_count(b0)), (BlockRole::Free, 1));
+        assert_eq!(bm.garbage.as_ref().unwrap().credit[0], 0);
         bm.check(ctx.flash).unwrap();
     }
 

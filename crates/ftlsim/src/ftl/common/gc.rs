@@ -6,7 +6,7 @@
 //! unit has at most [`gc_threshold`] free blocks. [`BlockManager::reclaim_one`] runs one step on
 //! its own, for callers that schedule GC themselves (background GC).
 
-use super::{BlockManager, BlockRole, Relocate, StreamId, Validity, VictimIndex};
+use super::{BlockManager, BlockRole, Relocate, StreamId, VictimIndex};
 use crate::config::VictimPolicyKind;
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Pbn, Purpose, Spare};
@@ -81,12 +81,6 @@ impl GcEngine {
         self.victims = victims;
         self.active = None;
     }
-
-    /// The block `unit` would reclaim next: the policy's choice, if it has an invalid page.
-    pub fn select(&self, unit: u32, validity: &Validity, flash: &FlashArray) -> Option<Pbn> {
-        let ppb = flash.geometry().pages_per_block;
-        self.victims.select(unit, self.policy).filter(|&v| validity.valid_count(v, flash) < ppb)
-    }
 }
 
 impl BlockManager {
@@ -102,7 +96,7 @@ impl BlockManager {
     fn collect_until_enough<R: Relocate>(&mut self, unit: u32, reloc: &mut R, ctx: &mut FtlCtx) -> Result<()> {
         while self.gc.wants_collection(self.pool.len(unit)) {
             let free = self.pool.len(unit);
-            let Some(victim) = self.gc.select(unit, &self.validity, ctx.flash) else {
+            let Some(victim) = self.select_victim(unit, ctx.flash) else {
                 self.gc.found_nothing = true;
                 return Err(SimError::DeviceFull { unit: unit as usize, free });
             };
@@ -114,11 +108,16 @@ impl BlockManager {
     /// One GC step on `unit`, whatever its free blocks: reclaims the policy's victim, if any
     /// block has an invalid page. Returns whether a block was reclaimed.
     pub fn reclaim_one<R: Relocate>(&mut self, unit: u32, reloc: &mut R, ctx: &mut FtlCtx) -> Result<bool> {
-        let Some(victim) = self.gc.select(unit, &self.validity, ctx.flash) else { return Ok(false) };
+        let Some(victim) = self.select_victim(unit, ctx.flash) else { return Ok(false) };
         self.gc.active = Some(unit);
         let result = self.reclaim(victim, reloc, ctx);
         self.gc.active = None;
         result.map(|()| true)
+    }
+
+    /// The block `unit` would reclaim next: the policy's choice, if it holds garbage.
+    pub fn select_victim(&self, unit: u32, flash: &FlashArray) -> Option<Pbn> {
+        self.gc.victims.select(unit, self.gc.policy).filter(|&v| self.has_garbage(v, flash))
     }
 
     /// Moves every valid page out of `victim`, each to the stream the FTL names (by default the

@@ -1,8 +1,14 @@
 //! GC victim selection without scanning every block.
 //!
-//! Closed blocks sit in per-unit buckets indexed by valid-page count, each bucket a list of a
+//! Closed blocks sit in per-unit buckets indexed by their weight, each bucket a list of a
 //! [`ListSet`] in the order blocks entered it. A block enters a bucket when it is closed or when
 //! one of its pages is invalidated, so each bucket is ordered by last modification time.
+//!
+//! A block's weight is what GC would have to keep of it, from 0 (all garbage) to `full` (nothing
+//! to reclaim): its valid pages, or, for an FTL that declares a garbage resolution R
+//! ([`super::BlockManager::with_garbage_resolution`]), its valid pages x R minus the garbage the
+//! FTL credited inside them (Delta-FTL's invalid deltas, fractions of a page). Below, "valid
+//! count" means the weight.
 //!
 //! - Greedy takes the oldest block of the lowest non-empty bucket: O(v_min) per GC, amortised O(1)
 //!   per page moved. Ties go to the block that reached that valid count first.
@@ -27,7 +33,8 @@ struct Filing {
 }
 
 pub struct VictimIndex {
-    pages_per_block: u32,
+    /// The weight of a block with nothing to reclaim.
+    full: u32,
     /// One list per (unit, valid count); the front is the most recently filed block.
     buckets: ListSet<Filing>,
     /// Under FIFO only: one list per unit in the order blocks were closed, the most recent at
@@ -37,19 +44,27 @@ pub struct VictimIndex {
 }
 
 impl VictimIndex {
-    pub fn new(units: u32, pages_per_block: u32, unit_of: Vec<u32>, policy: VictimPolicyKind) -> Self {
+    /// An index over blocks whose weights run from 0 to `full` (the pages per block, or that
+    /// times the garbage resolution).
+    pub fn new(units: u32, full: u32, unit_of: Vec<u32>, policy: VictimPolicyKind) -> Self {
         let blocks = unit_of.len();
-        let mut buckets = ListSet::<Filing>::new(blocks, (units * (pages_per_block + 1)) as usize);
+        let mut buckets = ListSet::<Filing>::new(blocks, (units * (full + 1)) as usize);
         for (pbn, unit) in unit_of.into_iter().enumerate() {
             buckets.payload_mut(pbn as u32).unit = unit;
         }
         let closed = (policy == VictimPolicyKind::Fifo).then(|| ListSet::new(blocks, units as usize));
-        VictimIndex { pages_per_block, buckets, closed, clock: 0 }
+        VictimIndex { full, buckets, closed, clock: 0 }
+    }
+
+    /// The weight of a block with nothing to reclaim.
+    pub fn full(&self) -> u32 {
+        self.full
     }
 
     #[inline]
     fn bucket(&self, unit: u32, valid: u32) -> u32 {
-        unit * (self.pages_per_block + 1) + valid
+        debug_assert!(valid <= self.full);
+        unit * (self.full + 1) + valid
     }
 
     pub fn is_filed(&self, pbn: Pbn) -> bool {
@@ -99,11 +114,11 @@ impl VictimIndex {
 
     /// The victim of `unit` under `policy`, or `None` if no block is filed.
     pub fn select(&self, unit: u32, policy: VictimPolicyKind) -> Option<Pbn> {
-        let oldest = (0..=self.pages_per_block).map(|valid| self.buckets.back(self.bucket(unit, valid)));
+        let oldest = (0..=self.full).map(|valid| self.buckets.back(self.bucket(unit, valid)));
         match policy {
             VictimPolicyKind::Greedy => oldest.flatten().next().map(Pbn::new),
             VictimPolicyKind::CostBenefit => {
-                let ppb = self.pages_per_block as f64;
+                let ppb = self.full as f64;
                 let mut best: Option<(f64, Pbn)> = None;
                 for (valid, h) in oldest.enumerate() {
                     let Some(h) = h else { continue };
@@ -120,7 +135,7 @@ impl VictimIndex {
                 best.map(|(_, h)| h)
             }
             VictimPolicyKind::Fifo => {
-                let full = self.bucket(unit, self.pages_per_block);
+                let full = self.bucket(unit, self.full);
                 let closed = self.closed.as_ref().expect("a FIFO victim index keeps the closing order");
                 closed.iter_from_back(unit).find(|&b| self.buckets.list_of(b) != Some(full)).map(Pbn::new)
             }
