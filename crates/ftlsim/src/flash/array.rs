@@ -90,6 +90,8 @@ pub struct FlashArray {
     blocks: Vec<BlockMeta>,
     /// What each page's data is, for content-aware schemes ([`FlashArray::enable_payload`]).
     payload: Option<PageRecords<u64>>,
+    /// How the controller programmed each page ([`FlashArray::enable_program_modes`]).
+    program_modes: Option<PageRecords<u8>>,
 }
 
 impl FlashArray {
@@ -102,7 +104,38 @@ impl FlashArray {
             version: zeroed_vec(pages),
             blocks: filled_vec(geometry.total_blocks() as usize, BlockMeta::default()),
             payload: None,
+            program_modes: None,
         }
+    }
+
+    /// Keeps, from now on, a record per page of how the controller programmed it (DiffECC's
+    /// write mode, which sets the page's read latency and ECC), 0 for pages programmed without
+    /// one. Controller metadata: the FTL neither writes nor reads it.
+    pub fn enable_program_modes(&mut self) {
+        if self.program_modes.is_none() {
+            self.program_modes = Some(PageRecords::new(self.geometry.total_pages()));
+        }
+    }
+
+    /// Records how the controller programmed `ppn` (call right after its program).
+    pub fn set_program_mode(&mut self, ppn: Ppn, mode: u8) -> Result<()> {
+        self.check_ppn("record the program mode of", ppn)?;
+        if self.is_free(ppn) {
+            let rule = "program mode recorded for a page that is not programmed".into();
+            return Err(SimError::FlashRule { op: "record the program mode of", ppn, rule });
+        }
+        let Some(records) = self.program_modes.as_mut() else {
+            let rule = "program modes are not enabled".into();
+            return Err(SimError::FlashRule { op: "record the program mode of", ppn, rule });
+        };
+        records.set(ppn, mode);
+        Ok(())
+    }
+
+    /// How `ppn` was programmed (0 if no mode was recorded), or `None` when program modes are
+    /// not enabled.
+    pub fn program_mode(&self, ppn: Ppn) -> Option<u8> {
+        self.program_modes.as_ref().map(|records| records.get(ppn))
     }
 
     /// Keeps a payload record per page from now on (a content fingerprint, or the size of a
@@ -146,6 +179,7 @@ impl FlashArray {
             + self.version.len() * 4
             + self.blocks.len() * std::mem::size_of::<BlockMeta>()
             + self.payload.as_ref().map_or(0, PageRecords::state_bytes)
+            + self.program_modes.as_ref().map_or(0, PageRecords::state_bytes)
     }
 
     fn check_ppn(&self, op: &'static str, ppn: Ppn) -> Result<()> {
@@ -276,6 +310,9 @@ impl FlashArray {
         meta.programmed = 0;
         meta.erases += 1;
         if let Some(records) = self.payload.as_mut() {
+            records.clear(first, programmed);
+        }
+        if let Some(records) = self.program_modes.as_mut() {
             records.clear(first, programmed);
         }
         let first = first.index();
@@ -433,6 +470,22 @@ mod tests {
         assert_eq!((f.payload(Ppn::new(0)), f.payload(Ppn::new(1))), (Some(0xfeed), Some(0)));
         f.erase(Pbn::new(0)).unwrap();
         assert_eq!(f.payload(Ppn::new(0)), Some(0));
+    }
+
+    #[test]
+    fn program_modes_cost_nothing_until_enabled_are_set_after_a_program_and_erased_with_the_block() {
+        let mut f = tiny();
+        let plain = f.state_bytes();
+        assert_eq!(f.program_mode(Ppn::new(0)), None);
+        f.program(Ppn::new(0), PageKind::Data, 1, 1).unwrap();
+        assert!(f.set_program_mode(Ppn::new(0), 2).unwrap_err().to_string().contains("not enabled"));
+        f.enable_program_modes();
+        assert_eq!(f.state_bytes(), plain + 8, "8 pages x 1 byte");
+        f.set_program_mode(Ppn::new(0), 2).unwrap();
+        assert!(f.set_program_mode(Ppn::new(1), 3).unwrap_err().to_string().contains("not programmed"));
+        assert_eq!((f.program_mode(Ppn::new(0)), f.program_mode(Ppn::new(1))), (Some(2), Some(0)));
+        f.erase(Pbn::new(0)).unwrap();
+        assert_eq!(f.program_mode(Ppn::new(0)), Some(0));
     }
 
     #[test]

@@ -112,6 +112,6 @@ impl DedicatedLogs {
 
     /// Simulator memory.
     pub fn state_bytes(&self) -> usize {
-        self.log_of.len() * 4 + self.taken.len() * 8
+        self.log_of.len() * std::mem::size_of::<Option<Pbn>>() + self.taken.len() * std::mem::size_of::<(u32, Pbn)>()
     }
 }

@@ -553,7 +553,9 @@ impl MergeEngine {
 
     /// Simulator memory of the maps and the block manager.
     pub fn state_bytes(&self) -> usize {
-        (self.data.len() + self.log.len()) * 4 + self.blocks.state_bytes()
+        self.data.len() * std::mem::size_of::<Option<Pbn>>()
+            + self.log.len() * std::mem::size_of::<Option<Ppn>>()
+            + self.blocks.state_bytes()
     }
 }
 
