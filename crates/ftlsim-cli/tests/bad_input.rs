@@ -259,6 +259,12 @@ const CASES: &[Case] = &[
         expect: &["device.program_order", "random", "sequential", "any-free-page"],
     },
     Case {
+        name: "GC with per-block counters only under an FTL that cannot tell a current page",
+        args: &["run", "--ftl", "optimal", "--set", "gc.validity=\"counters\""],
+        files: &[],
+        expect: &["gc.validity", "optimal cannot tell GC whether a page is current"],
+    },
+    Case {
         name: "spare enough for PFTL, not for a demand FTL's translation pages",
         args: &["run", "--ftl", "dftl", "--set", "device.logical_pages=1952"],
         files: &[],

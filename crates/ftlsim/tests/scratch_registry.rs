@@ -83,6 +83,7 @@ const SCRATCH: FtlInfo = FtlInfo {
     spare_layout: BASIC_LAYOUT,
     streams: &[StreamSpec::new("data", PageKind::Data)],
     recovers: true,
+    validates_by_mapping: false,
     state_bytes_per_page: 12.2,
     spare_blocks_needed: one_stream_spare_blocks,
     test_overrides: no_test_overrides,

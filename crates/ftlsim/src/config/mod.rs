@@ -148,6 +148,21 @@ pub struct GcConfig {
     /// Which free block of a unit is written next.
     #[serde(default)]
     pub free_block_choice: FreeBlockChoice,
+    /// What the FTL keeps in SRAM to know which pages GC must move.
+    #[serde(default)]
+    pub validity: ValidityTracking,
+}
+
+/// What an FTL keeps in SRAM about page validity (paper 000 chapters 5-8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ValidityTracking {
+    /// A bit per page: GC knows which pages are valid without reading them (1 bit per page of SRAM).
+    #[default]
+    Bitmap,
+    /// An invalid-page counter per block only (enough for greedy selection): GC reads every
+    /// programmed page of its victim and asks the FTL's mapping whether the page is current.
+    Counters,
 }
 
 /// How the free pool picks the next block of a unit.
@@ -170,7 +185,12 @@ fn four() -> u32 {
 
 impl Default for GcConfig {
     fn default() -> Self {
-        GcConfig { policy: greedy(), free_blocks_low: four(), free_block_choice: FreeBlockChoice::default() }
+        GcConfig {
+            policy: greedy(),
+            free_blocks_low: four(),
+            free_block_choice: FreeBlockChoice::default(),
+            validity: ValidityTracking::default(),
+        }
     }
 }
 

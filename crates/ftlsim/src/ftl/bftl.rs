@@ -23,6 +23,7 @@ pub const INFO: FtlInfo = FtlInfo {
     spare_layout: BASIC_LAYOUT,
     streams: NO_STREAMS,
     recovers: true,
+    validates_by_mapping: false,
     state_bytes_per_page: 12.6,
     spare_blocks_needed: |c| spare_blocks_needed(c, 0),
     test_overrides: no_test_overrides,

@@ -76,6 +76,7 @@ pub const INFO: FtlInfo = FtlInfo {
     spare_layout: DEMAND_LAYOUT,
     streams: DEMAND_STREAMS,
     recovers: true,
+    validates_by_mapping: true,
     state_bytes_per_page: 28.0,
     spare_blocks_needed: TranslationStore::spare_blocks_needed,
     test_overrides: |c| {
@@ -329,6 +330,10 @@ impl Relocate for Cdftl {
         prefetch_relocation(self, spare);
     }
 
+    fn is_current(&mut self, ppn: Ppn, spare: Spare, ctx: &mut FtlCtx) -> Result<bool> {
+        crate::ftl::common::demand::is_current(self, ppn, spare, ctx)
+    }
+
     fn relocated(
         &mut self,
         blocks: &mut BlockManager,
@@ -422,7 +427,10 @@ impl DemandScheme for Cdftl {
     }
 
     fn cached(&self, lpn: Lpn) -> Option<Option<Ppn>> {
-        self.cmt.get(lpn).map(|slot| self.cmt.ppn(slot)).or_else(|| self.ctp.changes.get(lpn))
+        self.inflight
+            .get(lpn)
+            .or_else(|| self.cmt.get(lpn).map(|slot| self.cmt.ppn(slot)))
+            .or_else(|| self.ctp.changes.get(lpn))
     }
 
     #[inline]

@@ -92,6 +92,7 @@ pub const INFO: FtlInfo = FtlInfo {
     spare_layout: DEMAND_LAYOUT,
     streams: DEMAND_STREAMS,
     recovers: true,
+    validates_by_mapping: true,
     state_bytes_per_page: 20.2,
     spare_blocks_needed: TranslationStore::spare_blocks_needed,
     test_overrides: |c| vec![("cache_bytes", bytes_of(quarter_map(c), 66))],
@@ -194,6 +195,10 @@ impl Relocate for Dftl {
         prefetch_relocation(self, spare);
     }
 
+    fn is_current(&mut self, ppn: Ppn, spare: Spare, ctx: &mut FtlCtx) -> Result<bool> {
+        crate::ftl::common::demand::is_current(self, ppn, spare, ctx)
+    }
+
     fn relocated(
         &mut self,
         blocks: &mut BlockManager,
@@ -280,7 +285,7 @@ impl DemandScheme for Dftl {
     }
 
     fn cached(&self, lpn: Lpn) -> Option<Option<Ppn>> {
-        self.cmt.get(lpn).map(|slot| self.cmt.ppn(slot))
+        self.inflight.get(lpn).or_else(|| self.cmt.get(lpn).map(|slot| self.cmt.ppn(slot)))
     }
 
     #[inline]

@@ -51,6 +51,7 @@ pub const INFO: FtlInfo = FtlInfo {
     spare_layout: BASIC_LAYOUT,
     streams: NO_STREAMS,
     recovers: true,
+    validates_by_mapping: false,
     state_bytes_per_page: 12.6,
     spare_blocks_needed: |c| spare_blocks_needed(c, MIN_LOG_BLOCKS),
     test_overrides: no_test_overrides,

@@ -26,6 +26,7 @@ pub const INFO: FtlInfo = FtlInfo {
     spare_layout: BASIC_LAYOUT,
     streams: super::page::STREAMS,
     recovers: true,
+    validates_by_mapping: false,
     state_bytes_per_page: 12.2,
     spare_blocks_needed: one_stream_spare_blocks,
     test_overrides: no_test_overrides,

@@ -24,6 +24,7 @@ pub const INFO: FtlInfo = FtlInfo {
     spare_layout: BASIC_LAYOUT,
     streams: STREAMS,
     recovers: true,
+    validates_by_mapping: true,
     state_bytes_per_page: 12.2,
     spare_blocks_needed: one_stream_spare_blocks,
     test_overrides: no_test_overrides,
@@ -44,6 +45,11 @@ impl Relocate for PageMap {
     fn relocated(&mut self, _: &mut BlockManager, spare: Spare, _old: Ppn, new: Ppn, _: &mut FtlCtx) -> Result<()> {
         self.l2p[spare.logical as usize] = Some(new);
         Ok(())
+    }
+
+    /// The whole map is in SRAM: free to look up.
+    fn is_current(&mut self, ppn: Ppn, spare: Spare, _: &mut FtlCtx) -> Result<bool> {
+        Ok(spare.kind == PageKind::Data && self.l2p.get(spare.logical as usize) == Some(&Some(ppn)))
     }
 
     #[inline]
@@ -89,7 +95,9 @@ impl Ftl for PageFtl {
 
     #[inline]
     fn write(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
-        if let Some(old) = self.map.l2p[lpn.index()] {
+        // Unmapped while the new page is allocated, so GC asking whether the old page is current
+        // (`gc.validity = "counters"`) hears that it is not.
+        if let Some(old) = self.map.l2p[lpn.index()].take() {
             self.blocks.invalidate(old, ctx.flash)?;
         }
         let unit = self.blocks.next_unit(DATA);
@@ -160,7 +168,7 @@ impl Ftl for PageFtl {
     fn sram(&self) -> SramBreakdown {
         vec![
             SramItem { structure: "page map (4 B per physical page)".into(), bytes: self.physical_pages * 4 },
-            SramItem { structure: "GC valid-page bitmap".into(), bytes: self.physical_pages.div_ceil(8) },
+            self.blocks.validity_sram(),
         ]
     }
 

@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 
 use super::common::StreamSpec;
 use super::Ftl;
-use crate::config::Config;
+use crate::config::{Config, ValidityTracking};
 use crate::error::{Result, SimError};
 use crate::flash::{PageKind, SpareLayout};
 
@@ -63,6 +63,9 @@ pub struct FtlInfo {
     pub streams: &'static [StreamSpec],
     /// Recovers from power loss (the conformance suite checks that one that does not says so).
     pub recovers: bool,
+    /// Can tell GC whether a page is current (`Relocate::is_current`), so it runs with per-block
+    /// invalid counters instead of a page bitmap (`gc.validity = "counters"`).
+    pub validates_by_mapping: bool,
     /// The fewest spare blocks (beyond the logical pages) it accepts on a device
     /// ([`Config::spare_blocks_needed`] for page-mapped schemes); the conformance suite sizes
     /// its tightest devices with it.
@@ -213,6 +216,12 @@ impl FtlInfo {
     /// would take against what it may use, building nothing.
     pub fn validate(&self, config: &Config) -> Result<()> {
         self.check_params(config)?;
+        if config.gc.validity == ValidityTracking::Counters && !self.validates_by_mapping {
+            return Err(SimError::config(
+                "gc.validity",
+                format!("\"counters\": {} cannot tell GC whether a page is current; use \"bitmap\"", self.name),
+            ));
+        }
         self.spare_layout.check(self.name, &config.device.geometry)?;
         self.check_memory(config)
     }

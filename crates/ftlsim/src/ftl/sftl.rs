@@ -80,6 +80,7 @@ pub const INFO: FtlInfo = FtlInfo {
     spare_layout: DEMAND_LAYOUT,
     streams: DEMAND_STREAMS,
     recovers: true,
+    validates_by_mapping: true,
     state_bytes_per_page: 24.2,
     spare_blocks_needed: TranslationStore::spare_blocks_needed,
     test_overrides: |c| {
@@ -312,6 +313,10 @@ impl Relocate for Sftl {
     #[inline]
     fn prefetch_relocation(&self, spare: Spare) {
         prefetch_relocation(self, spare);
+    }
+
+    fn is_current(&mut self, ppn: Ppn, spare: Spare, ctx: &mut FtlCtx) -> Result<bool> {
+        crate::ftl::common::demand::is_current(self, ppn, spare, ctx)
     }
 
     fn relocated(&mut self, _: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<()> {

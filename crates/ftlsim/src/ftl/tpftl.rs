@@ -151,6 +151,7 @@ pub const INFO: FtlInfo = FtlInfo {
     spare_layout: DEMAND_LAYOUT,
     streams: DEMAND_STREAMS,
     recovers: true,
+    validates_by_mapping: true,
     state_bytes_per_page: 20.3,
     spare_blocks_needed: TranslationStore::spare_blocks_needed,
     test_overrides: |c| vec![("cache_bytes", quarter_map(c) * 6 + 12)],
@@ -471,6 +472,10 @@ impl Relocate for Tpftl {
 
     fn prefetch_relocation(&self, spare: Spare) {
         prefetch_relocation(self, spare);
+    }
+
+    fn is_current(&mut self, ppn: Ppn, spare: Spare, ctx: &mut FtlCtx) -> Result<bool> {
+        crate::ftl::common::demand::is_current(self, ppn, spare, ctx)
     }
 }
 

@@ -38,6 +38,15 @@ pub trait Relocate {
         None
     }
 
+    /// Whether the programmed page `ppn` holding `spare` is still current (the mapping points to
+    /// it), asked by GC when the FTL keeps per-block invalid counters only (`gc.validity =
+    /// "counters"`). Any flash read the answer needs goes through `ctx` and counts. An FTL that
+    /// answers declares it in its registry entry (`validates_by_mapping`).
+    fn is_current(&mut self, ppn: Ppn, spare: Spare, ctx: &mut FtlCtx) -> Result<bool> {
+        let _ = (ppn, spare, ctx);
+        Err(SimError::config("gc.validity", "\"counters\" needs an FTL that can tell whether a page is current"))
+    }
+
     /// A hint that the page with `spare` will be relocated soon (GC looks a few pages ahead in
     /// its victim); bring its mapping entry toward the cache. Must not change any state.
     fn prefetch_relocation(&self, _spare: Spare) {}
@@ -88,7 +97,7 @@ impl BlockManager {
             gc: GcEngine::new(victims, config.gc.policy, gc_threshold(config.gc.free_blocks_low, streams.len() as u32)),
             frontiers: Frontiers::new(streams, units),
             role: vec![BlockRole::Free; geometry.total_blocks() as usize],
-            validity: Validity::new(&geometry),
+            validity: Validity::new(&geometry, config.gc.validity),
             garbage: None,
             pool,
             geometry,
@@ -164,6 +173,11 @@ impl BlockManager {
             None => valid,
             Some(g) => valid * g.resolution - g.credit[pbn.index()].min(valid * g.resolution),
         }
+    }
+
+    /// The SRAM the FTL spends on knowing validity (`gc.validity`).
+    pub fn validity_sram(&self) -> crate::ftl::SramItem {
+        self.validity.sram(&self.geometry)
     }
 
     /// Whether GC would reclaim anything from `pbn`: an invalid page, or credited garbage.

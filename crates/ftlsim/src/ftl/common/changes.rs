@@ -32,6 +32,12 @@ impl Waiting {
         self.changes.pop().expect("a change waits")
     }
 
+    /// The waiting mapping of `lpn`, if a change of it waits (the most recent one).
+    #[inline]
+    pub fn get(&self, lpn: Lpn) -> Option<Option<Ppn>> {
+        self.changes.iter().rev().find(|(l, _)| *l == lpn).map(|&(_, ppn)| ppn)
+    }
+
     /// The PPN of the most recent change.
     #[inline]
     pub fn last_ppn(&self) -> Option<Ppn> {

@@ -11,7 +11,7 @@ use super::translation::{
 use super::BlockManager;
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, PageKind, Ppn, Purpose, Spare};
+use crate::flash::{FlashArray, Lpn, PageKind, Ppn, Purpose, Spare, Tpn};
 use crate::ftl::{Ftl, FtlCtx, PageRef, Prefetch, SramBreakdown, SramItem};
 use crate::metrics::CacheAccess;
 
@@ -73,16 +73,11 @@ pub trait DemandScheme: TranslationOwner + Send {
 pub struct DemandFtl<S> {
     map: S,
     blocks: BlockManager,
-    physical_pages: u64,
 }
 
 impl<S: DemandScheme> DemandFtl<S> {
     pub fn new(config: &Config, map: S) -> Self {
-        DemandFtl {
-            map,
-            blocks: BlockManager::new(config, DEMAND_STREAMS),
-            physical_pages: config.device.geometry.total_pages() as u64,
-        }
+        DemandFtl { map, blocks: BlockManager::new(config, DEMAND_STREAMS) }
     }
 
     fn recover_and_write_back(&mut self, ctx: &mut FtlCtx) -> Result<()> {
@@ -117,11 +112,14 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
 
     #[inline]
     fn write(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
-        if let Some(old) = self.map.translate(lpn, &mut self.blocks, ctx)? {
+        let old = self.map.translate(lpn, &mut self.blocks, ctx)?;
+        if let Some(old) = old {
             self.blocks.invalidate(old, ctx.flash)?;
         }
+        self.map.store().set_replacing(old);
         let unit = self.blocks.next_unit(DATA_STREAM);
         let ppn = self.blocks.allocate(unit, DATA_STREAM, &mut self.map, ctx)?;
+        self.map.store().set_replacing(None);
         self.map.store().program_data(ppn, lpn, version, ctx)?;
         self.map.remap(lpn, Some(ppn), &mut self.blocks, ctx)
     }
@@ -156,6 +154,7 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
     /// cache; that traffic is recovery cost.
     fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
         self.map.clear_cache();
+        self.map.store().set_replacing(None);
         self.map.store().set_recovering(true);
         let result = self.recover_and_write_back(ctx);
         self.map.store().set_recovering(false);
@@ -165,7 +164,7 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
     fn sram(&self) -> SramBreakdown {
         let mut items = self.map.cache_sram();
         items.push(self.map.store_ref().gtd_sram(self.map.gtd_bits()));
-        items.push(gc_bitmap(self.physical_pages));
+        items.push(self.blocks.validity_sram());
         items
     }
 
@@ -197,7 +196,7 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
     }
 
     fn sram_in_use(&self) -> Option<u64> {
-        let fixed = self.map.store_ref().gtd_sram(self.map.gtd_bits()).bytes + gc_bitmap(self.physical_pages).bytes;
+        let fixed = self.map.store_ref().gtd_sram(self.map.gtd_bits()).bytes + self.blocks.validity_sram().bytes;
         Some(self.map.cache_sram_in_use() + fixed)
     }
 
@@ -210,9 +209,29 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
     }
 }
 
-/// The GC valid-page bitmap every scheme keeps (1 bit per physical page, paper 000 Table 5.2).
-pub fn gc_bitmap(physical_pages: u64) -> SramItem {
-    SramItem { structure: "GC valid-page bitmap".into(), bytes: physical_pages.div_ceil(8) }
+/// `Relocate::is_current` of a demand-based scheme (`gc.validity = "counters"`): a translation
+/// page is current if the GTD (SRAM) points to it; a data page if its mapping does, from SRAM when
+/// cached, else from its translation page, read for the purpose (one translation read, the entry
+/// is not cached: paper 000 chapter 8's "look up the mapping").
+pub fn is_current<S: DemandScheme>(scheme: &S, ppn: Ppn, spare: Spare, ctx: &mut FtlCtx) -> Result<bool> {
+    let store = scheme.store_ref();
+    if store.replacing() == Some(ppn) {
+        return Ok(false);
+    }
+    match spare.kind {
+        PageKind::Translation => {
+            Ok(spare.logical < store.tp_count() && store.location(Tpn::new(spare.logical)) == Some(ppn))
+        }
+        PageKind::Data if spare.logical < store.logical_pages() => {
+            let lpn = Lpn::new(spare.logical);
+            if let Some(mapping) = scheme.cached(lpn) {
+                return Ok(mapping == Some(ppn));
+            }
+            store.fetch(store.tp_of(lpn), ctx)?;
+            Ok(store.entry(lpn) == Some(ppn))
+        }
+        _ => Ok(false),
+    }
 }
 
 /// How many entries of `bits` fit in `bytes` of SRAM; an error naming `field` if none does, or

@@ -9,7 +9,7 @@
 use super::{BlockManager, BlockRole, Relocate, StreamId, VictimIndex};
 use crate::config::VictimPolicyKind;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Pbn, Purpose, Spare};
+use crate::flash::{FlashArray, OpKind, Pbn, Ppn, Purpose, Spare};
 use crate::ftl::FtlCtx;
 use crate::metrics::GcStats;
 
@@ -129,17 +129,25 @@ impl BlockManager {
         let first = self.geometry.first_page(victim);
         let written = ctx.flash.write_pointer(victim);
         let kind = ctx.flash.block_kind(victim) as usize;
+        let knows_pages = self.validity.knows_pages();
         for offset in 0..written {
             let old = first.offset(offset);
             if offset + GC_PREFETCH_DISTANCE < written {
                 reloc.prefetch_relocation(ctx.flash.spare_unchecked(old.offset(GC_PREFETCH_DISTANCE)));
             }
-            // Re-checked per page: a mapping write-back during this loop may invalidate a later page.
-            if !self.validity.is_valid(old, ctx.flash) {
-                continue;
-            }
-            ctx.ops.begin_chain();
-            let spare = ctx.read(old, Purpose::Gc)?;
+            let spare = if knows_pages {
+                // Re-checked per page: a mapping write-back during this loop may invalidate a later page.
+                if !self.validity.is_valid(old, ctx.flash) {
+                    continue;
+                }
+                ctx.ops.begin_chain();
+                ctx.read(old, Purpose::Gc)?
+            } else {
+                match self.read_and_validate(old, reloc, ctx)? {
+                    Some(spare) => spare,
+                    None => continue,
+                }
+            };
             let stream = self.gc_destination(reloc, victim, spare)?;
             let new = self.allocate(unit, stream, reloc, ctx)?;
             ctx.program(new, spare.kind, spare.logical, spare.version, Purpose::Gc)?;
@@ -153,6 +161,30 @@ impl BlockManager {
         self.gc.reclaimed += 1;
         self.gc.stats.victims[kind] += 1;
         Ok(())
+    }
+
+    /// GC without per-page validity (`gc.validity = "counters"`): reads a programmed page of the
+    /// victim and asks the FTL whether it is current; returns its spare area if it must move.
+    /// The answer is checked against the simulator's ground truth.
+    fn read_and_validate<R: Relocate>(&mut self, ppn: Ppn, reloc: &mut R, ctx: &mut FtlCtx) -> Result<Option<Spare>> {
+        if !ctx.flash.is_programmed(ppn) || ctx.flash.is_corrupt(ppn) {
+            // A gap left under the sequential rule, or a page a power loss cut: the read finds
+            // nothing to keep (an erased page, or one that fails its ECC).
+            ctx.ops.push(OpKind::Read, Purpose::Gc, ppn);
+            return Ok(None);
+        }
+        ctx.ops.begin_chain();
+        let spare = ctx.read(ppn, Purpose::Gc)?;
+        let current = reloc.is_current(ppn, spare, ctx)?;
+        if current != self.validity.is_valid(ppn, ctx.flash) {
+            return Err(SimError::Other(format!(
+                "GC asked whether PPN {ppn} ({:?} page {}) is current: the FTL answered {current}, but the page is {}",
+                spare.kind,
+                spare.logical,
+                if current { "invalid" } else { "valid" }
+            )));
+        }
+        Ok(current.then_some(spare))
     }
 
     /// The stream a page moved out of `victim` goes to: the FTL's choice, or the first declared
@@ -171,30 +203,70 @@ impl BlockManager {
 #[cfg(test)]
 mod tests {
     use crate::check::suite::test_device;
-    use crate::flash::Lpn;
+    use crate::flash::{Lpn, OpKind, Purpose};
     use crate::host::PageRequest;
     use crate::workload::IoKind;
     use crate::Simulation;
+
+    /// 3,000 single-page writes spread over the logical space, then the invariants.
+    fn scattered_writes(sim: &mut Simulation, logical: u32) {
+        for i in 0..3000u32 {
+            let first = i.wrapping_mul(2_654_435_761).rotate_left(9) % logical;
+            let req = PageRequest {
+                arrival: 0,
+                kind: IoKind::Write,
+                first: Lpn::new(first),
+                pages: 1,
+                span: crate::host::SectorSpan::WHOLE,
+            };
+            sim.serve(req).unwrap();
+        }
+        sim.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn with_counters_only_gc_reads_every_page_of_its_victims_and_moves_the_same_ones() {
+        for ftl in ["pftl", "dftl", "cdftl", "sftl", "tpftl", "scftl"] {
+            let run = |validity: &str| {
+                let config = test_device(ftl, 1, 2, 16, 16, &[format!("gc.validity=\"{validity}\"")]).unwrap();
+                let mut sim = Simulation::new(&config, ftl).unwrap();
+                scattered_writes(&mut sim, config.device.logical_pages());
+                let count = |kind, purpose| sim.ops().count(kind, purpose);
+                let sram = sim.ftl().sram().into_iter().map(|item| item.structure).collect::<Vec<_>>();
+                let gc = (count(OpKind::Read, Purpose::Gc), count(OpKind::Program, Purpose::Gc));
+                (gc, count(OpKind::Read, Purpose::Translation), sram)
+            };
+            let ((bitmap_reads, bitmap_moves), bitmap_tp_reads, bitmap_sram) = run("bitmap");
+            let ((counter_reads, counter_moves), counter_tp_reads, counter_sram) = run("counters");
+            assert!(bitmap_moves > 0, "{ftl}: GC ran");
+            // The lookups leave every cache as it was, so GC moves exactly the same pages...
+            assert_eq!(counter_moves, bitmap_moves, "{ftl}");
+            // ...after reading the invalid pages of its victims too, and the translation pages of
+            // the mappings not cached (a demand-based scheme's lookups).
+            assert!(counter_reads > bitmap_reads, "{ftl}: {counter_reads} GC reads vs {bitmap_reads}");
+            assert!(counter_tp_reads >= bitmap_tp_reads, "{ftl}");
+            if ftl != "pftl" {
+                assert!(counter_tp_reads > bitmap_tp_reads, "{ftl}: uncached mappings are looked up on flash");
+            }
+            assert!(bitmap_sram.iter().any(|s| s.contains("valid-page bitmap")), "{ftl}: {bitmap_sram:?}");
+            assert!(counter_sram.iter().any(|s| s.contains("invalid-page counters")), "{ftl}: {counter_sram:?}");
+        }
+    }
+
+    #[test]
+    fn counters_need_an_ftl_that_can_tell_a_current_page() {
+        let config = test_device("pftl", 1, 2, 16, 16, &["gc.validity=\"counters\"".into()]).unwrap();
+        let err = crate::ftl::ftl_info("optimal").unwrap().validate(&config).unwrap_err().to_string();
+        assert!(err.contains("gc.validity") && err.contains("optimal cannot tell"), "{err}");
+    }
 
     #[test]
     fn every_victim_policy_runs_under_the_oracle_and_invariants() {
         for policy in ["greedy", "cost-benefit", "fifo"] {
             for ftl in ["pftl", "dftl"] {
                 let config = test_device(ftl, 1, 2, 16, 16, &[format!("gc.policy=\"{policy}\"")]).unwrap();
-                let logical = config.device.logical_pages();
                 let mut sim = Simulation::new(&config, ftl).unwrap();
-                for i in 0..3000u32 {
-                    let first = i.wrapping_mul(2_654_435_761).rotate_left(9) % logical;
-                    sim.serve(PageRequest {
-                        arrival: 0,
-                        kind: IoKind::Write,
-                        first: Lpn::new(first),
-                        pages: 1,
-                        span: crate::host::SectorSpan::WHOLE,
-                    })
-                    .unwrap();
-                }
-                sim.check_invariants().unwrap();
+                scattered_writes(&mut sim, config.device.logical_pages());
                 assert!(sim.ftl().blocks().gc_victims() > 0, "{policy} {ftl}");
             }
         }

@@ -124,6 +124,9 @@ pub struct TranslationStore {
     /// The purpose TP reads and writes are tagged with: translation, or recovery while a
     /// recovery writes back what it rebuilt.
     traffic: Purpose,
+    /// The old page of the host write in progress: invalidated before the new page is allocated,
+    /// still in the mapping until the write ends.
+    replacing: Option<Ppn>,
 }
 
 impl TranslationStore {
@@ -150,6 +153,7 @@ impl TranslationStore {
             next_psn: 1,
             recovered: BTreeMap::new(),
             traffic: Purpose::Translation,
+            replacing: None,
         })
     }
 
@@ -303,6 +307,18 @@ impl TranslationStore {
                 self.image[lpn.index()] = self.recovered.remove(&lpn).expect("key just listed");
             }
         }
+    }
+
+    /// Marks `old` as the page the host write in progress replaces (`None` when it ends): GC
+    /// asking whether it is current hears that it is not, although the mapping still points
+    /// to it.
+    pub fn set_replacing(&mut self, old: Option<Ppn>) {
+        self.replacing = old;
+    }
+
+    /// The page the host write in progress replaces.
+    pub fn replacing(&self) -> Option<Ppn> {
+        self.replacing
     }
 
     /// Tags TP reads and writes as recovery traffic (`true`) or translation traffic (`false`).

@@ -2,14 +2,23 @@
 //! FTL's SRAM, lost at power loss and rebuilt by recovery. The flash array only knows whether a
 //! page is programmed; a programmed page is valid until the FTL invalidates it.
 //!
-//! [`Validity`] is the exact tracker: one bit per page (set when the page is invalidated) and an
-//! invalid count per block, so GC learns validity for free. It costs the SRAM of a page bitmap,
-//! which the FTLs report as their "GC valid-page bitmap".
+//! [`Validity`] keeps one bit per page (set when the page is invalidated) and an invalid count per
+//! block. What the modelled FTL knows depends on `gc.validity`:
+//!
+//! - `bitmap`: both, so GC learns validity for free, at the SRAM cost of a page bitmap (paper
+//!   000 chapters 5-7);
+//! - `counters`: the per-block counts only (paper 000 chapter 8, one byte per block). GC then
+//!   reads every programmed page of its victim and asks the FTL's mapping whether the page is
+//!   current ([`super::Relocate::is_current`]); the bits stay as the simulator's ground truth,
+//!   which checks every answer and the invariants, and are never consulted for a decision.
 
+use crate::config::ValidityTracking;
 use crate::flash::{FlashArray, Geometry, Pbn, Ppn};
+use crate::ftl::SramItem;
 use crate::mem::zeroed_vec;
 
 pub struct Validity {
+    tracking: ValidityTracking,
     pages_per_block: u32,
     invalid_bits: Vec<u64>,
     /// Invalidated pages per block since its erase.
@@ -17,11 +26,32 @@ pub struct Validity {
 }
 
 impl Validity {
-    pub fn new(geometry: &Geometry) -> Self {
+    pub fn new(geometry: &Geometry, tracking: ValidityTracking) -> Self {
         Validity {
+            tracking,
             pages_per_block: geometry.pages_per_block,
             invalid_bits: zeroed_vec((geometry.total_pages() as usize).div_ceil(64)),
             invalid: zeroed_vec(geometry.total_blocks() as usize),
+        }
+    }
+
+    /// Whether the modelled FTL knows each page's validity (else only each block's count).
+    #[inline]
+    pub fn knows_pages(&self) -> bool {
+        self.tracking == ValidityTracking::Bitmap
+    }
+
+    /// The SRAM the modelled FTL spends on validity: a bit per page, or a byte per block.
+    pub fn sram(&self, geometry: &Geometry) -> SramItem {
+        match self.tracking {
+            ValidityTracking::Bitmap => SramItem {
+                structure: "GC valid-page bitmap".into(),
+                bytes: (geometry.total_pages() as u64).div_ceil(8),
+            },
+            ValidityTracking::Counters => SramItem {
+                structure: "GC invalid-page counters (1 B per block)".into(),
+                bytes: geometry.total_blocks() as u64,
+            },
         }
     }
 

@@ -39,6 +39,7 @@ pub const INFO: FtlInfo = FtlInfo {
     spare_layout: BASIC_LAYOUT,
     streams: NO_STREAMS,
     recovers: true,
+    validates_by_mapping: false,
     state_bytes_per_page: 12.6,
     spare_blocks_needed: super::INFO.spare_blocks_needed,
     test_overrides: no_test_overrides,

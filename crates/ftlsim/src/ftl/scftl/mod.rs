@@ -151,6 +151,7 @@ pub const INFO: FtlInfo = FtlInfo {
     spare_layout: DEMAND_LAYOUT,
     streams: DEMAND_STREAMS,
     recovers: true,
+    validates_by_mapping: true,
     state_bytes_per_page: 20.4,
     spare_blocks_needed: TranslationStore::spare_blocks_needed,
     test_overrides: |c| vec![("cache_bytes", bytes_of(quarter_map(c), 72))],
@@ -539,6 +540,10 @@ impl Relocate for Scftl {
         prefetch_relocation(self, spare);
     }
 
+    fn is_current(&mut self, ppn: Ppn, spare: Spare, ctx: &mut FtlCtx) -> Result<bool> {
+        crate::ftl::common::demand::is_current(self, ppn, spare, ctx)
+    }
+
     fn relocated(
         &mut self,
         blocks: &mut BlockManager,
@@ -632,7 +637,7 @@ impl DemandScheme for Scftl {
 
     #[inline]
     fn cached(&self, lpn: Lpn) -> Option<Option<Ppn>> {
-        self.cmt.find(lpn).map(|slot| self.cmt.ppn(slot, lpn))
+        self.pending.get(lpn).or_else(|| self.cmt.find(lpn).map(|slot| self.cmt.ppn(slot, lpn)))
     }
 
     fn flush(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
