@@ -10,7 +10,7 @@ mod trace_args;
 mod trace_cmd;
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
@@ -37,6 +37,11 @@ enum Command {
         /// FTL to simulate (see `ftlsim list ftls`).
         #[arg(long, default_value = "pftl")]
         ftl: String,
+        /// Write every request's arrival, start, completion and response time (simulated ns),
+        /// operation, first LPN, pages and bytes to this CSV file (compressed if it ends in .gz,
+        /// .bz2, .xz or .zst).
+        #[arg(long, value_name = "FILE")]
+        latency_log: Option<PathBuf>,
         #[command(flatten)]
         common: CommonArgs,
     },
@@ -180,7 +185,13 @@ fn progress_bar(quiet: bool, label: &str) -> Option<ProgressBar> {
     Some(bar)
 }
 
-fn run_one(config: &Config, ftl: &str, common: &CommonArgs, bar: Option<&ProgressBar>) -> Result<RunResult> {
+fn run_one(
+    config: &Config,
+    ftl: &str,
+    common: &CommonArgs,
+    bar: Option<&ProgressBar>,
+    latency_log: Option<&Path>,
+) -> Result<RunResult> {
     let workload = common.trace.open(config)?;
     let mut sim = Simulation::new(config, ftl)?;
     if let Some(requests) = common.trace.synthetic_requests(config)? {
@@ -197,6 +208,9 @@ fn run_one(config: &Config, ftl: &str, common: &CommonArgs, bar: Option<&Progres
         sim.expect_requests(requests)?;
     }
     sim.precondition()?;
+    if let Some(path) = latency_log {
+        sim.log_latencies(path)?;
+    }
     let result = sim.run(workload, &mut |n| {
         if let Some(b) = bar {
             b.set_position(n);
@@ -302,12 +316,12 @@ fn spool_trace(common: &mut CommonArgs) -> Result<Option<spool::Spooled>> {
 
 fn main_inner(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Run { ftl, mut common } => {
+        Command::Run { ftl, latency_log, mut common } => {
             let _copy = spool_trace(&mut common)?;
             let config = common.config()?;
             announce_detected_format(&config, &common)?;
             let bar = progress_bar(common.quiet, &ftl);
-            let result = run_one(&config, &ftl, &common, bar.as_ref());
+            let result = run_one(&config, &ftl, &common, bar.as_ref(), latency_log.as_deref());
             if let Some(b) = bar {
                 b.finish_and_clear();
             }
@@ -333,7 +347,7 @@ fn main_inner(cli: Cli) -> Result<()> {
             let bar = progress_bar(common.quiet, "compare");
             let results: Vec<Result<RunResult>> = ftls
                 .par_iter()
-                .map(|name| run_one(&config, name, &common, None).with_context(|| format!("FTL {name}")))
+                .map(|name| run_one(&config, name, &common, None, None).with_context(|| format!("FTL {name}")))
                 .collect();
             if let Some(b) = bar {
                 b.finish_and_clear();

@@ -259,6 +259,12 @@ const CASES: &[Case] = &[
         expect: &["device.program_order", "random", "sequential", "any-free-page"],
     },
     Case {
+        name: "latency log in a directory that does not exist",
+        args: &["run", "--latency-log", "{dir}/no/such/dir/latencies.csv"],
+        files: &[],
+        expect: &["latencies.csv", "cannot create"],
+    },
+    Case {
         name: "GC with per-block counters only under an FTL that cannot tell a current page",
         args: &["run", "--ftl", "optimal", "--set", "gc.validity=\"counters\""],
         files: &[],

@@ -240,3 +240,34 @@ fn experiment_warns_of_saturated_runs() {
     assert!(stderr.contains("warning: 1 of 1 runs kept the device busy") && stderr.contains("w/pftl"), "{stderr}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn latency_log_has_a_row_per_request_whose_mean_is_the_reported_mean() {
+    let dir = std::env::temp_dir().join(format!("ftlsim-latency-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plain = dir.join("latencies.csv");
+    let out = ftlsim(&[&["run", "--ftl", "dftl", "--json", "--latency-log", plain.to_str().unwrap()], SMALL].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let log = std::fs::read_to_string(&plain).unwrap();
+    let mut lines = log.lines();
+    assert_eq!(lines.next(), Some("request,arrival_ns,start_ns,finish_ns,response_ns,op,first_lpn,pages,bytes"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len() as u64, report["report"]["host"]["requests"].as_u64().unwrap());
+    let number = |s: &str| s.parse::<u64>().unwrap();
+    for (i, row) in rows.iter().enumerate() {
+        let (arrival, start, finish, response) = (number(row[1]), number(row[2]), number(row[3]), number(row[4]));
+        assert_eq!(number(row[0]), i as u64);
+        assert!(arrival <= start && start <= finish && response == finish - arrival, "{row:?}");
+        assert!(["read", "write", "trim"].contains(&row[5]), "{row:?}");
+    }
+    let mean_us = rows.iter().map(|r| number(r[4]) as f64).sum::<f64>() / rows.len() as f64 / 1000.0;
+    let reported = report["report"]["response"]["mean_us"].as_f64().unwrap();
+    assert!((mean_us - reported).abs() <= 1e-9 * reported, "log mean {mean_us} us, report {reported} us");
+    // Compressed when the name says so.
+    let gz = dir.join("latencies.csv.gz");
+    let out = ftlsim(&[&["run", "--latency-log", gz.to_str().unwrap()], SMALL].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(&std::fs::read(&gz).unwrap()[..2], &[0x1f, 0x8b], "gzip magic");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

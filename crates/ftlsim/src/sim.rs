@@ -1,6 +1,7 @@
 //! Wires one run together: workload -> host -> FTL -> flash and timing -> metrics.
 
 use std::collections::VecDeque;
+use std::path::Path;
 use std::time::Instant;
 
 use rand::{Rng, SeedableRng};
@@ -13,6 +14,7 @@ use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, OpKind, OpLog, Purpose};
 use crate::ftl::{build_ftl, Ftl, FtlCtx, Prefetch, SramBreakdown};
 use crate::host::{Host, PageRequest, SectorSpan};
+use crate::metrics::latency_log::LatencyLog;
 use crate::metrics::report::ReportInputs;
 use crate::metrics::{CacheStats, Collector, FlashTimes, GcStats, MergeStats, RecoveryReport, Report, RequestKind};
 use crate::timing::{OpCosts, TimingEngine};
@@ -64,6 +66,8 @@ pub struct Simulation {
     power_loss_at: Vec<u64>,
     /// Requests a power loss cut short.
     power_cuts: u64,
+    /// Where every served request's times go, when asked ([`Simulation::log_latencies`]).
+    latency_log: Option<LatencyLog>,
 }
 
 impl Simulation {
@@ -95,12 +99,25 @@ impl Simulation {
             recovery: RecoveryReport::default(),
             power_loss_at: Vec::new(),
             power_cuts: 0,
+            latency_log: None,
             config: config.clone(),
             sram_at_start: ftl.sram(),
             ftl,
         };
         sim.set_power_loss_points(power_loss_at);
         Ok(sim)
+    }
+
+    /// Logs the times of every request served from now on to `path`, one CSV row each
+    /// ([`crate::metrics::latency_log`]); [`Simulation::run`] completes the file.
+    pub fn log_latencies(&mut self, path: &Path) -> Result<()> {
+        self.latency_log = Some(LatencyLog::create(path)?);
+        Ok(())
+    }
+
+    /// Completes the latency log, if one is being written.
+    pub fn finish_latency_log(&mut self) -> Result<()> {
+        self.latency_log.take().map_or(Ok(()), LatencyLog::finish)
     }
 
     /// Requests a power loss struck inside (`check.power_loss_inside`).
@@ -229,6 +246,7 @@ impl Simulation {
                 ),
             ));
         }
+        self.finish_latency_log()?;
         let wall = started.elapsed().as_secs_f64();
         let mut result = self.result(&workload.name, workload.description, wall);
         result.skipped_lines = skipped.get();
@@ -260,6 +278,11 @@ impl Simulation {
         };
         self.collector.record(kind, req.pages as u64, req.arrival, served);
         self.collector.unmapped_reads += unmapped;
+        if let Some(log) = self.latency_log.as_mut() {
+            let g = &self.config.device.geometry;
+            let untouched = (req.span.head as u64 + req.span.tail as u64) * g.sector_size as u64;
+            log.record(self.requests, &req, served, req.pages as u64 * g.page_size as u64 - untouched)?;
+        }
         self.requests += 1;
         let every = self.config.check.invariants_every;
         if every != 0 && self.requests.is_multiple_of(every) {

@@ -3,6 +3,7 @@
 
 mod cache;
 mod collector;
+pub mod latency_log;
 mod merges;
 mod model;
 pub(crate) mod report;

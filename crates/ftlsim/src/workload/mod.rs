@@ -24,6 +24,7 @@ pub mod generator;
 pub mod options;
 mod pipeline;
 pub mod presets;
+pub mod sink;
 pub mod stats;
 pub mod synthetic;
 pub mod write;

@@ -7,88 +7,40 @@
 //! so a request not aligned to them is refused rather than rounded. None of the three formats
 //! has a trim.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use super::options::Format;
-use super::source::Compression;
+use super::sink::CompressedWriter;
 use super::{IoKind, Request};
 use crate::error::{Result, SimError};
 
 /// 2007-02-22 00:00 UTC in 100 ns ticks since 1601, about where the MSR Cambridge traces start.
 pub const MSR_EPOCH_TICKS: u64 = 128_165_760_000_000_000;
 
-enum Sink {
-    Plain(BufWriter<File>),
-    Gzip(flate2::write::GzEncoder<BufWriter<File>>),
-    Bzip2(bzip2::write::BzEncoder<BufWriter<File>>),
-    Xz(xz2::write::XzEncoder<BufWriter<File>>),
-    Zstd(zstd::stream::write::Encoder<'static, BufWriter<File>>),
-}
-
-impl Sink {
-    fn writer(&mut self) -> &mut dyn Write {
-        match self {
-            Sink::Plain(w) => w,
-            Sink::Gzip(w) => w,
-            Sink::Bzip2(w) => w,
-            Sink::Xz(w) => w,
-            Sink::Zstd(w) => w,
-        }
-    }
-
-    fn finish(self) -> std::io::Result<()> {
-        let mut inner = match self {
-            Sink::Plain(w) => w,
-            Sink::Gzip(w) => w.finish()?,
-            Sink::Bzip2(w) => w.finish()?,
-            Sink::Xz(w) => w.finish()?,
-            Sink::Zstd(w) => w.finish()?,
-        };
-        inner.flush()
-    }
-}
-
 /// Writes requests one line each, in a writable [`Format`].
 pub struct TraceWriter {
-    sink: Sink,
+    sink: CompressedWriter,
     format: Format,
-    name: String,
 }
 
 impl TraceWriter {
     pub fn create(path: &Path, format: Format) -> Result<TraceWriter> {
-        let name = path.display().to_string();
         if !format.writable() {
+            let name = path.display().to_string();
             return Err(SimError::input(name, format!("cannot write the {format} format (writable: msr, spc, mqsim)")));
         }
-        let file = File::create(path).map_err(|e| SimError::input(&name, format!("cannot create: {e}")))?;
-        let file = BufWriter::with_capacity(256 * 1024, file);
-        let io = |e: std::io::Error| SimError::input(&name, format!("cannot write: {e}"));
-        let sink = match Compression::from_extension(path) {
-            Compression::None => Sink::Plain(file),
-            Compression::Gzip => Sink::Gzip(flate2::write::GzEncoder::new(file, flate2::Compression::default())),
-            Compression::Bzip2 => Sink::Bzip2(bzip2::write::BzEncoder::new(file, bzip2::Compression::default())),
-            Compression::Xz => Sink::Xz(xz2::write::XzEncoder::new(file, 6)),
-            Compression::Zstd => Sink::Zstd(zstd::stream::write::Encoder::new(file, 3).map_err(io)?),
-        };
-        Ok(TraceWriter { sink, format, name })
+        Ok(TraceWriter { sink: CompressedWriter::create(path)?, format })
     }
 
     pub fn write(&mut self, r: &Request) -> Result<()> {
         let line = format_line(self.format, r)
-            .map_err(|m| SimError::input(&self.name, format!("request from line {}: {m}", r.line)))?;
-        self.sink
-            .writer()
-            .write_all(line.as_bytes())
-            .map_err(|e| SimError::input(&self.name, format!("cannot write: {e}")))
+            .map_err(|m| SimError::input(self.sink.name(), format!("request from line {}: {m}", r.line)))?;
+        self.sink.write_all(line.as_bytes())
     }
 
     /// Flushes and completes the compressed stream.
     pub fn finish(self) -> Result<()> {
-        let name = self.name;
-        self.sink.finish().map_err(|e| SimError::input(name, format!("cannot write: {e}")))
+        self.sink.finish()
     }
 }
 
