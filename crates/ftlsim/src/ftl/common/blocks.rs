@@ -72,16 +72,6 @@ pub struct BlockManager {
     pub(super) gc: GcEngine,
     pub(super) validity: Validity,
     pub(super) role: Vec<BlockRole>,
-    /// Garbage the FTL credited inside valid pages, when it declared a resolution.
-    garbage: Option<GarbageCredit>,
-}
-
-/// Garbage inside valid pages (a delta page some of whose deltas are invalid), which only the
-/// FTL can see, counted in `1 / resolution` of a page per block. It is SRAM state: a power loss
-/// drops it and the FTL's recovery credits it again.
-struct GarbageCredit {
-    resolution: u32,
-    credit: Vec<u32>,
 }
 
 impl BlockManager {
@@ -92,29 +82,27 @@ impl BlockManager {
         let units = config.device.allocation_units();
         let pool = FreePool::new(&geometry, config.device.allocation_unit, units, config.gc.free_block_choice);
         let victims =
-            VictimIndex::new(units, geometry.pages_per_block, pool.units_of_blocks().to_vec(), config.gc.policy);
+            VictimIndex::new(units, geometry.pages_per_block, 1, pool.units_of_blocks().to_vec(), config.gc.policy);
         BlockManager {
             gc: GcEngine::new(victims, config.gc.policy, gc_threshold(config.gc.free_blocks_low, streams.len() as u32)),
             frontiers: Frontiers::new(streams, units),
             role: vec![BlockRole::Free; geometry.total_blocks() as usize],
             validity: Validity::new(&geometry, config.gc.validity),
-            garbage: None,
             pool,
             geometry,
         }
     }
 
     /// Lets the FTL credit garbage inside valid pages in `1 / resolution` of a page
-    /// ([`BlockManager::credit_garbage`]); GC's victim policies then weigh each block by its valid
-    /// pages x `resolution` minus its credited garbage instead of its valid pages. Call right
-    /// after [`BlockManager::new`].
+    /// ([`BlockManager::credit_garbage`]: Delta-FTL's invalid deltas, fractions of a page); GC's
+    /// victim policies then weigh each block by its valid pages x `resolution` minus its credited
+    /// garbage instead of its valid pages. The credit is SRAM state: a power loss drops it and the
+    /// FTL's recovery credits it again. Call right after [`BlockManager::new`].
     pub fn with_garbage_resolution(mut self, resolution: u32) -> Self {
         assert!(resolution >= 1, "a garbage resolution is at least 1");
-        let full = self.geometry.pages_per_block * resolution;
-        let victims = VictimIndex::new(self.units(), full, self.pool.units_of_blocks().to_vec(), self.gc.policy());
+        let (ppb, units) = (self.geometry.pages_per_block, self.pool.units_of_blocks().to_vec());
+        let victims = VictimIndex::new(self.units(), ppb, resolution, units, self.gc.policy());
         self.gc.reset(victims);
-        let credit = vec![0; self.geometry.total_blocks() as usize];
-        self.garbage = Some(GarbageCredit { resolution, credit });
         self
     }
 
@@ -124,54 +112,39 @@ impl BlockManager {
     /// erased; before invalidating a page whose garbage it credited, the FTL withdraws that
     /// credit ([`BlockManager::withdraw_garbage`]).
     pub fn credit_garbage(&mut self, pbn: Pbn, amount: u32, flash: &FlashArray) -> Result<()> {
+        let resolution = self.garbage_resolution(pbn, "credited")?;
         let valid = self.validity.valid_count(pbn, flash);
-        let Some(garbage) = self.garbage.as_mut() else {
-            let message = "garbage credited, but the FTL declared no garbage resolution".to_string();
-            return Err(SimError::Block { pbn, message });
-        };
-        let credit = &mut garbage.credit[pbn.index()];
-        if *credit + amount > valid * garbage.resolution {
-            let message = format!(
-                "{} / {} page of garbage credited inside {valid} valid pages",
-                *credit + amount,
-                garbage.resolution
-            );
+        let credit = self.gc.victims().credit(pbn) + amount;
+        if credit > valid * resolution {
+            let message = format!("{credit} / {resolution} page of garbage credited inside {valid} valid pages");
             return Err(SimError::Block { pbn, message });
         }
-        *credit += amount;
-        if self.role[pbn.index()] == BlockRole::Closed {
-            let weight = self.weight(pbn, valid);
-            self.gc.victims_mut().update(pbn, weight);
-        }
+        self.gc.victims_mut().set_credit(pbn, credit, valid);
         Ok(())
     }
 
     /// Takes back `amount` of the garbage credited to `pbn` (its page is about to be invalidated
     /// whole).
     pub fn withdraw_garbage(&mut self, pbn: Pbn, amount: u32, flash: &FlashArray) -> Result<()> {
-        let Some(credit) = self.garbage.as_mut().map(|g| &mut g.credit[pbn.index()]) else {
-            let message = "garbage withdrawn, but the FTL declared no garbage resolution".to_string();
-            return Err(SimError::Block { pbn, message });
-        };
+        self.garbage_resolution(pbn, "withdrawn")?;
+        let credit = self.gc.victims().credit(pbn);
         let Some(left) = credit.checked_sub(amount) else {
             let message = format!("{amount} of garbage withdrawn, but only {credit} was credited");
             return Err(SimError::Block { pbn, message });
         };
-        *credit = left;
-        if self.role[pbn.index()] == BlockRole::Closed {
-            let weight = self.weight(pbn, self.validity.valid_count(pbn, flash));
-            self.gc.victims_mut().update(pbn, weight);
-        }
+        let valid = self.validity.valid_count(pbn, flash);
+        self.gc.victims_mut().set_credit(pbn, left, valid);
         Ok(())
     }
 
-    /// What GC would have to keep of a block with `valid` valid pages, in the victim index's
-    /// unit: its valid pages, or with a garbage resolution those pages less the credited garbage.
-    #[inline]
-    fn weight(&self, pbn: Pbn, valid: u32) -> u32 {
-        match &self.garbage {
-            None => valid,
-            Some(g) => valid * g.resolution - g.credit[pbn.index()].min(valid * g.resolution),
+    /// The garbage resolution the FTL declared, or an error naming what was `done` without one.
+    fn garbage_resolution(&self, pbn: Pbn, done: &str) -> Result<u32> {
+        match self.gc.victims().resolution() {
+            1 => Err(SimError::Block {
+                pbn,
+                message: format!("garbage {done}, but the FTL declared no garbage resolution"),
+            }),
+            resolution => Ok(resolution),
         }
     }
 
@@ -182,7 +155,7 @@ impl BlockManager {
 
     /// Whether GC would reclaim anything from `pbn`: an invalid page, or credited garbage.
     pub(super) fn has_garbage(&self, pbn: Pbn, flash: &FlashArray) -> bool {
-        self.weight(pbn, self.validity.valid_count(pbn, flash)) < self.gc.victims().full()
+        self.gc.victims().has_garbage(pbn, self.validity.valid_count(pbn, flash))
     }
 
     pub fn units(&self) -> u32 {
@@ -336,8 +309,7 @@ impl BlockManager {
     /// A written block leaves its frontier: file it for victim selection.
     fn file_closed(&mut self, pbn: Pbn, flash: &FlashArray) {
         self.role[pbn.index()] = BlockRole::Closed;
-        let weight = self.weight(pbn, self.validity.valid_count(pbn, flash));
-        self.gc.victims_mut().insert(pbn, weight);
+        self.gc.victims_mut().insert(pbn, self.validity.valid_count(pbn, flash));
     }
 
     /// Takes a whole erased block of `unit` for the FTL to fill itself (at the offsets the
@@ -370,9 +342,7 @@ impl BlockManager {
         }
         ctx.erase(pbn, purpose)?;
         self.validity.erased(pbn);
-        if let Some(garbage) = self.garbage.as_mut() {
-            garbage.credit[pbn.index()] = 0;
-        }
+        self.gc.victims_mut().clear_credit(pbn);
         Ok(())
     }
 
@@ -391,9 +361,7 @@ impl BlockManager {
             let state = if flash.is_programmed(ppn) { "invalid already" } else { "free" };
             return Err(SimError::FlashRule { op: "invalidate", ppn, rule: format!("page is {state}, not valid") });
         };
-        let pbn = self.geometry.block_of(ppn);
-        let weight = self.weight(pbn, valid);
-        self.gc.victims_mut().update(pbn, weight);
+        self.gc.victims_mut().update(self.geometry.block_of(ppn), valid);
         Ok(())
     }
 
@@ -406,12 +374,10 @@ impl BlockManager {
     /// the reads it needed to know what `live` answers.
     pub fn rebuild(&mut self, flash: &FlashArray, live: impl Fn(Ppn, Spare) -> bool) {
         self.rebuild_validity(flash, live);
-        if let Some(garbage) = self.garbage.as_mut() {
-            garbage.credit.fill(0);
-        }
         let mut victims = VictimIndex::new(
             self.units(),
-            self.gc.victims().full(),
+            self.geometry.pages_per_block,
+            self.gc.victims().resolution(),
             self.pool.units_of_blocks().to_vec(),
             self.gc.policy(),
         );
@@ -430,7 +396,7 @@ impl BlockManager {
                     BlockRole::Open
                 }
                 _ => {
-                    victims.insert(pbn, self.weight(pbn, self.validity.valid_count(pbn, flash)));
+                    victims.insert(pbn, self.validity.valid_count(pbn, flash));
                     BlockRole::Closed
                 }
             };
@@ -467,11 +433,7 @@ impl BlockManager {
 
     /// Simulator memory of this structure.
     pub fn state_bytes(&self) -> usize {
-        self.gc.victims().memory_bytes()
-            + self.role.len()
-            + self.pool.state_bytes()
-            + self.validity.state_bytes()
-            + self.garbage.as_ref().map_or(0, |g| g.credit.len() * 4)
+        self.gc.victims().memory_bytes() + self.role.len() + self.pool.state_bytes() + self.validity.state_bytes()
     }
 
     /// Checks the block accounting: roles agree with the free pools, open slots and victim index,
@@ -611,7 +573,7 @@ mod tests {
         bm.credit_garbage(b0, 13, ctx.flash).unwrap();
         assert!(bm.reclaim_one(0, &mut map, &mut ctx).unwrap());
         assert_eq!((bm.role(b0), ctx.flash.erase_count(b0)), (BlockRole::Free, 1));
-        assert_eq!(bm.garbage.as_ref().unwrap().credit[0], 0);
+        assert_eq!(bm.gc.victims().credit(b0), 0);
         bm.check(ctx.flash).unwrap();
     }
 

@@ -35,6 +35,10 @@ struct Filing {
 pub struct VictimIndex {
     /// The weight of a block with nothing to reclaim.
     full: u32,
+    /// Weight units per page (1 unless the FTL credits garbage inside valid pages).
+    resolution: u32,
+    /// Per block: garbage credited inside its valid pages, in weight units (empty at resolution 1).
+    credit: Vec<u32>,
     /// One list per (unit, valid count); the front is the most recently filed block.
     buckets: ListSet<Filing>,
     /// Under FIFO only: one list per unit in the order blocks were closed, the most recent at
@@ -44,21 +48,58 @@ pub struct VictimIndex {
 }
 
 impl VictimIndex {
-    /// An index over blocks whose weights run from 0 to `full` (the pages per block, or that
-    /// times the garbage resolution).
-    pub fn new(units: u32, full: u32, unit_of: Vec<u32>, policy: VictimPolicyKind) -> Self {
+    /// An index over blocks of `pages_per_block` pages, weighed in `1 / resolution` of a page.
+    pub fn new(units: u32, pages_per_block: u32, resolution: u32, unit_of: Vec<u32>, policy: VictimPolicyKind) -> Self {
+        let full = pages_per_block * resolution;
         let blocks = unit_of.len();
+        let credit = if resolution > 1 { vec![0; blocks] } else { Vec::new() };
         let mut buckets = ListSet::<Filing>::new(blocks, (units * (full + 1)) as usize);
         for (pbn, unit) in unit_of.into_iter().enumerate() {
             buckets.payload_mut(pbn as u32).unit = unit;
         }
         let closed = (policy == VictimPolicyKind::Fifo).then(|| ListSet::new(blocks, units as usize));
-        VictimIndex { full, buckets, closed, clock: 0 }
+        VictimIndex { full, resolution, credit, buckets, closed, clock: 0 }
     }
 
-    /// The weight of a block with nothing to reclaim.
-    pub fn full(&self) -> u32 {
-        self.full
+    /// Weight units per page.
+    pub fn resolution(&self) -> u32 {
+        self.resolution
+    }
+
+    /// What GC would have to keep of a block with `valid` valid pages: those pages, less the
+    /// garbage credited inside them.
+    #[inline]
+    fn weight(&self, pbn: Pbn, valid: u32) -> u32 {
+        if self.resolution == 1 {
+            return valid;
+        }
+        let pages = valid * self.resolution;
+        pages - self.credit[pbn.index()].min(pages)
+    }
+
+    /// Whether GC would reclaim anything from a block with `valid` valid pages.
+    #[inline]
+    pub fn has_garbage(&self, pbn: Pbn, valid: u32) -> bool {
+        self.weight(pbn, valid) < self.full
+    }
+
+    /// Garbage credited inside the valid pages of `pbn`, in weight units.
+    pub fn credit(&self, pbn: Pbn) -> u32 {
+        self.credit.get(pbn.index()).copied().unwrap_or(0)
+    }
+
+    /// Sets the credit of `pbn` (at a resolution above 1) and refiles it if filed.
+    pub fn set_credit(&mut self, pbn: Pbn, credit: u32, valid: u32) {
+        self.credit[pbn.index()] = credit;
+        self.update(pbn, valid);
+    }
+
+    /// Forgets the credit of an erased block.
+    #[inline]
+    pub fn clear_credit(&mut self, pbn: Pbn) {
+        if let Some(credit) = self.credit.get_mut(pbn.index()) {
+            *credit = 0;
+        }
     }
 
     #[inline]
@@ -79,7 +120,7 @@ impl VictimIndex {
     /// Files a block just closed with `valid` valid pages.
     #[inline]
     pub fn insert(&mut self, pbn: Pbn, valid: u32) {
-        self.file(pbn, valid);
+        self.file(pbn, self.weight(pbn, valid));
         let unit = self.buckets.payload(pbn.get()).unit;
         if let Some(closed) = &mut self.closed {
             closed.push_front(unit, pbn.get());
@@ -87,9 +128,9 @@ impl VictimIndex {
     }
 
     #[inline]
-    fn file(&mut self, pbn: Pbn, valid: u32) {
+    fn file(&mut self, pbn: Pbn, weight: u32) {
         self.clock += 1;
-        let bucket = self.bucket(self.buckets.payload(pbn.get()).unit, valid);
+        let bucket = self.bucket(self.buckets.payload(pbn.get()).unit, weight);
         self.buckets.payload_mut(pbn.get()).modified = self.clock;
         self.buckets.push_front(bucket, pbn.get());
     }
@@ -108,7 +149,7 @@ impl VictimIndex {
     pub fn update(&mut self, pbn: Pbn, valid: u32) {
         if self.is_filed(pbn) {
             self.buckets.remove(pbn.get());
-            self.file(pbn, valid);
+            self.file(pbn, self.weight(pbn, valid));
         }
     }
 
@@ -143,7 +184,7 @@ impl VictimIndex {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.buckets.memory_bytes() + self.closed.as_ref().map_or(0, ListSet::memory_bytes)
+        self.buckets.memory_bytes() + self.closed.as_ref().map_or(0, ListSet::memory_bytes) + self.credit.len() * 4
     }
 }
 
@@ -153,7 +194,7 @@ mod tests {
 
     #[test]
     fn greedy_picks_fewest_valid_then_first_filed() {
-        let mut v = VictimIndex::new(1, 4, vec![0; 6], VictimPolicyKind::Greedy);
+        let mut v = VictimIndex::new(1, 4, 1, vec![0; 6], VictimPolicyKind::Greedy);
         v.insert(Pbn::new(0), 3);
         v.insert(Pbn::new(1), 2);
         v.insert(Pbn::new(2), 2);
@@ -171,7 +212,7 @@ mod tests {
 
     #[test]
     fn fifo_picks_the_first_closed_block_with_an_invalid_page() {
-        let mut v = VictimIndex::new(1, 4, vec![0; 4], VictimPolicyKind::Fifo);
+        let mut v = VictimIndex::new(1, 4, 1, vec![0; 4], VictimPolicyKind::Fifo);
         v.insert(Pbn::new(0), 4);
         v.insert(Pbn::new(1), 3);
         v.insert(Pbn::new(2), 0);
@@ -187,7 +228,7 @@ mod tests {
 
     #[test]
     fn units_are_independent() {
-        let mut v = VictimIndex::new(2, 4, vec![0, 1, 0, 1], VictimPolicyKind::Greedy);
+        let mut v = VictimIndex::new(2, 4, 1, vec![0, 1, 0, 1], VictimPolicyKind::Greedy);
         v.insert(Pbn::new(1), 0);
         v.insert(Pbn::new(0), 3);
         assert_eq!(v.select(0, VictimPolicyKind::Greedy), Some(Pbn::new(0)));
@@ -196,7 +237,7 @@ mod tests {
 
     #[test]
     fn cost_benefit_prefers_an_old_block_over_a_slightly_emptier_young_one() {
-        let mut v = VictimIndex::new(1, 100, vec![0; 3], VictimPolicyKind::Greedy);
+        let mut v = VictimIndex::new(1, 100, 1, vec![0; 3], VictimPolicyKind::Greedy);
         v.insert(Pbn::new(0), 50); // old, u = 0.5
         for _ in 0..1000 {
             v.insert(Pbn::new(2), 90);
@@ -209,14 +250,14 @@ mod tests {
 
     #[test]
     fn a_block_costs_24_bytes_and_a_bucket_12() {
-        assert_eq!(VictimIndex::new(1, 4, vec![0; 10], VictimPolicyKind::Greedy).memory_bytes(), 10 * 24 + 5 * 12);
-        let fifo = VictimIndex::new(1, 4, vec![0; 10], VictimPolicyKind::Fifo).memory_bytes();
+        assert_eq!(VictimIndex::new(1, 4, 1, vec![0; 10], VictimPolicyKind::Greedy).memory_bytes(), 10 * 24 + 5 * 12);
+        let fifo = VictimIndex::new(1, 4, 1, vec![0; 10], VictimPolicyKind::Fifo).memory_bytes();
         assert_eq!(fifo, 10 * 24 + 5 * 12 + 10 * 12 + 12, "FIFO adds a closing-order node per block and a list");
     }
 
     #[test]
     fn cost_benefit_takes_an_empty_block_at_once() {
-        let mut v = VictimIndex::new(1, 8, vec![0; 2], VictimPolicyKind::Greedy);
+        let mut v = VictimIndex::new(1, 8, 1, vec![0; 2], VictimPolicyKind::Greedy);
         v.insert(Pbn::new(0), 1);
         v.insert(Pbn::new(1), 0);
         assert_eq!(v.select(0, VictimPolicyKind::CostBenefit), Some(Pbn::new(1)));
