@@ -172,7 +172,7 @@ impl Ftl for Toy {
         let mut chosen = vec![0u32; l2p.len()];
         let g = ctx.flash.geometry().clone();
         for pbn in g.blocks() {
-            for ppn in g.pages_of(pbn).take(ctx.flash.write_pointer(pbn) as usize) {
+            for ppn in g.pages_below(pbn, ctx.flash.write_pointer(pbn)) {
                 if !ctx.flash.is_programmed(ppn) {
                     ctx.probe_spare(ppn); // a page skipped under the sequential rule reads as erased
                     continue;

@@ -168,6 +168,14 @@ impl Geometry {
         let first = pbn.get() * self.pages_per_block;
         Ppn::range(first, first + self.pages_per_block)
     }
+    /// The pages of block `pbn` below offset `end` (below its write pointer: the pages it may
+    /// have programmed), in offset order.
+    #[inline]
+    pub fn pages_below(&self, pbn: Pbn, end: u32) -> impl DoubleEndedIterator<Item = Ppn> + ExactSizeIterator {
+        debug_assert!(end <= self.pages_per_block);
+        let first = pbn.get() * self.pages_per_block;
+        Ppn::range(first, first + end)
+    }
     /// Every page of the device.
     pub fn pages(&self) -> impl DoubleEndedIterator<Item = Ppn> + ExactSizeIterator {
         Ppn::range(0, self.total_pages())

@@ -284,7 +284,7 @@ mod tests {
         let (last, flash) = (&last.scheme, &*ctx.flash);
         let seq = last.sequential.log_of(1).expect("logical block 1 has a sequential log block");
         let lpns = |b: Pbn, n: u32| -> Vec<u32> {
-            flash.geometry().pages_of(b).take(n as usize).map(|p| flash.spare_unchecked(p).logical).collect()
+            flash.geometry().pages_below(b, n).map(|p| flash.spare_unchecked(p).logical).collect()
         };
         assert_eq!(lpns(seq, 3), vec![4, 5, 6]);
         assert_eq!(lpns(last.cold.open.unwrap(), 3), vec![9, 7, 8]);

@@ -408,7 +408,7 @@ impl MergeEngine {
     /// The logical blocks with a valid page in `block`, in the order of their first such page.
     pub fn valid_lbns(&self, block: Pbn, flash: &FlashArray) -> Vec<u32> {
         let mut lbns: Vec<u32> = Vec::new();
-        for ppn in flash.geometry().pages_of(block).take(flash.write_pointer(block) as usize) {
+        for ppn in flash.geometry().pages_below(block, flash.write_pointer(block)) {
             if self.blocks.is_valid(ppn, flash) {
                 let lbn = flash.spare_unchecked(ppn).logical / self.pages_per_block;
                 if !lbns.contains(&lbn) {
@@ -428,7 +428,7 @@ impl MergeEngine {
         self.note_log_merge(log, 1, ctx.flash);
         let prefix = ctx.flash.write_pointer(log);
         let data_prefix_stale = self.data_block(lbn).is_none_or(|data| {
-            ctx.flash.geometry().pages_of(data).take(prefix as usize).all(|ppn| !self.blocks.is_valid(ppn, ctx.flash))
+            ctx.flash.geometry().pages_below(data, prefix).all(|ppn| !self.blocks.is_valid(ppn, ctx.flash))
         });
         if data_prefix_stale && self.is_in_order(lbn, log, ctx.flash) {
             return if prefix == self.pages_per_block {
@@ -513,7 +513,7 @@ impl MergeEngine {
                 self.reclaim(pbn, ctx)?;
                 continue;
             }
-            for ppn in g.pages_of(pbn).take(ctx.flash.write_pointer(pbn) as usize) {
+            for ppn in g.pages_below(pbn, ctx.flash.write_pointer(pbn)) {
                 if self.blocks.is_valid(ppn, ctx.flash) {
                     self.log[ctx.flash.spare_unchecked(ppn).logical as usize] = Some(ppn);
                 }

@@ -364,7 +364,7 @@ impl TranslationStore {
             }
         }
         for &pbn in &translation_blocks {
-            for ppn in g.pages_of(pbn).take(ctx.flash.write_pointer(pbn) as usize).rev() {
+            for ppn in g.pages_below(pbn, ctx.flash.write_pointer(pbn)).rev() {
                 let Some(spare) = ctx.probe_spare(ppn) else { continue };
                 let t = spare.logical as usize;
                 if t < self.gtd.len()
@@ -384,7 +384,7 @@ impl TranslationStore {
         for unit in &mut data_blocks {
             unit.sort_unstable_by(|a, b| b.cmp(a));
             'unit: for &(_, pbn) in unit.iter() {
-                for ppn in g.pages_of(pbn).take(ctx.flash.write_pointer(pbn) as usize).rev() {
+                for ppn in g.pages_below(pbn, ctx.flash.write_pointer(pbn)).rev() {
                     let Some(spare) = ctx.probe_spare(ppn) else { continue };
                     let psn = self.psn[ppn.index()];
                     if psn <= oldest {

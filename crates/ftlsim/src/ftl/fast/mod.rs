@@ -277,7 +277,9 @@ impl LogScheme for Fast {
         let Some(k) = self.max_associativity else { return Ok(()) };
         let ppb = engine.pages_per_block();
         for block in self.open.iter().map(|o| o.block).chain(self.full.blocks()) {
-            let mut lbns: Vec<u32> = (flash.geometry().pages_of(block).take(flash.write_pointer(block) as usize))
+            let mut lbns: Vec<u32> = flash
+                .geometry()
+                .pages_below(block, flash.write_pointer(block))
                 .filter(|&p| flash.is_programmed(p) && !flash.is_corrupt(p))
                 .map(|p| flash.spare_unchecked(p).logical / ppb)
                 .collect();
