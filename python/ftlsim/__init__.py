@@ -4,20 +4,88 @@
     >>> result = ftlsim.run({"device": {"overprovisioning": 0.07}}, ftl="pftl", requests=1000)
     >>> result["report"]["write_amplification"]
 
-`run` returns the same object the CLI prints with ``--json``.
+`run` returns the same object the CLI prints with ``--json``. Every error is an
+:class:`FtlsimError`: a :class:`ConfigError` names the configuration field, a :class:`TraceError`
+the file, line and field, anything else is a :class:`SimulationError`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 from typing import Any, Dict, Iterable, Iterator, Mapping, Optional, Union
 
 from . import _ftlsim
 
 __version__ = _ftlsim.__version__
 
-__all__ = ["run", "read_trace", "ftls", "presets", "__version__"]
+__all__ = [
+    "run",
+    "read_trace",
+    "ftls",
+    "presets",
+    "FtlsimError",
+    "ConfigError",
+    "TraceError",
+    "SimulationError",
+    "__version__",
+]
+
+
+class FtlsimError(Exception):
+    """Every error ftlsim raises."""
+
+
+class ConfigError(FtlsimError, ValueError):
+    """An impossible configuration or argument; ``field`` is its dotted name (``device.overprovisioning``)."""
+
+    def __init__(self, message: str, field: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class TraceError(FtlsimError, ValueError):
+    """A trace (or other input) ftlsim cannot use: ``file``, and where known ``line`` and ``field``."""
+
+    def __init__(
+        self, message: str, file: Optional[str] = None, line: Optional[int] = None, field: Optional[str] = None
+    ) -> None:
+        super().__init__(message)
+        self.file = file
+        self.line = line
+        self.field = field
+
+
+class SimulationError(FtlsimError, RuntimeError):
+    """A run that failed: the device filled up, or a check caught an FTL bug."""
+
+
+_FIELD = re.compile(r"field \d+ \(([^)]+)\)")
+
+
+def _typed(error: Exception) -> FtlsimError:
+    kind, message, field, location = error.args
+    if kind == "config":
+        return ConfigError(message, field=field)
+    if kind == "trace":
+        file, line = location, None
+        head, _, tail = location.rpartition(":")
+        if head and tail.isdigit():
+            file, line = head, int(tail)
+        found = _FIELD.search(message)
+        return TraceError(message, file=file, line=line, field=found.group(1) if found else None)
+    return SimulationError(message)
+
+
+@contextlib.contextmanager
+def _errors() -> Iterator[None]:
+    """Turns the native module's errors into the typed exceptions above."""
+    try:
+        yield
+    except _ftlsim.NativeError as error:
+        raise _typed(error) from None
 
 
 def run(
@@ -48,17 +116,18 @@ def run(
         config_json = json.dumps(config)
     elif config is not None:
         config_path = os.fspath(config)
-    out = _ftlsim.run_json(
-        ftl,
-        config_json=config_json,
-        config_path=config_path,
-        sets=list(set),
-        trace=None if trace is None else os.fspath(trace),
-        format=format,
-        on_bad_line=on_bad_line,
-        synthetic=synthetic,
-        requests=requests,
-    )
+    with _errors():
+        out = _ftlsim.run_json(
+            ftl,
+            config_json=config_json,
+            config_path=config_path,
+            sets=list(set),
+            trace=None if trace is None else os.fspath(trace),
+            format=format,
+            on_bad_line=on_bad_line,
+            synthetic=synthetic,
+            requests=requests,
+        )
     return json.loads(out)
 
 
@@ -73,12 +142,18 @@ def read_trace(
 
     Each chunk is a dict with ``arrival_ns``, ``offset_bytes``, ``len_bytes`` and ``line``
     (uint64) and ``kind`` (uint8: 0 read, 1 write, 2 trim), at most ``chunk`` requests long.
-    Errors name the file, line and field, as in the CLI.
+    Errors name the file, line and field, as in the CLI (a :class:`TraceError`).
     """
     import numpy as np
 
-    reader = _ftlsim.read_trace(os.fspath(path), format=format, on_bad_line=on_bad_line, chunk=chunk)
-    for arrival, kind, offset, length, line in reader:
+    with _errors():
+        reader = _ftlsim.read_trace(os.fspath(path), format=format, on_bad_line=on_bad_line, chunk=chunk)
+    while True:
+        with _errors():
+            columns = next(reader, None)
+        if columns is None:
+            return
+        arrival, kind, offset, length, line = columns
         yield {
             "arrival_ns": np.frombuffer(arrival, dtype="<u8"),
             "kind": np.frombuffer(kind, dtype=np.uint8),

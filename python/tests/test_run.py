@@ -84,3 +84,28 @@ def test_run_on_a_trace_and_on_a_stand_in():
     assert result["workload"].endswith("msr_hm_1.head40.csv.gz")
     stand_in = ftlsim.run(SMALL, synthetic="p000-hm0", requests=300)
     assert stand_in["report"]["host"]["requests"] == 300
+
+
+def test_errors_are_typed_and_name_what_is_wrong(tmp_path):
+    with pytest.raises(ftlsim.ConfigError) as bad_config:
+        ftlsim.run({"device": {"overprovisioning": 2.0}}, requests=10)
+    assert bad_config.value.field == "device.overprovisioning"
+    assert isinstance(bad_config.value, ftlsim.FtlsimError) and isinstance(bad_config.value, ValueError)
+    with pytest.raises(ftlsim.ConfigError) as bad_format:
+        ftlsim.run(SMALL, trace=FIXTURES / "msr_hm_1.head40.csv.gz", format="nope")
+    assert bad_format.value.field == "format"
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text("128166625932151588,hm,1,Write,0,4096,3126\n128166625932153194,hm,1,Write,-5,16384,1520\n")
+    for call in (lambda: list(ftlsim.read_trace(bad, format="msr")), lambda: ftlsim.run(SMALL, trace=bad, format="msr")):
+        with pytest.raises(ftlsim.TraceError) as bad_trace:
+            call()
+        error = bad_trace.value
+        assert (error.file, error.line, error.field) == (str(bad), 2, "offset"), (error, error.file, error.line, error.field)
+
+    with pytest.raises(ftlsim.ConfigError) as unknown:
+        ftlsim.run(SMALL, ftl="nope", requests=10)
+    assert unknown.value.field == "ftl"
+    # A failed run (the device full, an FTL bug caught by a check) is neither of the above.
+    failed = ftlsim._typed(ftlsim._ftlsim.NativeError("simulation", "device full", None, None))
+    assert isinstance(failed, ftlsim.SimulationError) and isinstance(failed, ftlsim.FtlsimError)

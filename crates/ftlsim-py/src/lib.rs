@@ -8,22 +8,46 @@
 use ftlsim::config::{preset_names, ConfigBuilder};
 use ftlsim::ftl::REGISTRY;
 use ftlsim::workload::{self, Columns, TraceOptions, Workload, WorkloadChoice};
-use pyo3::exceptions::PyValueError;
+use ftlsim::SimError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-fn err(e: impl std::fmt::Display) -> PyErr {
-    PyValueError::new_err(e.to_string())
+use native::NativeError;
+
+// pyo3 0.22's macro tests a cfg it does not declare.
+#[allow(unexpected_cfgs)]
+mod native {
+    use pyo3::create_exception;
+    use pyo3::exceptions::PyException;
+
+    // Raised with (kind, message, field, location); the Python package turns it into its typed
+    // exceptions (`ConfigError`, `TraceError`, `SimulationError`).
+    create_exception!(_ftlsim, NativeError, PyException);
+}
+
+/// A library error, classified: a configuration names its field, a trace or input its location.
+fn err(e: SimError) -> PyErr {
+    let message = e.to_string();
+    match e {
+        SimError::Config { field, .. } => NativeError::new_err(("config", message, Some(field), None::<String>)),
+        SimError::Input { location, .. } => NativeError::new_err(("trace", message, None::<String>, Some(location))),
+        _ => NativeError::new_err(("simulation", message, None::<String>, None::<String>)),
+    }
+}
+
+/// An error in the arguments of a call, named after the argument (a configuration error).
+fn arg_err(argument: &str, message: impl std::fmt::Display) -> PyErr {
+    err(SimError::config(argument, message.to_string()))
 }
 
 /// How a trace is read, from the keyword arguments of the Python functions.
 fn trace_options(format: Option<&str>, on_bad_line: Option<&str>) -> PyResult<TraceOptions> {
     let mut options = TraceOptions::default();
     if let Some(f) = format {
-        options.format = Some(f.parse().map_err(|e: String| err(format!("format: {e}")))?);
+        options.format = Some(f.parse().map_err(|e: String| arg_err("format", e))?);
     }
     if let Some(p) = on_bad_line {
-        options.on_bad_line = p.parse().map_err(|e: String| err(format!("on_bad_line: {e}")))?;
+        options.on_bad_line = p.parse().map_err(|e: String| arg_err("on_bad_line", e))?;
     }
     Ok(options)
 }
@@ -50,12 +74,12 @@ fn run_json(
 ) -> PyResult<String> {
     let mut builder = ConfigBuilder::new();
     if let Some(path) = &config_path {
-        let text = std::fs::read_to_string(path).map_err(|e| err(format!("{path}: {e}")))?;
+        let text = std::fs::read_to_string(path).map_err(|e| err(SimError::input(path.as_str(), e.to_string())))?;
         builder = builder.toml(path, &text).map_err(err)?;
     }
     if let Some(json) = &config_json {
-        let value: serde_json::Value = serde_json::from_str(json).map_err(err)?;
-        let table: toml::Table = toml::Table::try_from(value).map_err(|e| err(format!("config: {e}")))?;
+        let value: serde_json::Value = serde_json::from_str(json).map_err(|e| arg_err("config", e))?;
+        let table: toml::Table = toml::Table::try_from(value).map_err(|e| arg_err("config", e))?;
         builder = builder.table("config", table).map_err(err)?;
     }
     for s in &sets {
@@ -72,7 +96,7 @@ fn run_json(
     py.allow_threads(|| {
         let workload = choice.open(&config).map_err(err)?;
         let result = ftlsim::run(&config, &ftl, workload).map_err(err)?;
-        serde_json::to_string(&result).map_err(err)
+        serde_json::to_string(&result).map_err(|e| err(SimError::Other(e.to_string())))
     })
 }
 
@@ -141,7 +165,7 @@ fn read_trace(
     chunk: usize,
 ) -> PyResult<TraceChunks> {
     if chunk == 0 {
-        return Err(err("chunk: must be at least 1"));
+        return Err(arg_err("chunk", "must be at least 1"));
     }
     let options = trace_options(format.as_deref(), on_bad_line.as_deref())?;
     let workload = workload::open(&path, &options).map_err(err)?;
@@ -165,6 +189,7 @@ fn _ftlsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ftl_names, m)?)?;
     m.add_function(wrap_pyfunction!(preset_list, m)?)?;
     m.add_class::<TraceChunks>()?;
+    m.add("NativeError", m.py().get_type_bound::<NativeError>())?;
     m.add("__version__", ftlsim::VERSION)?;
     Ok(())
 }
