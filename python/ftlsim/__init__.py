@@ -98,6 +98,7 @@ def run(
     on_bad_line: Optional[str] = None,
     synthetic: Optional[str] = None,
     requests: Optional[int] = None,
+    latency_log: Optional[Union[str, os.PathLike]] = None,
 ) -> dict:
     """Runs one FTL and returns the result as a dict (the CLI's JSON).
 
@@ -109,6 +110,9 @@ def run(
     set: ``key=value`` overrides, applied last.
     format: the trace format (detected when None); on_bad_line: ``"error"`` or ``"skip"``.
     requests: requests of a synthetic stream.
+    latency_log: a CSV file for every request's arrival, start, completion and response time
+        (simulated ns), operation, first LPN, pages and bytes (compressed if the name ends in
+        .gz, .bz2, .xz or .zst), as ``ftlsim run --latency-log``.
     """
     config_json = None
     config_path = None
@@ -127,6 +131,7 @@ def run(
             on_bad_line=on_bad_line,
             synthetic=synthetic,
             requests=requests,
+            latency_log=None if latency_log is None else os.fspath(latency_log),
         )
     return json.loads(out)
 

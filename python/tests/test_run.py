@@ -109,3 +109,16 @@ def test_errors_are_typed_and_name_what_is_wrong(tmp_path):
     # A failed run (the device full, an FTL bug caught by a check) is neither of the above.
     failed = ftlsim._typed(ftlsim._ftlsim.NativeError("simulation", "device full", None, None))
     assert isinstance(failed, ftlsim.SimulationError) and isinstance(failed, ftlsim.FtlsimError)
+
+
+def test_latency_log_has_a_row_per_request(tmp_path):
+    import csv
+
+    path = tmp_path / "latencies.csv"
+    result = ftlsim.run(SMALL, requests=1500, latency_log=path)
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == result["report"]["host"]["requests"] == 1500
+    mean_us = sum(int(r["response_ns"]) for r in rows) / len(rows) / 1000
+    assert mean_us == pytest.approx(result["report"]["response"]["mean_us"], rel=1e-12)
+    assert {r["op"] for r in rows} <= {"read", "write", "trim"}

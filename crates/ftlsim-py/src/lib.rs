@@ -8,7 +8,7 @@
 use ftlsim::config::{preset_names, ConfigBuilder};
 use ftlsim::ftl::REGISTRY;
 use ftlsim::workload::{self, Columns, TraceOptions, Workload, WorkloadChoice};
-use ftlsim::SimError;
+use ftlsim::{SimError, Simulation};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -56,9 +56,10 @@ fn trace_options(format: Option<&str>, on_bad_line: Option<&str>) -> PyResult<Tr
 ///
 /// `config_json` is a JSON object laid out like the TOML configuration; `config_path` a TOML file;
 /// `sets` a list of `key=value` overrides. The workload is `trace`, else `synthetic` (a preset or
-/// generator spec), else the embedded synthetic stream.
+/// generator spec), else the embedded synthetic stream. With `latency_log`, every request's times
+/// go to that CSV file (`ftlsim run --latency-log`).
 #[pyfunction]
-#[pyo3(signature = (ftl, config_json=None, config_path=None, sets=Vec::new(), trace=None, format=None, on_bad_line=None, synthetic=None, requests=None))]
+#[pyo3(signature = (ftl, config_json=None, config_path=None, sets=Vec::new(), trace=None, format=None, on_bad_line=None, synthetic=None, requests=None, latency_log=None))]
 #[allow(clippy::too_many_arguments)]
 fn run_json(
     py: Python<'_>,
@@ -71,6 +72,7 @@ fn run_json(
     on_bad_line: Option<String>,
     synthetic: Option<String>,
     requests: Option<u64>,
+    latency_log: Option<String>,
 ) -> PyResult<String> {
     let mut builder = ConfigBuilder::new();
     if let Some(path) = &config_path {
@@ -95,7 +97,12 @@ fn run_json(
     };
     py.allow_threads(|| {
         let workload = choice.open(&config).map_err(err)?;
-        let result = ftlsim::run(&config, &ftl, workload).map_err(err)?;
+        let mut sim = Simulation::new(&config, &ftl).map_err(err)?;
+        sim.precondition().map_err(err)?;
+        if let Some(path) = &latency_log {
+            sim.log_latencies(path.as_ref()).map_err(err)?;
+        }
+        let result = sim.run(workload, &mut |_| {}).map_err(err)?;
         serde_json::to_string(&result).map_err(|e| err(SimError::Other(e.to_string())))
     })
 }
