@@ -15,7 +15,11 @@ import contextlib
 import json
 import os
 import re
-from typing import Any, Dict, Iterable, Iterator, Mapping, Optional, Union
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
+
+if TYPE_CHECKING:
+    import pandas
 
 from . import _ftlsim
 
@@ -23,6 +27,8 @@ __version__ = _ftlsim.__version__
 
 __all__ = [
     "run",
+    "compare",
+    "to_frame",
     "read_trace",
     "ftls",
     "presets",
@@ -134,6 +140,65 @@ def run(
             latency_log=None if latency_log is None else os.fspath(latency_log),
         )
     return json.loads(out)
+
+
+def compare(
+    config: Union[Mapping[str, Any], str, os.PathLike, None] = None,
+    *,
+    ftls: Optional[Sequence[str]] = None,
+    jobs: Optional[int] = None,
+    **run_args: Any,
+) -> "pandas.DataFrame":
+    """Runs several FTLs on the same workload, in parallel, and returns one row per FTL.
+
+    ftls: the FTLs (default: every page-mapped and demand-based one, as ``ftlsim compare``).
+    jobs: runs at a time (default: one per CPU; the runs release the GIL).
+    run_args: any keyword argument of :func:`run` but ``ftl`` and ``latency_log``.
+    The frame is :func:`to_frame`'s, plus ``nt``: the mean response time relative to PFTL's when
+    PFTL is among the FTLs (paper 000's normalized response time).
+    """
+    for refused in ("ftl", "latency_log"):
+        if refused in run_args:
+            raise ConfigError(f"compare runs several FTLs: {refused} is not one of its arguments", field=refused)
+    if ftls is None:
+        names = [name for name, family in _ftlsim.ftl_families() if family != "block-mapped"]
+    else:
+        names = list(ftls)
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        results = list(pool.map(lambda name: run(config, ftl=name, **run_args), names))
+    frame = to_frame(results)
+    if "pftl" in names:
+        baseline = frame.loc[frame["ftl"] == "pftl", "report.response.mean_us"].iloc[0]
+        frame["nt"] = frame["report.response.mean_us"] / baseline
+    return frame
+
+
+def to_frame(results: Union[Mapping[str, Any], Iterable[Mapping[str, Any]]]) -> "pandas.DataFrame":
+    """One row per run result (the dicts :func:`run` returns): ``ftl``, ``workload``, the FTL's
+    parameters as ``param.<name>`` and every report metric as a dotted column
+    (``report.write_amplification``, ``report.response.mean_us``, ...; docs/metrics.md)."""
+    import pandas as pd
+
+    if isinstance(results, Mapping):
+        results = [results]
+    rows: List[Dict[str, Any]] = []
+    for result in results:
+        row: Dict[str, Any] = {"ftl": result["ftl"], "workload": result["workload"]}
+        row.update({f"param.{k}": v for k, v in (result.get("ftl_params") or {}).items()})
+        row.update(_flatten(result["report"], "report."))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _flatten(value: Mapping[str, Any], prefix: str) -> Dict[str, Any]:
+    """Nested dicts as one level of dotted keys (lists stay whole)."""
+    flat: Dict[str, Any] = {}
+    for key, item in value.items():
+        if isinstance(item, Mapping):
+            flat.update(_flatten(item, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = item
+    return flat
 
 
 def read_trace(

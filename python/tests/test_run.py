@@ -122,3 +122,21 @@ def test_latency_log_has_a_row_per_request(tmp_path):
     mean_us = sum(int(r["response_ns"]) for r in rows) / len(rows) / 1000
     assert mean_us == pytest.approx(result["report"]["response"]["mean_us"], rel=1e-12)
     assert {r["op"] for r in rows} <= {"read", "write", "trim"}
+
+
+def test_compare_returns_a_frame_with_one_row_per_ftl_and_nt():
+    frame = ftlsim.compare(SMALL, ftls=["pftl", "dftl", "tpftl"], requests=800, jobs=2)
+    assert list(frame["ftl"]) == ["pftl", "dftl", "tpftl"]
+    for column in ["workload", "report.write_amplification", "report.response.mean_us", "param.cache_bytes", "nt"]:
+        assert column in frame.columns, column
+    assert frame.loc[frame["ftl"] == "pftl", "nt"].iloc[0] == 1.0
+    one_at_a_time = ftlsim.compare(SMALL, ftls=["pftl", "dftl", "tpftl"], requests=800, jobs=1)
+    measured = [c for c in frame.columns if not c.startswith("report.simulation.")]
+    assert frame[measured].equals(one_at_a_time[measured]), "same rows whatever the parallelism"
+    with pytest.raises(ftlsim.ConfigError):
+        ftlsim.compare(SMALL, ftl="pftl")
+
+
+def test_to_frame_of_one_run():
+    frame = ftlsim.to_frame(ftlsim.run(SMALL, requests=300))
+    assert frame.shape[0] == 1 and frame["report.host.requests"].iloc[0] == 300

@@ -184,6 +184,12 @@ fn ftl_names() -> Vec<&'static str> {
     REGISTRY.iter().map(|f| f.name).collect()
 }
 
+/// (name, family) of every registered FTL; families: page-mapped, demand-based, block-mapped.
+#[pyfunction]
+fn ftl_families() -> Vec<(&'static str, &'static str)> {
+    REGISTRY.iter().map(|f| (f.name, f.family.name())).collect()
+}
+
 #[pyfunction]
 fn preset_list() -> Vec<&'static str> {
     preset_names().collect()
@@ -194,6 +200,7 @@ fn _ftlsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(read_trace, m)?)?;
     m.add_function(wrap_pyfunction!(ftl_names, m)?)?;
+    m.add_function(wrap_pyfunction!(ftl_families, m)?)?;
     m.add_function(wrap_pyfunction!(preset_list, m)?)?;
     m.add_class::<TraceChunks>()?;
     m.add("NativeError", m.py().get_type_bound::<NativeError>())?;
