@@ -6,9 +6,8 @@
 //! translation pages' image, every mapping cache) hold `Option<Ppn>` with no sentinel and no size
 //! cost; the largest 32-bit value is therefore not a page (geometry validation keeps every device
 //! below 2^32 pages). Logical pages, blocks and translation pages are plain numbers: they are
-//! converted on every hot path (a block number from each page number), and the few tables of
-//! `Option<Pbn>` are per logical block, where four more bytes per entry cost about 0.06 bytes per
-//! physical page.
+//! converted on every hot path (a block number from each page number); the tables with an
+//! optional block per logical block hold [`PbnSlot`], an `Option<Pbn>` in four bytes.
 
 use std::fmt;
 use std::num::NonZeroU32;
@@ -146,6 +145,40 @@ macro_rules! address {
             }
         }
     };
+}
+
+/// An `Option<Pbn>` in four bytes (number + 1, zero for none), for the tables with an entry per
+/// logical block (a log-block scheme's block map), which the niche-free `Pbn` would double.
+#[derive(Clone, Copy, PartialEq, Eq, Default, Debug)]
+#[repr(transparent)]
+pub struct PbnSlot(Option<NonZeroU32>);
+
+impl PbnSlot {
+    pub const EMPTY: PbnSlot = PbnSlot(None);
+
+    #[inline]
+    pub fn get(self) -> Option<Pbn> {
+        self.0.map(|stored| Pbn::new(stored.get() - 1))
+    }
+
+    /// Empties the slot; returns what it held.
+    #[inline]
+    pub fn take(&mut self) -> Option<Pbn> {
+        std::mem::take(self).get()
+    }
+
+    /// Puts `pbn` in the slot; returns what it held.
+    #[inline]
+    pub fn replace(&mut self, pbn: Pbn) -> Option<Pbn> {
+        std::mem::replace(self, PbnSlot::from(Some(pbn))).get()
+    }
+}
+
+impl From<Option<Pbn>> for PbnSlot {
+    #[inline]
+    fn from(pbn: Option<Pbn>) -> Self {
+        PbnSlot(pbn.map(|p| NonZeroU32::MIN.saturating_add(p.get())))
+    }
 }
 
 address! {

@@ -8,7 +8,7 @@ mod op;
 mod records;
 mod spare;
 
-pub use address::{Lpn, Pbn, Ppn, Tpn};
+pub use address::{Lpn, Pbn, PbnSlot, Ppn, Tpn};
 pub use array::{BlockState, FlashArray, PageKind, Spare, PAGE_KINDS};
 pub use geometry::{BlockLayout, Geometry};
 pub use op::{FlashOp, OpIndex, OpKind, OpLog, Purpose, Sectors, OP_KINDS, PURPOSES};

@@ -9,13 +9,13 @@ use std::collections::VecDeque;
 
 use super::merge::MergeEngine;
 use crate::error::Result;
-use crate::flash::{FlashArray, Pbn};
+use crate::flash::{FlashArray, Pbn, PbnSlot};
 use crate::ftl::FtlCtx;
 
 pub struct DedicatedLogs {
     limit: u32,
     /// Logical block -> its log block.
-    log_of: Vec<Option<Pbn>>,
+    log_of: Vec<PbnSlot>,
     /// Log blocks in the order they were taken, as (logical block, log block); entries whose
     /// log block was merged since are skipped when met.
     taken: VecDeque<(u32, Pbn)>,
@@ -25,11 +25,16 @@ pub struct DedicatedLogs {
 impl DedicatedLogs {
     /// At most `limit` log blocks for `logical_blocks` logical blocks.
     pub fn new(logical_blocks: u32, limit: u32) -> Self {
-        DedicatedLogs { limit, log_of: vec![None; logical_blocks as usize], taken: VecDeque::new(), in_use: 0 }
+        DedicatedLogs {
+            limit,
+            log_of: vec![PbnSlot::EMPTY; logical_blocks as usize],
+            taken: VecDeque::new(),
+            in_use: 0,
+        }
     }
 
     pub fn log_of(&self, lbn: u32) -> Option<Pbn> {
-        self.log_of[lbn as usize]
+        self.log_of[lbn as usize].get()
     }
 
     pub fn in_use(&self) -> u32 {
@@ -54,7 +59,7 @@ impl DedicatedLogs {
         }
         while self.in_use >= self.limit {
             let (oldest, log) = self.taken.pop_front().expect("log blocks in use are queued");
-            if self.log_of[oldest as usize] == Some(log) {
+            if self.log_of[oldest as usize].get() == Some(log) {
                 self.merge(engine, oldest, ctx)?;
             }
         }
@@ -68,7 +73,7 @@ impl DedicatedLogs {
     pub fn drop_emptied(&mut self, engine: &mut MergeEngine, lbn: u32, ctx: &mut FtlCtx) -> Result<()> {
         let Some(log) = self.log_of(lbn) else { return Ok(()) };
         debug_assert_eq!(engine.blocks.valid_count(log, ctx.flash), 0);
-        self.log_of[lbn as usize] = None;
+        self.log_of[lbn as usize] = PbnSlot::EMPTY;
         self.in_use -= 1;
         engine.reclaim(log, ctx)
     }
@@ -76,11 +81,11 @@ impl DedicatedLogs {
     /// Makes `log` the log block of `lbn`.
     pub fn adopt(&mut self, lbn: u32, log: Pbn) {
         debug_assert!(self.log_of(lbn).is_none() && self.in_use < self.limit);
-        self.log_of[lbn as usize] = Some(log);
+        self.log_of[lbn as usize] = Some(log).into();
         self.in_use += 1;
         if self.taken.len() >= 2 * self.limit as usize {
             let log_of = &self.log_of;
-            self.taken.retain(|&(l, b)| log_of[l as usize] == Some(b));
+            self.taken.retain(|&(l, b)| log_of[l as usize].get() == Some(b));
         }
         self.taken.push_back((lbn, log));
     }
@@ -92,7 +97,7 @@ impl DedicatedLogs {
 
     /// Forgets every association (power loss).
     pub fn clear(&mut self) {
-        self.log_of.fill(None);
+        self.log_of.fill(PbnSlot::EMPTY);
         self.taken.clear();
         self.in_use = 0;
     }
@@ -100,7 +105,7 @@ impl DedicatedLogs {
     /// Every valid page of a log block belongs to its logical block.
     pub fn check(&self, engine: &MergeEngine, flash: &FlashArray) -> std::result::Result<(), String> {
         for (lbn, log) in self.log_of.iter().enumerate() {
-            let Some(log) = *log else { continue };
+            let Some(log) = log.get() else { continue };
             if let Some(other) = engine.valid_lbns(log, flash).into_iter().find(|&l| l != lbn as u32) {
                 return Err(format!(
                     "log block {log} of logical block {lbn} holds a valid page of logical block {other}"
@@ -112,6 +117,6 @@ impl DedicatedLogs {
 
     /// Simulator memory.
     pub fn state_bytes(&self) -> usize {
-        self.log_of.len() * std::mem::size_of::<Option<Pbn>>() + self.taken.len() * std::mem::size_of::<(u32, Pbn)>()
+        self.log_of.len() * std::mem::size_of::<PbnSlot>() + self.taken.len() * std::mem::size_of::<(u32, Pbn)>()
     }
 }

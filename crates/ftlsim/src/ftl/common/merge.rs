@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use super::{BlockManager, StreamSpec};
 use crate::config::Config;
 use crate::error::{Result, SimError};
-use crate::flash::{BlockState, FlashArray, Lpn, PageKind, Pbn, Ppn, Purpose, Spare};
+use crate::flash::{BlockState, FlashArray, Lpn, PageKind, Pbn, PbnSlot, Ppn, Purpose, Spare};
 use crate::ftl::registry::{ParamRange, ParamSpec};
 use crate::ftl::{FtlCtx, SramItem};
 use crate::metrics::MergeStats;
@@ -176,7 +176,7 @@ pub fn check_no_log_area(config: &Config, ftl: &str) -> Result<()> {
 pub struct MergeEngine {
     pub blocks: BlockManager,
     /// Logical block -> its data block.
-    data: Vec<Option<Pbn>>,
+    data: Vec<PbnSlot>,
     /// LPN -> its newest copy, when that copy is in a log block.
     log: Vec<Option<Ppn>>,
     pages_per_block: u32,
@@ -194,7 +194,7 @@ impl MergeEngine {
         let logical_pages = config.device.logical_pages();
         MergeEngine {
             blocks: BlockManager::new(config, NO_STREAMS),
-            data: vec![None; logical_blocks(config) as usize],
+            data: vec![PbnSlot::EMPTY; logical_blocks(config) as usize],
             log: crate::mem::filled_vec(logical_pages as usize, None),
             pages_per_block: config.device.geometry.pages_per_block,
             logical_pages,
@@ -222,7 +222,7 @@ impl MergeEngine {
     }
 
     pub fn data_block(&self, lbn: u32) -> Option<Pbn> {
-        self.data[lbn as usize]
+        self.data[lbn as usize].get()
     }
 
     /// The newest copy of an LPN: its log copy, or its page in the data block if that is valid.
@@ -296,7 +296,7 @@ impl MergeEngine {
             Some(data) => data,
             None => {
                 let data = self.take_block()?;
-                self.data[lbn as usize] = Some(data);
+                self.data[lbn as usize] = Some(data).into();
                 data
             }
         };
@@ -485,7 +485,7 @@ impl MergeEngine {
         let live = |ppn: Ppn, spare: Spare| newest[spare.logical as usize].is_some_and(|(_, p)| p == ppn);
         self.blocks.rebuild_owned(ctx.flash, live);
         // Each logical block's data block: its in-order candidate with the most valid pages.
-        self.data.fill(None);
+        self.data.fill(PbnSlot::EMPTY);
         let mut best = vec![0u32; self.data.len()];
         for pbn in g.blocks() {
             let valid = self.blocks.valid_count(pbn, ctx.flash);
@@ -496,11 +496,11 @@ impl MergeEngine {
             let lbn = ctx.flash.spare_unchecked(ppn).logical / ppb;
             if self.is_in_order(lbn, pbn, ctx.flash) && valid > best[lbn as usize] {
                 best[lbn as usize] = valid;
-                self.data[lbn as usize] = Some(pbn);
+                self.data[lbn as usize] = Some(pbn).into();
             }
         }
         let mut is_data = vec![false; g.total_blocks() as usize];
-        for pbn in self.data.iter().flatten() {
+        for pbn in self.data.iter().filter_map(|slot| slot.get()) {
             is_data[pbn.index()] = true;
         }
         self.log.fill(None);
@@ -527,7 +527,7 @@ impl MergeEngine {
     /// offsets, and every log entry points at a valid page of that LPN outside its data block.
     pub fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
         for (lbn, data) in self.data.iter().enumerate() {
-            let Some(data) = *data else { continue };
+            let Some(data) = data.get() else { continue };
             if !self.is_in_order(lbn as u32, data, flash) {
                 return Err(format!("data block {data} of logical block {lbn} holds a page at a foreign offset"));
             }
@@ -535,7 +535,7 @@ impl MergeEngine {
         let g = flash.geometry();
         for (lpn, ppn) in self.log.iter().enumerate() {
             let Some(ppn) = *ppn else { continue };
-            if self.data[lpn / self.pages_per_block as usize] == Some(g.block_of(ppn)) {
+            if self.data[lpn / self.pages_per_block as usize].get() == Some(g.block_of(ppn)) {
                 return Err(format!("LPN {lpn} is log-mapped to PPN {ppn} in its own data block"));
             }
         }
@@ -553,7 +553,7 @@ impl MergeEngine {
 
     /// Simulator memory of the maps and the block manager.
     pub fn state_bytes(&self) -> usize {
-        self.data.len() * std::mem::size_of::<Option<Pbn>>()
+        self.data.len() * std::mem::size_of::<PbnSlot>()
             + self.log.len() * std::mem::size_of::<Option<Ppn>>()
             + self.blocks.state_bytes()
     }
