@@ -117,14 +117,6 @@ macro_rules! address {
             }
         }
 
-        impl $name {
-            /// Each address of `range`, in order.
-            #[inline]
-            pub fn within(range: std::ops::Range<$name>) -> impl DoubleEndedIterator<Item = $name> + ExactSizeIterator {
-                $name::range(range.start.get(), range.end.get())
-            }
-        }
-
         /// Unit tests state expected addresses as numbers.
         #[cfg(test)]
         impl PartialEq<u32> for $name {

@@ -165,8 +165,7 @@ impl Geometry {
     /// The pages of block `pbn`, in offset order.
     #[inline]
     pub fn pages_of(&self, pbn: Pbn) -> impl DoubleEndedIterator<Item = Ppn> + ExactSizeIterator {
-        let first = pbn.get() * self.pages_per_block;
-        Ppn::range(first, first + self.pages_per_block)
+        self.pages_below(pbn, self.pages_per_block)
     }
     /// The pages of block `pbn` below offset `end` (below its write pointer: the pages it may
     /// have programmed), in offset order.
