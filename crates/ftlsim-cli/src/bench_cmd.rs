@@ -131,8 +131,8 @@ fn state_per_page_1tb() -> Result<(f64, u64)> {
         .set("device.geometry.blocks_per_plane=65536")?
         .set("device.geometry.pages_per_block=64")?
         .build()?;
-    let sim = Simulation::new(&config, "pftl")?;
-    let result = sim.result("none", serde_json::Value::Null, 0.0);
+    let mut sim = Simulation::new(&config, "pftl")?;
+    let result = sim.result("none", serde_json::Value::Null, 0.0)?;
     let bytes = result.report.simulation.state_bytes;
     Ok((bytes as f64 / config.device.geometry.total_pages() as f64, config.device.geometry.capacity_bytes()))
 }

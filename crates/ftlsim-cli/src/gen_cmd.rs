@@ -59,6 +59,13 @@ pub fn run(args: GenArgs) -> Result<()> {
         }
     };
     let workload = spec.workload(capacity)?;
+    if workload.closed_loop.is_some() {
+        return Err(ftlsim::SimError::config(
+            "synthetic.arrival",
+            "a closed loop's arrivals are the completions of a simulation; a trace file needs fixed:IOPS or poisson:IOPS",
+        )
+        .into());
+    }
     let mut out = TraceWriter::create(&args.output, args.format)?;
     let mut n = 0u64;
     for r in workload.requests {

@@ -17,7 +17,7 @@ use crate::host::{Host, PageRequest, SectorSpan};
 use crate::metrics::latency_log::LatencyLog;
 use crate::metrics::report::ReportInputs;
 use crate::metrics::{CacheStats, Collector, FlashTimes, GcStats, MergeStats, RecoveryReport, Report, RequestKind};
-use crate::timing::{OpCosts, TimingEngine};
+use crate::timing::{Completed, Dispatched, OpCosts, TimingEngine};
 use crate::workload::{IoKind, Workload};
 
 /// Everything a result file needs to be reproduced and read.
@@ -57,8 +57,8 @@ pub struct Simulation {
     host: Host,
     sectors_per_page: u8,
     requests: u64,
-    /// Completion time of the request served last.
-    last_finish: crate::timing::Nanos,
+    /// The queue depth of a closed-loop workload (`Workload::closed_loop`) while it runs.
+    closed_loop: Option<u32>,
     gc_victims_base: u64,
     gc_stats_base: GcStats,
     merges_base: MergeStats,
@@ -92,7 +92,7 @@ impl Simulation {
             host: Host::new(config),
             sectors_per_page: (config.device.geometry.page_size / config.device.geometry.sector_size) as u8,
             requests: 0,
-            last_finish: 0,
+            closed_loop: None,
             gc_victims_base: 0,
             gc_stats_base: GcStats::default(),
             merges_base: MergeStats::default(),
@@ -204,14 +204,12 @@ impl Simulation {
     pub fn run(&mut self, workload: Workload, progress: &mut dyn FnMut(u64)) -> Result<RunResult> {
         let started = Instant::now();
         let skipped = workload.skipped.clone();
-        // A closed-loop source issues a request only once it knows earlier ones completed.
-        let completions = workload.completions.clone();
-        let lookahead = if completions.is_some() { 0 } else { LOOKAHEAD };
+        self.closed_loop = workload.closed_loop;
         let mut source = workload.requests;
         let mut ahead: VecDeque<PageRequest> = VecDeque::with_capacity(LOOKAHEAD + 1);
         let mut admission_error = None;
         loop {
-            while admission_error.is_none() && ahead.len() <= lookahead {
+            while admission_error.is_none() && ahead.len() <= LOOKAHEAD {
                 let Some(request) = source.next() else { break };
                 match request.and_then(|r| self.host.admit(&workload.name, &r)) {
                     Ok(page_request) => {
@@ -227,13 +225,11 @@ impl Simulation {
             }
             let Some(page_request) = ahead.pop_front() else { break };
             self.serve(page_request)?;
-            if let Some(tx) = &completions {
-                let _ = tx.send((self.last_finish as f64 * self.config.host.time_scale) as u64);
-            }
             if self.requests.is_multiple_of(PROGRESS_EVERY) {
                 progress(self.requests);
             }
         }
+        self.finish_requests()?;
         if let Some(e) = admission_error {
             return Err(e);
         }
@@ -248,15 +244,37 @@ impl Simulation {
         }
         self.finish_latency_log()?;
         let wall = started.elapsed().as_secs_f64();
-        let mut result = self.result(&workload.name, workload.description, wall);
+        let mut result = self.result(&workload.name, workload.description, wall)?;
         result.skipped_lines = skipped.get();
         Ok(result)
     }
 
-    /// Serves one host request reduced to pages (host flash operations carry the sectors of a
-    /// page the request touches when it does not touch all of them).
+    /// The most requests the host keeps outstanding in the device: `host.queue_depth`, or a
+    /// closed loop's depth if smaller. `None` where no limit changes anything: on one FIFO server
+    /// a request starts after every earlier one has finished anyway, so only a closed loop's
+    /// arrivals depend on the limit there.
+    fn queue_depth(&self) -> Option<u32> {
+        let configured = self.config.host.queue_depth;
+        match (&self.timing, self.closed_loop) {
+            (_, Some(closed)) => Some(closed.min(configured)),
+            (TimingEngine::FifoSingle { .. }, None) => None,
+            (TimingEngine::Parallel(_), None) => Some(configured),
+        }
+    }
+
+    /// Dispatches one host request reduced to pages (host flash operations carry the sectors of
+    /// a page the request touches when it does not touch all of them) at its arrival, or when the
+    /// host queue has room. Its response is recorded when the device finishes it
+    /// ([`Simulation::finish_requests`] waits for the ones still in flight).
     #[inline]
-    pub fn serve(&mut self, req: PageRequest) -> Result<()> {
+    pub fn serve(&mut self, mut req: PageRequest) -> Result<()> {
+        let depth = self.queue_depth();
+        let at = self.timing.dispatch_time(req.arrival, depth);
+        if self.closed_loop.is_some() {
+            // A closed loop issues a request when an earlier one completes: that is its arrival.
+            req.arrival = at;
+        }
+        self.record_completed()?;
         self.ops.clear();
         let cut = self.arm_power_cut();
         let unmapped = match self.serve_pages(&req, cut) {
@@ -269,20 +287,10 @@ impl Simulation {
             self.ops.set_power_cut(None);
             self.oracle.forget_cuts();
         }
-        let served = self.timing.serve(req.arrival, self.ops.ops());
-        self.last_finish = served.finish;
-        let kind = match req.kind {
-            IoKind::Read => RequestKind::Read,
-            IoKind::Write => RequestKind::Write,
-            IoKind::Trim => RequestKind::Trim,
-        };
-        self.collector.record(kind, req.pages as u64, req.arrival, served);
+        self.collector.dispatched(request_kind(req.kind), req.pages as u64, req.arrival);
+        self.timing.submit(Dispatched { index: self.requests, request: req, at }, self.ops.ops(), depth);
+        self.record_completed()?;
         self.collector.unmapped_reads += unmapped;
-        if let Some(log) = self.latency_log.as_mut() {
-            let g = &self.config.device.geometry;
-            let untouched = (req.span.head as u64 + req.span.tail as u64) * g.sector_size as u64;
-            log.record(self.requests, &req, served, req.pages as u64 * g.page_size as u64 - untouched)?;
-        }
         self.requests += 1;
         let every = self.config.check.invariants_every;
         if every != 0 && self.requests.is_multiple_of(every) {
@@ -293,6 +301,26 @@ impl Simulation {
             self.power_loss()?;
         }
         Ok(())
+    }
+
+    /// Records the responses of the requests the device has finished.
+    fn record_completed(&mut self) -> Result<()> {
+        while let Some(Completed { dispatched, served }) = self.timing.pop_completed() {
+            let req = dispatched.request;
+            self.collector.completed(request_kind(req.kind), req.arrival, served);
+            if let Some(log) = self.latency_log.as_mut() {
+                let g = &self.config.device.geometry;
+                let untouched = (req.span.head as u64 + req.span.tail as u64) * g.sector_size as u64;
+                log.record(dispatched.index, &req, served, req.pages as u64 * g.page_size as u64 - untouched)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Lets the device finish every request dispatched and records their responses.
+    pub fn finish_requests(&mut self) -> Result<()> {
+        self.timing.drain();
+        self.record_completed()
     }
 
     /// The FTL's part of a request, page by page; returns the pages read unmapped. With `cut`, a
@@ -441,8 +469,9 @@ impl Simulation {
         self.check_invariants()
     }
 
-    /// The report of the run so far.
-    pub fn result(&self, workload: &str, description: serde_json::Value, wall_seconds: f64) -> RunResult {
+    /// The report of the run so far, once the device has finished every request dispatched.
+    pub fn result(&mut self, workload: &str, description: serde_json::Value, wall_seconds: f64) -> Result<RunResult> {
+        self.finish_requests()?;
         let state_bytes = (self.flash.state_bytes() + self.ftl.state_bytes()) as u64;
         let report = Report::build(ReportInputs {
             collector: &self.collector,
@@ -465,7 +494,7 @@ impl Simulation {
                 erase_us: self.config.device.latency.erase_us,
             },
         });
-        RunResult {
+        Ok(RunResult {
             tool: "ftlsim",
             version: crate::VERSION,
             ftl: self.ftl.name().to_string(),
@@ -475,7 +504,15 @@ impl Simulation {
             skipped_lines: 0,
             config: self.config.to_json(),
             report,
-        }
+        })
+    }
+}
+
+fn request_kind(kind: IoKind) -> RequestKind {
+    match kind {
+        IoKind::Read => RequestKind::Read,
+        IoKind::Write => RequestKind::Write,
+        IoKind::Trim => RequestKind::Trim,
     }
 }
 

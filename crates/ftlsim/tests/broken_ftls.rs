@@ -300,7 +300,7 @@ fn the_correct_toy_passes_everything_the_broken_ones_fail() {
     random_run(&mut sim, 3000).unwrap();
     sim.check_invariants().unwrap();
     sim.power_loss().unwrap();
-    let report = sim.result("toy", serde_json::Value::Null, 0.0).report;
+    let report = sim.result("toy", serde_json::Value::Null, 0.0).unwrap().report;
     assert!(report.gc_victims > 0, "the run must exercise GC");
     assert_eq!(report.recovery.events, 4);
     assert!(report.recovery.pages_read > 0 && report.recovery.rp.unwrap() > 0.0);

@@ -68,7 +68,7 @@ fn log_block_schemes_run_under_the_any_free_page_rule() {
             sim.serve(request).unwrap_or_else(|e| panic!("{ftl}: {e}"));
         }
         sim.check_invariants().unwrap();
-        let report = sim.result("random", serde_json::Value::Null, 0.0).report;
+        let report = sim.result("random", serde_json::Value::Null, 0.0).unwrap().report;
         assert_eq!(report.recovery.events, 3, "{ftl}");
     }
 }
@@ -84,7 +84,7 @@ fn total_flash_time_is_the_formula_over_the_operation_counts() {
         for request in random_requests(config.device.logical_pages(), 3000, 0.5) {
             sim.serve(request).unwrap();
         }
-        let report = sim.result("random", serde_json::Value::Null, 0.0).report;
+        let report = sim.result("random", serde_json::Value::Null, 0.0).unwrap().report;
         let merges = report.merges.as_ref().expect("a merges section");
         let l = &config.device.latency;
         let expected = (report.reads.total as f64 * l.read_us

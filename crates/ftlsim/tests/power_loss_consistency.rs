@@ -44,12 +44,12 @@ fn run(ftl: &str, power_loss: bool) -> (Report, Report) {
     if power_loss {
         sim.power_loss().unwrap();
     }
-    let half = sim.result("first half", serde_json::Value::Null, 0.0).report;
+    let half = sim.result("first half", serde_json::Value::Null, 0.0).unwrap().report;
     for &r in second {
         sim.serve(r).unwrap();
     }
     sim.check_invariants().unwrap();
-    (half, sim.result("whole", serde_json::Value::Null, 0.0).report)
+    (half, sim.result("whole", serde_json::Value::Null, 0.0).unwrap().report)
 }
 
 #[test]

@@ -48,7 +48,7 @@ fn window(write_fraction: f64, skewed: bool, warmup: u32, measured: u32) -> (WaM
     let mut sim = Simulation::new(&config, "dftl").unwrap();
     sim.precondition().unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(2015);
-    let report = |sim: &Simulation| sim.result("w", serde_json::Value::Null, 0.0).report;
+    let report = |sim: &mut Simulation| sim.result("w", serde_json::Value::Null, 0.0).unwrap().report;
     let mut serve = |sim: &mut Simulation, requests: u32| {
         for i in 0..requests {
             let kind = if rng.gen_bool(write_fraction) { IoKind::Write } else { IoKind::Read };
@@ -65,9 +65,9 @@ fn window(write_fraction: f64, skewed: bool, warmup: u32, measured: u32) -> (WaM
         }
     };
     serve(&mut sim, warmup * LOGICAL);
-    let before = report(&sim);
+    let before = report(&mut sim);
     serve(&mut sim, measured * LOGICAL);
-    let after = report(&sim);
+    let after = report(&mut sim);
     let counts = |r: &Report| -> WaCounts { r.wa_model.as_ref().unwrap().counts };
     let m = counts(&after).since(&counts(&before)).model().unwrap();
     // The window's flash time: its reads, programs and erases (all host, GC or translation).

@@ -223,13 +223,15 @@ pub fn run_workload(info: &FtlInfo, w: &Workload) -> Result<Report, String> {
     sim.check_invariants().map_err(hint)?;
     if unsupported {
         return match sim.power_loss() {
-            Err(SimError::RecoveryUnsupported { .. }) => Ok(sim.result(w.name, serde_json::Value::Null, 0.0).report),
+            Err(SimError::RecoveryUnsupported { .. }) => {
+                Ok(sim.result(w.name, serde_json::Value::Null, 0.0).map_err(hint)?.report)
+            }
             other => Err(format!("declares `recovers: false`, but power_loss returned {other:?}")),
         };
     }
     sim.power_loss().map_err(|e| format!("power loss at the end: {}", hint(e)))?;
     read_back(&mut sim, logical).map_err(|e| format!("read-back after the last recovery: {e}"))?;
-    let report = sim.result(w.name, serde_json::Value::Null, 0.0).report;
+    let report = sim.result(w.name, serde_json::Value::Null, 0.0).map_err(hint)?.report;
     if report.gc_victims == 0 {
         return Err("every workload is meant to make GC run (where FTLs break), but no block was reclaimed".into());
     }

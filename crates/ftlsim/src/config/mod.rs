@@ -19,7 +19,8 @@ use crate::flash::Geometry;
 pub enum TimingModelKind {
     /// One server; requests served whole, in arrival order (paper 000's setup).
     FifoSingle,
-    /// Per-channel bus and per-die array resources, FIFO per die.
+    /// Discrete events: per-channel buses, per-die servers with queues under a scheduling policy
+    /// (`device.timing.scheduler`), operations in flight.
     Parallel,
 }
 
@@ -30,6 +31,19 @@ pub enum AllocationUnit {
     Die,
     /// One free pool and one open block per stream for each plane.
     Plane,
+}
+
+/// Which allocation unit a host write goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Striping {
+    /// The next unit in turn, whatever the logical page (dynamic allocation).
+    #[default]
+    Dynamic,
+    /// RAID-0: logical page n goes to the (n mod units)-th unit of the spread order, channel
+    /// first (paper 001's platform: chip = LPN mod chips, plane = (LPN div chips) mod planes);
+    /// the page is placed freely inside that unit's pool.
+    Raid0,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -58,6 +72,13 @@ pub struct TimingConfig {
     /// programmed on that plane costs only the transfer (paper 000 §4.2).
     #[serde(default)]
     pub plane_register: bool,
+    /// Which queued operation a die serves next (`parallel` only).
+    #[serde(default)]
+    pub scheduler: crate::timing::SchedulerKind,
+    /// A GC move inside one plane reads into the plane's register and programs from it, with no
+    /// bus transfer (copy-back; `parallel` only).
+    #[serde(default)]
+    pub copy_back: bool,
 }
 
 /// The pages whose translation pages a demand-based FTL's directory (GTD) has entries for, in
@@ -102,6 +123,9 @@ pub struct DeviceConfig {
     #[serde(default)]
     pub logical_pages: Option<u32>,
     pub allocation_unit: AllocationUnit,
+    /// How host writes are spread over the allocation units.
+    #[serde(default)]
+    pub striping: Striping,
     #[serde(default)]
     pub gtd_span: GtdSpan,
     /// In which order the pages of a block may be programmed.
@@ -216,6 +240,16 @@ pub struct HostConfig {
     /// Arrival times are divided by this factor (paper 001 compresses traces x3 to x50).
     #[serde(default = "one")]
     pub time_scale: f64,
+    /// At most this many requests outstanding in the device (the default is the Linux NVMe
+    /// driver's queue depth); a request arriving at a full queue waits in the host until one
+    /// completes, and its response time includes the wait. On one FIFO server (`fifo-single`) the
+    /// limit changes no start or finish, so it matters there only to a closed loop.
+    #[serde(default = "default_queue_depth")]
+    pub queue_depth: u32,
+}
+
+fn default_queue_depth() -> u32 {
+    1024
 }
 
 fn error_policy() -> AddressPolicy {
@@ -227,7 +261,12 @@ fn one() -> f64 {
 
 impl Default for HostConfig {
     fn default() -> Self {
-        HostConfig { address_policy: error_policy(), scale_span_bytes: None, time_scale: 1.0 }
+        HostConfig {
+            address_policy: error_policy(),
+            scale_span_bytes: None,
+            time_scale: 1.0,
+            queue_depth: default_queue_depth(),
+        }
     }
 }
 
@@ -449,6 +488,21 @@ impl Config {
                     self.host.time_scale
                 ),
             ));
+        }
+        if self.host.queue_depth == 0 {
+            return Err(SimError::config("host.queue_depth", "must be at least 1"));
+        }
+        if d.timing.model == TimingModelKind::FifoSingle {
+            let parallel_only = [
+                ("device.timing.scheduler", d.timing.scheduler != crate::timing::SchedulerKind::Fifo),
+                ("device.timing.copy_back", d.timing.copy_back),
+            ];
+            if let Some((field, _)) = parallel_only.iter().find(|(_, set)| *set) {
+                return Err(SimError::config(
+                    *field,
+                    "needs device.timing.model = \"parallel\" (fifo-single serves whole requests on one server)",
+                ));
+            }
         }
         if self.host.address_policy == AddressPolicy::Scale && self.host.scale_span_bytes.unwrap_or(0) == 0 {
             return Err(SimError::config(

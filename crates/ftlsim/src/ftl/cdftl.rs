@@ -561,7 +561,7 @@ mod tests {
         sim.serve(page(Read, Lpn::new(8))).unwrap();
         assert_eq!(sim.ops().count(OpKind::Program, Purpose::Translation), 1);
         assert_eq!(sim.ops().count(OpKind::Read, Purpose::Translation), 2);
-        let r = sim.result("t", serde_json::Value::Null, 1.0).report.cache;
+        let r = sim.result("t", serde_json::Value::Null, 1.0).unwrap().report.cache;
         assert_eq!((r.hit, r.miss_fetch, r.miss_writeback), (2, 1, 1));
         sim.check_invariants().unwrap();
     }

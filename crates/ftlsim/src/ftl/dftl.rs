@@ -395,7 +395,7 @@ mod tests {
         assert_eq!(sim.ops().count(OpKind::Read, Purpose::Translation), reads + 2);
         sim.serve(page(Read, Lpn::new(24))).unwrap(); // evicts LPN 1, now clean: no write
         assert_eq!(sim.ops().count(OpKind::Program, Purpose::Translation), 1);
-        let r = sim.result("t", serde_json::Value::Null, 1.0).report.cache;
+        let r = sim.result("t", serde_json::Value::Null, 1.0).unwrap().report.cache;
         assert_eq!((r.hit, r.miss_fetch, r.miss_writeback), (0, 4, 1));
         assert_eq!(r.dirty_eviction_probability, Some(0.5));
         sim.check_invariants().unwrap();
@@ -439,7 +439,7 @@ mod tests {
             .filter(|&b| sim.flash().block_kind(Pbn::new(b)) == crate::flash::PageKind::Translation)
             .map(|b| sim.flash().write_pointer(Pbn::new(b)) as u64)
             .sum();
-        let r = sim.result("t", serde_json::Value::Null, 1.0).report.recovery;
+        let r = sim.result("t", serde_json::Value::Null, 1.0).unwrap().report.recovery;
         // Every block head, every translation page's spare, the one data page that stops the
         // scan, and the newest copy of every TP in full (the map, for the pages' validity).
         let tps = crate::ftl::common::translation::TranslationStore::pages_needed(&c) as u64;

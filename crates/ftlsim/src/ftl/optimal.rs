@@ -150,7 +150,7 @@ mod tests {
             })
             .unwrap();
         }
-        let warm = sim.result("warm-up", serde_json::Value::Null, 1.0).report;
+        let warm = sim.result("warm-up", serde_json::Value::Null, 1.0).unwrap().report;
         let spec = MixedSpec {
             requests: 40_000,
             read_fraction: 0.5,
@@ -171,7 +171,7 @@ mod tests {
             })
             .unwrap();
         }
-        let all = sim.result("mixed", serde_json::Value::Null, 1.0).report;
+        let all = sim.result("mixed", serde_json::Value::Null, 1.0).unwrap().report;
         let sum = |r: &Report| r.response.mean_us * r.host.requests as f64;
         let mixed = (sum(&all) - sum(&warm)) / (all.host.requests - warm.host.requests) as f64;
         (all, mixed)

@@ -100,7 +100,7 @@ impl Ftl for PageFtl {
         if let Some(old) = self.map.l2p[lpn.index()].take() {
             self.blocks.invalidate(old, ctx.flash)?;
         }
-        let unit = self.blocks.next_unit(DATA);
+        let unit = self.blocks.host_unit(DATA, lpn);
         let ppn = self.blocks.allocate(unit, DATA, &mut self.map, ctx)?;
         ctx.program(ppn, PageKind::Data, lpn, version, Purpose::Host)?;
         self.map.l2p[lpn.index()] = Some(ppn);

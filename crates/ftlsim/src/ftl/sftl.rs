@@ -541,7 +541,7 @@ mod tests {
         sim.serve(page(Read, Lpn::new(0))).unwrap(); // TP 0 comes back with its buffered change
         assert!(sim.ftl().lookup(Lpn::new(3), sim.flash()).is_some());
         sim.check_invariants().unwrap();
-        let r = sim.result("t", serde_json::Value::Null, 1.0).report.cache;
+        let r = sim.result("t", serde_json::Value::Null, 1.0).unwrap().report.cache;
         assert!(r.dirty_eviction_probability.unwrap() > 0.0);
     }
 

@@ -844,7 +844,7 @@ mod tests {
                 .unwrap();
             }
             sim.check_invariants().unwrap();
-            let report = sim.result("t", serde_json::Value::Null, 1.0).report;
+            let report = sim.result("t", serde_json::Value::Null, 1.0).unwrap().report;
             (report.reads.translation, report.cache.hit)
         };
         // Evicting a one-entry node frees two slots, so every other miss of the run evicts one:
@@ -980,7 +980,7 @@ mod tests {
                 })
                 .unwrap();
             }
-            let a = sim.result("warm", serde_json::Value::Null, 1.0).report;
+            let a = sim.result("warm", serde_json::Value::Null, 1.0).unwrap().report;
             for r in spec.workload(65536, 4096).unwrap().requests.map(|r| r.unwrap()) {
                 let (first, pages) = ((r.offset_bytes / 4096) as u32, (r.len_bytes / 4096) as u32);
                 sim.serve(PageRequest {
@@ -992,7 +992,7 @@ mod tests {
                 })
                 .unwrap();
             }
-            let b = sim.result("window", serde_json::Value::Null, 1.0).report;
+            let b = sim.result("window", serde_json::Value::Null, 1.0).unwrap().report;
             let total = |r: &crate::metrics::Report| r.response.mean_us * r.host.requests as f64;
             let mean = (total(&b) - total(&a)) / (b.host.requests - a.host.requests) as f64;
             let translation =

@@ -59,30 +59,39 @@ pub struct Collector {
 }
 
 impl Collector {
+    /// A request was dispatched: counted, and the first one starts the simulated span.
     #[inline]
-    pub fn record(&mut self, kind: RequestKind, pages: u64, arrival: Nanos, served: Served) {
-        let response = served.finish - arrival;
-        let queue = served.start.saturating_sub(arrival);
-        self.sum_queue_ns += queue as u128;
-        self.sum_access_ns += (served.finish - served.start.max(arrival)) as u128;
+    pub fn dispatched(&mut self, kind: RequestKind, pages: u64, arrival: Nanos) {
         self.first_arrival.get_or_insert(arrival);
-        self.last_finish = self.last_finish.max(served.finish);
-        self.response_all.record(response);
         match kind {
             RequestKind::Read => {
                 self.reads += 1;
                 self.pages_read += pages;
-                self.response_read.record(response);
             }
             RequestKind::Write => {
                 self.writes += 1;
                 self.pages_written += pages;
-                self.response_write.record(response);
             }
             RequestKind::Trim => {
                 self.trims += 1;
                 self.pages_trimmed += pages;
             }
+        }
+    }
+
+    /// A request completed: its response time.
+    #[inline]
+    pub fn completed(&mut self, kind: RequestKind, arrival: Nanos, served: Served) {
+        let response = served.finish - arrival;
+        let queue = served.start.saturating_sub(arrival);
+        self.sum_queue_ns += queue as u128;
+        self.sum_access_ns += (served.finish - served.start.max(arrival)) as u128;
+        self.last_finish = self.last_finish.max(served.finish);
+        self.response_all.record(response);
+        match kind {
+            RequestKind::Read => self.response_read.record(response),
+            RequestKind::Write => self.response_write.record(response),
+            RequestKind::Trim => {}
         }
     }
 

@@ -1,14 +1,23 @@
 //! When things happen. The timing engine receives each request's flash operations (in issue order,
-//! with their dependencies) and returns when the request started and finished. It never decides
-//! placement; the FTL never computes time.
+//! with their dependencies) at the time the host dispatches it, and reports when the request
+//! started and finished. It never decides placement; the FTL never computes time.
+//!
+//! Two models: `fifo-single` (paper 000's one server, requests served whole in arrival order) and
+//! `parallel` (a discrete-event model: per-die queues under a scheduling policy, shared channels,
+//! operations in flight; [`event`]).
 
 mod costs;
+mod event;
 mod fifo;
-mod parallel;
+mod scheduler;
 
 pub use costs::OpCosts;
+pub use event::{Completed, Dispatched, EventCore};
 pub use fifo::FifoSingle;
-pub use parallel::Parallel;
+pub use scheduler::{Class, DieQueue, SchedulerKind};
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use crate::config::{DeviceConfig, TimingModelKind};
 use crate::flash::{FlashOp, Ppn};
@@ -24,26 +33,88 @@ pub struct Served {
     pub finish: Nanos,
 }
 
-/// The configured timing model; an enum rather than a trait object keeps the hot call static.
+/// The configured timing model; an enum rather than a trait object keeps the hot calls static.
+///
+/// Both models take requests in dispatch order and report them finished through
+/// [`TimingEngine::pop_completed`]: `fifo-single` at once (it knows a request's completion when
+/// the request arrives), `parallel` when its event core reaches it.
 pub enum TimingEngine {
-    FifoSingle(FifoSingle),
-    Parallel(Parallel),
+    FifoSingle {
+        model: FifoSingle,
+        /// Completions of the requests dispatched so far that a host queue-depth limit still
+        /// counts as outstanding (kept only with a limit).
+        finishes: BinaryHeap<Reverse<Nanos>>,
+        completed: Option<Completed>,
+    },
+    Parallel(EventCore),
 }
 
 impl TimingEngine {
     pub fn new(device: &DeviceConfig) -> Self {
         let costs = OpCosts::new(device);
         match device.timing.model {
-            TimingModelKind::FifoSingle => TimingEngine::FifoSingle(FifoSingle::new(costs, device)),
-            TimingModelKind::Parallel => TimingEngine::Parallel(Parallel::new(costs, device)),
+            TimingModelKind::FifoSingle => TimingEngine::FifoSingle {
+                model: FifoSingle::new(costs, device),
+                finishes: BinaryHeap::new(),
+                completed: None,
+            },
+            TimingModelKind::Parallel => TimingEngine::Parallel(EventCore::new(costs, device)),
         }
     }
 
-    #[inline]
-    pub fn serve(&mut self, arrival: Nanos, ops: &[FlashOp]) -> Served {
+    /// The earliest time from `t` on at which fewer than `depth` requests are outstanding (a
+    /// host queue-depth limit); a parallel model runs its events up to then.
+    pub fn dispatch_time(&mut self, t: Nanos, depth: Option<u32>) -> Nanos {
         match self {
-            TimingEngine::FifoSingle(m) => m.serve(arrival, ops),
-            TimingEngine::Parallel(m) => m.serve(arrival, ops),
+            TimingEngine::FifoSingle { finishes, .. } => {
+                let Some(depth) = depth else { return t };
+                while finishes.peek().is_some_and(|&Reverse(f)| f <= t) {
+                    finishes.pop();
+                }
+                if finishes.len() >= depth as usize {
+                    let Reverse(first) = finishes.pop().expect("a full queue holds a request");
+                    return t.max(first);
+                }
+                t
+            }
+            TimingEngine::Parallel(core) => {
+                core.advance_to(t);
+                if let Some(depth) = depth {
+                    while core.outstanding() >= depth as usize && core.advance_to_completion() {}
+                }
+                core.now()
+            }
+        }
+    }
+
+    /// Hands the device a request's flash operations at its dispatch time (from [`Self::dispatch_time`]).
+    #[inline]
+    pub fn submit(&mut self, dispatched: Dispatched, ops: &[FlashOp], depth: Option<u32>) {
+        match self {
+            TimingEngine::FifoSingle { model, finishes, completed } => {
+                let served = model.serve(dispatched.at, ops);
+                if depth.is_some() {
+                    finishes.push(Reverse(served.finish));
+                }
+                *completed = Some(Completed { dispatched, served });
+            }
+            TimingEngine::Parallel(core) => core.submit(dispatched, ops),
+        }
+    }
+
+    /// The next request the device finished, if any.
+    #[inline]
+    pub fn pop_completed(&mut self) -> Option<Completed> {
+        match self {
+            TimingEngine::FifoSingle { completed, .. } => completed.take(),
+            TimingEngine::Parallel(core) => core.pop_completed(),
+        }
+    }
+
+    /// Runs the device until every request dispatched has finished.
+    pub fn drain(&mut self) {
+        if let TimingEngine::Parallel(core) = self {
+            core.drain();
         }
     }
 
@@ -52,16 +123,16 @@ impl TimingEngine {
     /// the offered load exceeds what the device can serve.
     pub fn busiest_busy_ns(&self) -> Nanos {
         match self {
-            TimingEngine::FifoSingle(m) => m.busy,
-            TimingEngine::Parallel(m) => m.die_busy.iter().copied().max().unwrap_or(0),
+            TimingEngine::FifoSingle { model, .. } => model.busy,
+            TimingEngine::Parallel(core) => core.die_busy.iter().copied().max().unwrap_or(0),
         }
     }
 
     /// Plane-register hits so far (reads that skipped the array read).
     pub fn register_hits(&self) -> u64 {
         match self {
-            TimingEngine::FifoSingle(m) => m.registers.hits,
-            TimingEngine::Parallel(m) => m.registers.hits,
+            TimingEngine::FifoSingle { model, .. } => model.registers.hits,
+            TimingEngine::Parallel(core) => core.registers.hits,
         }
     }
 }

@@ -16,10 +16,7 @@
 //! after a preset name: `p000-hm0,scale=0.01` or
 //! `requests=100000,read=0.7,addr=zipf:0.9@0.8+seq:4@0.2,rsize=4096,wsize=mean:16384,arrival=poisson:500`.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::str::FromStr;
-use std::sync::mpsc;
 
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Exp, Geometric, Zipf};
@@ -88,8 +85,8 @@ pub enum Arrival {
     Fixed { iops: f64 },
     /// Exponential gaps with mean 1/iops seconds.
     Poisson { iops: f64 },
-    /// A new request as soon as fewer than `depth` are outstanding; needs completion times from
-    /// the simulation (`Workload::completions`).
+    /// A new request as soon as fewer than `depth` are outstanding; the simulation sets each
+    /// arrival when it issues the request (`Workload::closed_loop`).
     Closed { depth: u32 },
 }
 
@@ -336,9 +333,7 @@ impl SynthSpec {
         if space == 0 {
             return Err(bad("footprint", format!("the address space of {capacity_bytes} bytes holds no 4 KiB slot")));
         }
-        let (tx, rx) = mpsc::channel();
-        let closed = matches!(self.arrival, Arrival::Closed { .. });
-        let mut state = Generator::new(self, space, closed.then_some(rx));
+        let mut state = Generator::new(self, space);
         let iter = std::iter::from_fn(move || state.next());
         let mut w = Workload::new(
             format!("synthetic:{}", self.name),
@@ -350,7 +345,9 @@ impl SynthSpec {
             }),
             iter,
         );
-        w.completions = closed.then_some(tx);
+        if let Arrival::Closed { depth } = self.arrival {
+            w.closed_loop = Some(depth);
+        }
         Ok(w)
     }
 }
@@ -436,9 +433,6 @@ struct Generator {
     write_sizes: Sizes,
     arrival: Arrival,
     now: f64,
-    completions: Option<mpsc::Receiver<u64>>,
-    outstanding: BinaryHeap<Reverse<u64>>,
-    retired: u64,
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -450,7 +444,7 @@ fn gcd(a: u64, b: u64) -> u64 {
 }
 
 impl Generator {
-    fn new(spec: &SynthSpec, space: u64, completions: Option<mpsc::Receiver<u64>>) -> Generator {
+    fn new(spec: &SynthSpec, space: u64) -> Generator {
         let slots = space / SLOT;
         let reads = (spec.requests as f64 * spec.read_fraction).round() as u64;
         let components: Vec<(f64, Pattern)> = spec.address.iter().map(|c| (c.weight, c.pattern.clone())).collect();
@@ -489,9 +483,6 @@ impl Generator {
             write_sizes: Sizes::new(&spec.write_size, spec.requests - reads),
             arrival: spec.arrival.clone(),
             now: 0.0,
-            completions,
-            outstanding: BinaryHeap::new(),
-            retired: 0,
         }
     }
 
@@ -546,20 +537,8 @@ impl Generator {
                 }
                 Ok(tick(self.now))
             }
-            Arrival::Closed { depth } => {
-                let rx = self.completions.as_ref().expect("closed loop has a receiver");
-                while let Ok(done) = rx.try_recv() {
-                    self.outstanding.push(Reverse(done));
-                }
-                if self.issued - self.retired >= depth as u64 {
-                    let Reverse(done) = self.outstanding.pop().ok_or_else(|| {
-                        SimError::Other("closed-loop arrivals need completion times from a simulation (use an open-loop arrival process to write a trace)".into())
-                    })?;
-                    self.retired += 1;
-                    self.now = self.now.max(done as f64);
-                }
-                Ok(self.now as u64)
-            }
+            // Set by the simulation when it issues the request.
+            Arrival::Closed { .. } => Ok(0),
         }
     }
 
@@ -645,20 +624,8 @@ mod tests {
             collect(&s, 1 << 30).iter().map(|r| r.arrival_ns).collect::<Vec<_>>(),
             vec![0, 1_000_000, 2_000_000]
         );
+        // A closed loop leaves arrivals to the simulation (tests/closed_loop.rs).
         let s: SynthSpec = "requests=4,arrival=closed:2".parse().unwrap();
-        let mut w = s.workload(1 << 30).unwrap();
-        let tx = w.completions.take().unwrap();
-        let mut arrivals = Vec::new();
-        for (i, r) in w.requests.by_ref().enumerate() {
-            let r = r.unwrap();
-            arrivals.push(r.arrival_ns);
-            tx.send(r.arrival_ns + 1000 * (i as u64 + 1)).unwrap();
-        }
-        // Depth 2: requests 0 and 1 at 0; request 2 when request 0 completes (1000), request 3
-        // when request 1 does (2000).
-        assert_eq!(arrivals, vec![0, 0, 1000, 2000]);
-        let s: SynthSpec = "requests=4,arrival=closed:1".parse().unwrap();
-        let err = s.workload(1 << 30).unwrap().requests.nth(1).unwrap().unwrap_err();
-        assert!(err.to_string().contains("closed-loop"), "{err}");
+        assert_eq!(s.workload(1 << 30).unwrap().closed_loop, Some(2));
     }
 }

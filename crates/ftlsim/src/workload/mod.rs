@@ -31,7 +31,7 @@ pub mod write;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -98,9 +98,10 @@ pub struct Workload {
     /// Lines read so far that hold no request (other blkparse events, ASUs not selected, a
     /// header); final once `requests` is exhausted.
     pub passed_over: SkipCounter,
-    /// Closed-loop generators learn here when each request completed (in trace nanoseconds,
-    /// in request order); `None` for every open-loop source.
-    pub completions: Option<mpsc::Sender<u64>>,
+    /// A closed-loop source: this many requests are kept outstanding, each issued when an
+    /// earlier one completes (its arrival is that moment, set by the simulation); `None` for
+    /// every open-loop source.
+    pub closed_loop: Option<u32>,
 }
 
 impl Workload {
@@ -115,7 +116,7 @@ impl Workload {
             requests: Box::new(requests),
             skipped: SkipCounter::default(),
             passed_over: SkipCounter::default(),
-            completions: None,
+            closed_loop: None,
         }
     }
 }

@@ -293,5 +293,5 @@ fn open_lines(lines: Lines, path: &Path, name: &str, options: &TraceOptions) -> 
         "columns": options.generic,
     });
     let Counters { skipped, passed_over } = counters;
-    Ok(Workload { name, description, requests, skipped, passed_over, completions: None })
+    Ok(Workload { name, description, requests, skipped, passed_over, closed_loop: None })
 }

@@ -10,12 +10,12 @@
 
 use super::frontier::{Frontiers, StreamId, StreamSpec};
 use super::gc::{gc_threshold, GcEngine};
-use super::pool::FreePool;
+use super::pool::{spread_order, FreePool};
 use super::validity::Validity;
 use super::VictimIndex;
-use crate::config::Config;
+use crate::config::{Config, Striping};
 use crate::error::{Result, SimError};
-use crate::flash::{BlockState, FlashArray, Geometry, Pbn, Ppn, Purpose, Spare};
+use crate::flash::{BlockState, FlashArray, Geometry, Lpn, Pbn, Ppn, Purpose, Spare};
 use crate::ftl::FtlCtx;
 use crate::metrics::GcStats;
 
@@ -72,6 +72,7 @@ pub struct BlockManager {
     pub(super) gc: GcEngine,
     pub(super) validity: Validity,
     pub(super) role: Vec<BlockRole>,
+    striping: Striping,
 }
 
 impl BlockManager {
@@ -85,7 +86,8 @@ impl BlockManager {
             VictimIndex::new(units, geometry.pages_per_block, 1, pool.units_of_blocks().to_vec(), config.gc.policy);
         BlockManager {
             gc: GcEngine::new(victims, config.gc.policy, gc_threshold(config.gc.free_blocks_low, streams.len() as u32)),
-            frontiers: Frontiers::new(streams, units),
+            frontiers: Frontiers::new(streams, spread_order(&geometry, config.device.allocation_unit)),
+            striping: config.device.striping,
             role: vec![BlockRole::Free; geometry.total_blocks() as usize],
             validity: Validity::new(&geometry, config.gc.validity),
             pool,
@@ -171,6 +173,15 @@ impl BlockManager {
     #[inline]
     pub fn next_unit(&mut self, stream: StreamId) -> u32 {
         self.frontiers.next_unit(stream)
+    }
+
+    /// The unit a host write of `lpn` goes to (`device.striping`).
+    #[inline]
+    pub fn host_unit(&mut self, stream: StreamId, lpn: Lpn) -> u32 {
+        match self.striping {
+            Striping::Dynamic => self.frontiers.next_unit(stream),
+            Striping::Raid0 => self.frontiers.striped_unit(lpn.get()),
+        }
     }
 
     pub fn role(&self, pbn: Pbn) -> BlockRole {

@@ -117,7 +117,7 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
             self.blocks.invalidate(old, ctx.flash)?;
         }
         self.map.store().set_replacing(old);
-        let unit = self.blocks.next_unit(DATA_STREAM);
+        let unit = self.blocks.host_unit(DATA_STREAM, lpn);
         let ppn = self.blocks.allocate(unit, DATA_STREAM, &mut self.map, ctx)?;
         self.map.store().set_replacing(None);
         self.map.store().program_data(ppn, lpn, version, ctx)?;
@@ -369,7 +369,7 @@ pub mod tests_support {
             sim.serve(req).unwrap_or_else(|e| panic!("{ftl} {sets:?}, request {i}: {e}"));
         }
         sim.power_loss().unwrap_or_else(|e| panic!("{ftl} {sets:?}, final power loss: {e}"));
-        let result = sim.result("checked", serde_json::Value::Null, 1.0);
+        let result = sim.result("checked", serde_json::Value::Null, 1.0).unwrap();
         assert_eq!(result.report.recovery.events, 4);
         result.report
     }

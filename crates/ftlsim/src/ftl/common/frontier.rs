@@ -42,20 +42,24 @@ pub struct Frontiers {
     streams: Vec<StreamSpec>,
     /// `slots[unit * streams + stream]`.
     slots: Vec<Slot>,
-    /// Per stream, the unit the next round-robin allocation goes to.
+    /// Per stream, the position in `spread` of the unit the next round-robin allocation goes to.
     cursor: Vec<u32>,
-    units: u32,
+    /// The units in the order consecutive allocations visit them (see [`Frontiers::new`]).
+    spread: Vec<u32>,
 }
 
 impl Frontiers {
-    pub fn new(streams: &[StreamSpec], units: u32) -> Self {
+    /// Frontiers for `streams` over `units` allocation units, visited in the order `spread`
+    /// (a permutation of the units: consecutive writes go to different channels first, then to
+    /// different chips and dies, and to another plane of a die last, so they proceed in parallel).
+    pub fn new(streams: &[StreamSpec], spread: Vec<u32>) -> Self {
         // None for an FTL that places every page itself in blocks it owns.
         assert!(streams.len() <= u8::MAX as usize, "an FTL declares at most 255 streams");
         Frontiers {
             streams: streams.to_vec(),
-            slots: vec![Slot { block: None, next_offset: 0 }; units as usize * streams.len()],
+            slots: vec![Slot { block: None, next_offset: 0 }; spread.len() * streams.len()],
             cursor: vec![0; streams.len()],
-            units,
+            spread,
         }
     }
 
@@ -70,13 +74,20 @@ impl Frontiers {
         unit as usize * self.streams.len() + stream.index()
     }
 
-    /// The next unit for `stream`, round robin (spreads writes over dies or planes).
+    /// The next unit for `stream`, round robin in spread order (spreads writes over dies or planes).
     #[inline]
     pub fn next_unit(&mut self, stream: StreamId) -> u32 {
         let c = &mut self.cursor[stream.index()];
-        let unit = *c;
-        *c = if unit + 1 == self.units { 0 } else { unit + 1 };
-        unit
+        let position = *c;
+        *c = if position as usize + 1 == self.spread.len() { 0 } else { position + 1 };
+        self.spread[position as usize]
+    }
+
+    /// The unit of the `n`-th position of the spread order, wrapping around (RAID-0 striping:
+    /// logical page `n` lives on it).
+    #[inline]
+    pub fn striped_unit(&self, n: u32) -> u32 {
+        self.spread[(n % self.spread.len() as u32) as usize]
     }
 
     pub fn open_block(&self, unit: u32, stream: StreamId) -> Option<Pbn> {

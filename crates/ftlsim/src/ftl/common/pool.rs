@@ -108,6 +108,20 @@ impl FreePool {
     }
 }
 
+/// The allocation units in the order consecutive writes visit them: every die before a second
+/// plane of any die, and the dies channel first (dies are numbered so that die `d` sits on
+/// channel `d mod channels`), so that consecutive pages land on different channels, then on
+/// different chips and dies.
+pub fn spread_order(geometry: &Geometry, kind: AllocationUnit) -> Vec<u32> {
+    match kind {
+        AllocationUnit::Die => (0..geometry.total_dies()).collect(),
+        AllocationUnit::Plane => {
+            let dies = geometry.total_dies();
+            (0..geometry.total_planes()).map(|k| (k % dies) * geometry.planes_per_die + k / dies).collect()
+        }
+    }
+}
+
 fn unit_of_block(geometry: &Geometry, kind: AllocationUnit, pbn: Pbn) -> u32 {
     match kind {
         AllocationUnit::Die => geometry.die_of_block(pbn),
@@ -120,6 +134,17 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::flash::Lpn;
+
+    #[test]
+    fn consecutive_units_spread_over_channels_then_dies_then_planes() {
+        // 2 channels x 2 dies x 2 planes: dies 0 and 2 on channel 0, 1 and 3 on channel 1.
+        let g = Geometry { channels: 2, chips_per_channel: 1, dies_per_chip: 2, planes_per_die: 2, ..geometry() };
+        assert_eq!(spread_order(&g, AllocationUnit::Die), [0, 1, 2, 3]);
+        let planes = spread_order(&g, AllocationUnit::Plane);
+        assert_eq!(planes, [0, 2, 4, 6, 1, 3, 5, 7]);
+        let channel = |plane: u32| g.channel_of_die(plane / g.planes_per_die);
+        assert_eq!(planes.iter().map(|&p| channel(p)).collect::<Vec<_>>(), [0, 1, 0, 1, 0, 1, 0, 1]);
+    }
 
     fn geometry() -> Geometry {
         let mut g = Config::preset("mlc8g").unwrap().device.geometry;
@@ -181,7 +206,7 @@ mod tests {
             };
             sim.serve(request).unwrap();
         }
-        let erase = sim.result("w", serde_json::Value::Null, 0.0).report.erase_count;
+        let erase = sim.result("w", serde_json::Value::Null, 0.0).unwrap().report.erase_count;
         (erase.max as u32, erase.stddev)
     }
 

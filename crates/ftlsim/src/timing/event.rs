@@ -1,0 +1,721 @@
+//! `parallel`: a discrete-event model of the flash back end. Each die is a server with its own
+//! queue and scheduling policy, each channel a bus shared by its dies; operations are in flight
+//! with a phase, and an operation becomes ready only when its chain predecessor completes, so it
+//! never holds back an independent operation behind it.
+//!
+//! A read holds its die for the array read and then for the transfer out over the channel; a
+//! program holds its die for the transfer in and then the array program; an erase holds only
+//! its die. A die that needs the bus while another die of its channel uses it waits for it, in
+//! the order the dies asked: since dies ask in simulated-time order, the bus is a reservation
+//! (free from a time on) and needs no events of its own. Each die has at most one event
+//! pending (the end of its operation's current phase), so the event queue never holds more
+//! entries than there are dies. Simulated time only moves forward: requests are submitted in
+//! dispatch order at their dispatch time, after every event up to that time has run.
+//!
+//! An operation waits for two predecessors: the one before it in its chain (the FTL's order for
+//! one logical page) and the operation issued before it on the same block, which it must not
+//! overtake (a read never runs before the program of its page, a program never before the erase
+//! of its block, an erase never before a read of its block). Operations on different blocks
+//! are independent, whatever their issue order.
+
+use std::collections::VecDeque;
+use std::num::NonZeroU32;
+
+use super::scheduler::{Class, DieQueue, SchedulerKind};
+use super::{Nanos, OpCosts, PlaneRegisters, Served};
+use crate::config::DeviceConfig;
+use crate::flash::{FlashOp, OpKind, Ppn, Purpose};
+use crate::host::PageRequest;
+
+/// A request as the host dispatched it to the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dispatched {
+    /// Its position in the workload (0-based).
+    pub index: u64,
+    pub request: PageRequest,
+    /// When the host handed it to the device (its arrival, or later when the host queue was full).
+    pub at: Nanos,
+}
+
+/// A request the device finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completed {
+    pub dispatched: Dispatched,
+    pub served: Served,
+}
+
+/// What an operation in flight is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Waiting in its die's queue (or for its predecessors).
+    Queued,
+    /// A read sensing its page into the register; the transfer out follows.
+    Sensing,
+    /// The last phase: its end completes the operation.
+    Finishing,
+}
+
+/// An operation's place in the list of operations in flight, stored as index + 1 so that
+/// `Option<Slot>` takes four bytes (an operation in flight takes 32).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Slot(NonZeroU32);
+
+impl Slot {
+    #[inline]
+    fn new(index: u32) -> Self {
+        Slot(NonZeroU32::new(index + 1).expect("fewer than 2^32 - 1 operations in flight"))
+    }
+    #[inline]
+    fn index(self) -> u32 {
+        self.0.get() - 1
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct InFlight {
+    ppn: Ppn,
+    plane: u32,
+    block: u32,
+    request: u32,
+    /// The next operation of its chain.
+    next: Option<Slot>,
+    /// The next operation issued on its block.
+    next_on_block: Option<Slot>,
+    kind: OpKind,
+    class: Class,
+    phase: Phase,
+    /// Moves its page over the channel (a copy-back inside a plane does not).
+    uses_bus: bool,
+    /// Predecessors not yet completed (its chain predecessor, the previous operation on its block).
+    waiting: u8,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Outstanding {
+    dispatched: Dispatched,
+    start: Nanos,
+    remaining: u32,
+}
+
+/// Slots reused through a free list, so that memory follows what is in flight and nothing is
+/// allocated per operation once the lists have grown to the peak.
+#[derive(Debug)]
+struct Slab<T> {
+    items: Vec<T>,
+    free: Vec<u32>,
+}
+
+impl<T> Slab<T> {
+    fn new() -> Self {
+        Slab { items: Vec::new(), free: Vec::new() }
+    }
+
+    #[inline]
+    fn insert(&mut self, item: T) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.items[i as usize] = item;
+                i
+            }
+            None => {
+                self.items.push(item);
+                (self.items.len() - 1) as u32
+            }
+        }
+    }
+
+    #[inline]
+    fn remove(&mut self, i: u32) {
+        self.free.push(i);
+    }
+
+    fn live(&self) -> usize {
+        self.items.len() - self.free.len()
+    }
+}
+
+impl<T> std::ops::Index<u32> for Slab<T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, i: u32) -> &T {
+        &self.items[i as usize]
+    }
+}
+
+impl<T> std::ops::IndexMut<u32> for Slab<T> {
+    #[inline]
+    fn index_mut(&mut self, i: u32) -> &mut T {
+        &mut self.items[i as usize]
+    }
+}
+
+/// The end of each die's current phase, earliest first: a tournament tree over the dies, so that
+/// finding the next event is one read and setting a die's costs one comparison per level.
+/// An entry is the time and the die packed in one number (time in the high bits), so ties go to
+/// the lower die number.
+#[derive(Debug)]
+struct PhaseEnds {
+    /// Leaves (one per die, padded to a power of two) from `leaves` on; node `i` holds the
+    /// earliest of nodes `2i` and `2i + 1`.
+    tree: Vec<u128>,
+    leaves: usize,
+}
+
+impl PhaseEnds {
+    const NONE: u128 = u128::MAX;
+
+    fn new(dies: usize) -> Self {
+        let leaves = dies.next_power_of_two();
+        PhaseEnds { tree: vec![Self::NONE; 2 * leaves], leaves }
+    }
+
+    #[inline]
+    fn first(&self) -> Option<(Nanos, usize)> {
+        let entry = self.tree[1];
+        (entry != Self::NONE).then_some(((entry >> 32) as Nanos, entry as u32 as usize))
+    }
+
+    #[inline]
+    fn set(&mut self, die: usize, at: Nanos) {
+        self.update(die, (at as u128) << 32 | die as u128);
+    }
+
+    #[inline]
+    fn clear(&mut self, die: usize) {
+        self.update(die, Self::NONE);
+    }
+
+    #[inline]
+    fn update(&mut self, die: usize, mut entry: u128) {
+        let mut i = self.leaves + die;
+        self.tree[i] = entry;
+        while i > 1 {
+            entry = entry.min(self.tree[i ^ 1]);
+            i /= 2;
+            self.tree[i] = entry;
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Die {
+    queue: DieQueue,
+    current: Option<u32>,
+    /// When it took its current operation.
+    since: Nanos,
+}
+
+pub struct EventCore {
+    costs: OpCosts,
+    policy: SchedulerKind,
+    copy_back: bool,
+    pub(crate) registers: PlaneRegisters,
+    now: Nanos,
+    /// When each die's current phase ends.
+    events: PhaseEnds,
+    dies: Vec<Die>,
+    /// When each channel's bus is free again.
+    bus_free: Vec<Nanos>,
+    ops: Slab<InFlight>,
+    requests: Slab<Outstanding>,
+    completed: VecDeque<Completed>,
+    /// Time each die spent on operations.
+    pub(crate) die_busy: Vec<Nanos>,
+    /// Slab index of each operation of the request being submitted.
+    submitting: Vec<u32>,
+    /// Per block, the last operation issued on it that has not completed.
+    block_tail: Vec<Option<Slot>>,
+}
+
+impl EventCore {
+    pub fn new(costs: OpCosts, device: &DeviceConfig) -> Self {
+        let g = &device.geometry;
+        let dies = g.total_dies() as usize;
+        EventCore {
+            policy: device.timing.scheduler,
+            copy_back: device.timing.copy_back,
+            registers: PlaneRegisters::new(device.timing.plane_register, g.total_planes()),
+            now: 0,
+            events: PhaseEnds::new(dies),
+            dies: (0..dies).map(|_| Die::default()).collect(),
+            bus_free: vec![0; g.channels as usize],
+            ops: Slab::new(),
+            requests: Slab::new(),
+            completed: VecDeque::new(),
+            die_busy: vec![0; dies],
+            submitting: Vec::with_capacity(64),
+            block_tail: vec![None; g.total_blocks() as usize],
+            costs,
+        }
+    }
+
+    /// The simulated time the model stands at.
+    pub fn now(&self) -> Nanos {
+        self.now
+    }
+
+    /// Requests dispatched and not yet completed.
+    pub fn outstanding(&self) -> usize {
+        self.requests.live()
+    }
+
+    /// The next finished request, in completion order.
+    pub fn pop_completed(&mut self) -> Option<Completed> {
+        self.completed.pop_front()
+    }
+
+    /// Runs the next event; false when none is left.
+    #[inline]
+    fn step(&mut self) -> bool {
+        // The die's entry is overwritten by its next phase, or cleared when it falls idle.
+        let Some((at, die)) = self.events.first() else { return false };
+        self.now = at;
+        self.phase_done(die);
+        true
+    }
+
+    /// Runs every event up to and including time `t`, then stands at `t`.
+    pub fn advance_to(&mut self, t: Nanos) {
+        while self.events.first().is_some_and(|(at, _)| at <= t) {
+            self.step();
+        }
+        self.now = self.now.max(t);
+    }
+
+    /// Runs events until a request completes or nothing is left to run; returns whether one completed.
+    pub fn advance_to_completion(&mut self) -> bool {
+        while self.completed.is_empty() {
+            if !self.step() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Runs every event left; time stands at the last one.
+    pub fn drain(&mut self) {
+        while self.step() {}
+    }
+
+    /// Hands the device a request's operations at the current time (after [`Self::advance_to`]
+    /// its dispatch time). A request without operations completes at once.
+    pub fn submit(&mut self, dispatched: Dispatched, ops: &[FlashOp]) {
+        self.now = self.now.max(dispatched.at);
+        if ops.is_empty() {
+            let served = Served { start: self.now, finish: self.now };
+            self.completed.push_back(Completed { dispatched, served });
+            return;
+        }
+        let request = self.requests.insert(Outstanding { dispatched, start: Nanos::MAX, remaining: ops.len() as u32 });
+        let g = &self.costs.geometry;
+        self.submitting.clear();
+        for op in ops {
+            let block = g.block_of(op.ppn);
+            let plane = g.plane_of_block(block);
+            let slot = self.ops.insert(InFlight {
+                ppn: op.ppn,
+                plane,
+                block: block.get(),
+                request,
+                next: None,
+                next_on_block: None,
+                kind: op.kind,
+                class: Class::of(op.kind, op.purpose),
+                phase: Phase::Queued,
+                uses_bus: true,
+                waiting: 0,
+            });
+            if let Some(dep) = op.dep {
+                let before = self.submitting[dep.get()];
+                debug_assert!(self.ops[before].next.is_none(), "operations form chains: one successor each");
+                self.ops[before].next = Some(Slot::new(slot));
+                self.ops[slot].waiting += 1;
+                // A GC move inside one plane: copy-back keeps the page in the chip.
+                if self.copy_back
+                    && op.kind == OpKind::Program
+                    && op.purpose == Purpose::Gc
+                    && ops[dep.get()].purpose == Purpose::Gc
+                    && self.ops[before].kind == OpKind::Read
+                    && self.ops[before].plane == plane
+                {
+                    self.ops[before].uses_bus = false;
+                    self.ops[slot].uses_bus = false;
+                }
+            }
+            if let Some(before) = self.block_tail[block.index()].replace(Slot::new(slot)) {
+                self.ops[before.index()].next_on_block = Some(Slot::new(slot));
+                self.ops[slot].waiting += 1;
+            }
+            self.submitting.push(slot);
+        }
+        for i in 0..ops.len() {
+            let slot = self.submitting[i];
+            if self.ops[slot].waiting == 0 {
+                self.enqueue(slot);
+            }
+        }
+    }
+
+    #[inline]
+    fn die_of(&self, op: u32) -> usize {
+        (self.ops[op].plane / self.costs.geometry.planes_per_die) as usize
+    }
+
+    #[inline]
+    fn enqueue(&mut self, op: u32) {
+        let die = self.die_of(op);
+        self.dies[die].queue.push(self.policy, op, self.ops[op].class);
+        if self.dies[die].current.is_none() {
+            self.start_next(die);
+        }
+    }
+
+    /// The current phase of `die`'s operation ends at `at`.
+    #[inline]
+    fn phase_ends(&mut self, die: usize, phase: Phase, at: Nanos) {
+        let op = self.dies[die].current.expect("a die with a phase under way has an operation");
+        self.ops[op].phase = phase;
+        self.events.set(die, at);
+    }
+
+    /// When a transfer of `op`'s page asked for now ends: the bus is taken from when it is free.
+    #[inline]
+    fn transfer_end(&mut self, op: u32) -> Nanos {
+        let o = &self.ops[op];
+        if !o.uses_bus {
+            // A copy-back: the page stays in the plane's register.
+            return self.now;
+        }
+        let time = if o.kind == OpKind::SpareRead { self.costs.spare_transfer } else { self.costs.page_transfer };
+        let channel = self.costs.geometry.channel_of_die(self.die_of(op) as u32) as usize;
+        let end = self.bus_free[channel].max(self.now) + time;
+        self.bus_free[channel] = end;
+        end
+    }
+
+    /// The idle die `die` takes its next operation, if it has one.
+    fn start_next(&mut self, die: usize) {
+        let Some(op) = self.dies[die].queue.pop(self.policy) else {
+            self.events.clear(die);
+            return;
+        };
+        let now = self.now;
+        self.dies[die].current = Some(op);
+        self.dies[die].since = now;
+        let o = &self.ops[op];
+        let (kind, plane, ppn) = (o.kind, o.plane, o.ppn);
+        let request = &mut self.requests[o.request];
+        request.start = request.start.min(now);
+        match kind {
+            OpKind::Read | OpKind::SpareRead => {
+                if self.registers.read(plane, ppn) {
+                    let end = self.transfer_end(op);
+                    self.phase_ends(die, Phase::Finishing, end);
+                } else {
+                    self.phase_ends(die, Phase::Sensing, now + self.costs.read_array);
+                }
+            }
+            OpKind::Program => {
+                self.registers.program(plane, ppn);
+                let end = self.transfer_end(op) + self.costs.program_array;
+                self.phase_ends(die, Phase::Finishing, end);
+            }
+            OpKind::Erase => {
+                self.registers.erase(plane, ppn, self.costs.geometry.pages_per_block);
+                self.phase_ends(die, Phase::Finishing, now + self.costs.erase);
+            }
+        }
+    }
+
+    /// The phase of `die`'s operation has ended at the current time.
+    fn phase_done(&mut self, die: usize) {
+        let op = self.dies[die].current.expect("an event belongs to a die's operation");
+        match self.ops[op].phase {
+            Phase::Sensing => {
+                let end = self.transfer_end(op);
+                self.phase_ends(die, Phase::Finishing, end);
+            }
+            Phase::Finishing => self.complete(die, op),
+            Phase::Queued => unreachable!("a queued operation has no phase to end"),
+        }
+    }
+
+    /// `op` has finished: its die is free, its successors perhaps ready, its request perhaps done.
+    fn complete(&mut self, die: usize, op: u32) {
+        let o = self.ops[op];
+        self.die_busy[die] += self.now - self.dies[die].since;
+        self.dies[die].current = None;
+        self.ops.remove(op);
+        if self.block_tail[o.block as usize] == Some(Slot::new(op)) {
+            self.block_tail[o.block as usize] = None;
+        }
+        for next in [o.next, o.next_on_block].into_iter().flatten() {
+            let next = next.index();
+            let n = &mut self.ops[next];
+            n.waiting -= 1;
+            if n.waiting == 0 {
+                self.enqueue(next);
+            }
+        }
+        let request = &mut self.requests[o.request];
+        request.remaining -= 1;
+        if request.remaining == 0 {
+            let served = Served { start: request.start, finish: self.now };
+            self.completed.push_back(Completed { dispatched: request.dispatched, served });
+            self.requests.remove(o.request);
+        }
+        if self.dies[die].current.is_none() {
+            self.start_next(die);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigBuilder;
+    use crate::flash::{OpLog, Purpose};
+    use crate::host::SectorSpan;
+    use crate::workload::IoKind;
+
+    /// 2 channels x 1 chip x 1 die x 1 plane, 16 blocks per plane of 4 pages (interleaved: even
+    /// PBN on die 0, channel 0; odd PBN on die 1, channel 1).
+    fn two_dies(scheduler: &str, copy_back: bool) -> EventCore {
+        device(2, 1, scheduler, copy_back)
+    }
+
+    fn device(channels: u32, chips_per_channel: u32, scheduler: &str, copy_back: bool) -> EventCore {
+        let c = ConfigBuilder::new()
+            .toml(
+                "test",
+                &format!(
+                    r#"
+                [device]
+                overprovisioning = 0.5
+                [device.geometry]
+                channels = {channels}
+                chips_per_channel = {chips_per_channel}
+                dies_per_chip = 1
+                planes_per_die = 1
+                blocks_per_plane = 16
+                pages_per_block = 4
+                page_size = 4096
+                spare_size = 0
+                spare_usable = 0
+                [device.latency]
+                read_us = 25.0
+                program_us = 200.0
+                erase_us = 1500.0
+                bus_ns_per_byte = 10.0
+                [device.timing]
+                model = "parallel"
+                plane_register = false
+                scheduler = "{scheduler}"
+                copy_back = {copy_back}
+                [gc]
+                free_blocks_low = 1
+                "#
+                ),
+            )
+            .unwrap()
+            .build()
+            .unwrap();
+        EventCore::new(OpCosts::new(&c.device), &c.device)
+    }
+
+    /// One operation (kind, purpose, page number), each a chain of its own.
+    type Op = (OpKind, Purpose, u32);
+    /// A request: its dispatch time and its operations.
+    type Timed<'a> = (Nanos, &'a [Op]);
+
+    const XFER: Nanos = 40_960;
+    const READ: Nanos = 25_000 + XFER;
+    const PROGRAM: Nanos = XFER + 200_000;
+
+    fn request(index: u64, at: Nanos) -> Dispatched {
+        let request = PageRequest {
+            arrival: at,
+            kind: IoKind::Read,
+            first: crate::flash::Lpn::new(0),
+            pages: 1,
+            span: SectorSpan::WHOLE,
+        };
+        Dispatched { index, request, at }
+    }
+
+    /// Submits each request's operations at its time and returns every request's (start, finish)
+    /// by index.
+    fn run(core: &mut EventCore, requests: &[Timed]) -> Vec<(Nanos, Nanos)> {
+        let mut log = OpLog::new();
+        for (i, (at, ops)) in requests.iter().enumerate() {
+            log.clear();
+            for &(kind, purpose, ppn) in ops.iter() {
+                log.begin_chain();
+                log.push(kind, purpose, Ppn::new(ppn));
+            }
+            core.advance_to(*at);
+            core.submit(request(i as u64, *at), log.ops());
+        }
+        core.drain();
+        let mut done: Vec<_> = std::iter::from_fn(|| core.pop_completed()).collect();
+        done.sort_by_key(|c| c.dispatched.index);
+        done.iter().map(|c| (c.served.start, c.served.finish)).collect()
+    }
+
+    #[test]
+    fn independent_ops_on_two_dies_overlap() {
+        let mut t = two_dies("fifo", false);
+        let done = run(&mut t, &[(0, &[(OpKind::Program, Purpose::Host, 0), (OpKind::Program, Purpose::Host, 4)])]);
+        assert_eq!(done, [(0, PROGRAM)]);
+    }
+
+    #[test]
+    fn a_chain_serialises_across_dies_and_a_die_serves_fifo() {
+        let mut t = two_dies("fifo", false);
+        let mut log = OpLog::new();
+        log.push(OpKind::Read, Purpose::Translation, Ppn::new(0)); // die 0
+        log.push(OpKind::Read, Purpose::Host, Ppn::new(4)); // die 1, waits for the translation read
+        t.submit(request(0, 0), log.ops());
+        t.drain();
+        assert_eq!(t.pop_completed().unwrap().served, Served { start: 0, finish: 2 * READ });
+        // An erase, then a read of another block on the same die: the read waits for the erase.
+        let done = run(&mut t, &[(0, &[(OpKind::Erase, Purpose::Gc, 8)]), (10, &[(OpKind::Read, Purpose::Host, 1)])]);
+        assert_eq!(done, [(2 * READ, 2 * READ + 1_500_000), (2 * READ + 1_500_000, 2 * READ + 1_500_000 + READ)]);
+    }
+
+    #[test]
+    fn an_operation_waiting_for_its_predecessor_does_not_hold_back_an_independent_one() {
+        // Request 0: a translation read on die 0 (block 0), then a program on die 1 (block 1)
+        // that must wait for it. Request 1, a read on die 1 (block 3) issued just after, finds
+        // die 1 idle and runs at once: the waiting program does not hold it back.
+        let mut t = two_dies("fifo", false);
+        let mut log = OpLog::new();
+        log.push(OpKind::Read, Purpose::Translation, Ppn::new(0));
+        log.push(OpKind::Program, Purpose::Host, Ppn::new(4));
+        t.submit(request(0, 0), log.ops());
+        log.clear();
+        log.push(OpKind::Read, Purpose::Host, Ppn::new(12));
+        t.advance_to(1);
+        t.submit(request(1, 1), log.ops());
+        t.drain();
+        let mut done: Vec<_> = std::iter::from_fn(|| t.pop_completed()).collect();
+        done.sort_by_key(|c| c.dispatched.index);
+        assert_eq!(done[1].served, Served { start: 1, finish: 1 + READ });
+        // The program starts when both the translation read (at READ) and the die are done
+        // (at 1 + READ), and its transfer shares channel 1 with nobody.
+        assert_eq!(done[0].served, Served { start: 0, finish: 1 + READ + PROGRAM });
+    }
+
+    #[test]
+    fn an_operation_never_overtakes_an_earlier_one_on_its_block() {
+        // A program of page 4 (block 1) waits for a translation read on die 0; a read of page 5,
+        // in the same block and issued later, waits for that program although die 1 is idle.
+        let mut t = two_dies("fifo", false);
+        let mut log = OpLog::new();
+        log.push(OpKind::Read, Purpose::Translation, Ppn::new(0));
+        log.push(OpKind::Program, Purpose::Host, Ppn::new(4));
+        t.submit(request(0, 0), log.ops());
+        log.clear();
+        log.push(OpKind::Read, Purpose::Host, Ppn::new(5));
+        t.advance_to(1);
+        t.submit(request(1, 1), log.ops());
+        t.drain();
+        let mut done: Vec<_> = std::iter::from_fn(|| t.pop_completed()).collect();
+        done.sort_by_key(|c| c.dispatched.index);
+        assert_eq!(done[0].served.finish, READ + PROGRAM);
+        assert_eq!(done[1].served, Served { start: READ + PROGRAM, finish: READ + PROGRAM + READ });
+    }
+
+    /// The toy timeline of paper 001 §3.1 on one die: a program is being served when a write and
+    /// then a read arrive. FIFO serves the read last; RPS serves it as soon as the die is free.
+    #[test]
+    fn rps_serves_a_queued_read_before_a_queued_write() {
+        let timeline: &[Timed] = &[
+            (0, &[(OpKind::Program, Purpose::Host, 0)]),
+            (10, &[(OpKind::Program, Purpose::Host, 8)]),
+            (20, &[(OpKind::Read, Purpose::Host, 16)]),
+        ];
+        let fifo = run(&mut two_dies("fifo", false), timeline);
+        assert_eq!(fifo, [(0, PROGRAM), (PROGRAM, 2 * PROGRAM), (2 * PROGRAM, 2 * PROGRAM + READ)]);
+        let rps = run(&mut two_dies("rps", false), timeline);
+        assert_eq!(rps, [(0, PROGRAM), (PROGRAM + READ, 2 * PROGRAM + READ), (PROGRAM, PROGRAM + READ)]);
+    }
+
+    #[test]
+    fn fifo_and_rps_do_the_same_work() {
+        // Reads, programs and erases on both dies, arriving faster than they are served.
+        let mut requests: Vec<(Nanos, Vec<Op>)> = Vec::new();
+        for i in 0..200u32 {
+            let kind = [OpKind::Read, OpKind::Program, OpKind::Read, OpKind::Erase][i as usize % 4];
+            let ppn = (i * 7) % 64;
+            let ppn = if kind == OpKind::Erase { ppn / 4 * 4 } else { ppn };
+            requests.push((
+                i as Nanos * 30_000,
+                vec![(kind, Purpose::Host, ppn), (OpKind::Read, Purpose::Host, (ppn + 9) % 64)],
+            ));
+        }
+        let requests: Vec<Timed> = requests.iter().map(|(t, ops)| (*t, &ops[..])).collect();
+        let (mut fifo, mut rps) = (two_dies("fifo", false), two_dies("rps", false));
+        let (a, b) = (run(&mut fifo, &requests), run(&mut rps, &requests));
+        assert_ne!(a, b, "the policies order the work differently");
+        assert_eq!(fifo.die_busy, rps.die_busy, "but do the same work");
+        assert_eq!(a.iter().map(|r| r.1).max(), b.iter().map(|r| r.1).max(), "and finish together");
+    }
+
+    #[test]
+    fn copy_back_moves_a_page_inside_its_plane_without_the_bus() {
+        let mut log = OpLog::new();
+        log.push(OpKind::Read, Purpose::Gc, Ppn::new(0)); // block 0
+        log.push(OpKind::Program, Purpose::Gc, Ppn::new(8)); // block 2: same plane
+        for (copy_back, want) in [(false, READ + PROGRAM), (true, 25_000 + 200_000)] {
+            let mut t = two_dies("fifo", copy_back);
+            t.submit(request(0, 0), log.ops());
+            t.drain();
+            assert_eq!(t.pop_completed().unwrap().served.finish, want, "copy_back = {copy_back}");
+        }
+    }
+
+    #[test]
+    fn phase_ends_give_the_earliest_die_first_and_ties_to_the_lower_die() {
+        for dies in [1, 3, 16] {
+            let mut ends = PhaseEnds::new(dies);
+            assert_eq!(ends.first(), None);
+            // Even dies end at 100, odd dies at 50.
+            for die in 0..dies {
+                ends.set(die, 100 - (die as Nanos % 2) * 50);
+            }
+            let mut order = Vec::new();
+            while let Some((at, die)) = ends.first() {
+                order.push((at, die));
+                ends.clear(die);
+            }
+            let odd = (1..dies).step_by(2).map(|d| (50, d));
+            let even = (0..dies).step_by(2).map(|d| (100, d));
+            assert_eq!(order, odd.chain(even).collect::<Vec<_>>(), "{dies} dies");
+        }
+    }
+
+    #[test]
+    fn an_operation_in_flight_takes_32_bytes() {
+        assert_eq!(std::mem::size_of::<InFlight>(), 32);
+    }
+
+    #[test]
+    fn dies_of_one_channel_take_turns_on_the_bus() {
+        // One channel, two dies (block 0 on die 0, block 1 on die 1): two programs transfer one
+        // after the other, then program in parallel; two reads sense in parallel, then transfer
+        // one after the other.
+        let programs = [(OpKind::Program, Purpose::Host, 0), (OpKind::Program, Purpose::Host, 4)];
+        assert_eq!(run(&mut device(1, 2, "fifo", false), &[(0, &programs)]), [(0, 2 * XFER + 200_000)]);
+        let reads = [(OpKind::Read, Purpose::Host, 0), (OpKind::Read, Purpose::Host, 4)];
+        assert_eq!(run(&mut device(1, 2, "fifo", false), &[(0, &reads)]), [(0, 25_000 + 2 * XFER)]);
+    }
+
+    #[test]
+    fn a_request_without_operations_completes_at_once() {
+        let mut t = two_dies("fifo", false);
+        t.submit(request(0, 5), &[]);
+        assert_eq!(t.pop_completed().unwrap().served, Served { start: 5, finish: 5 });
+        assert_eq!(t.outstanding(), 0);
+    }
+}
