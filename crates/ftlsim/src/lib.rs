@@ -4,10 +4,11 @@
 //! Data flows as in a real SSD: [`workload`] (trace readers, generators) -> [`host`] (address
 //! policy, splitting into logical pages) -> [`ftl`] (mapping, caches, allocation, GC, recovery)
 //! -> [`flash`] (array state and NAND rules) with [`timing`] (when each operation runs) ->
-//! [`metrics`]. [`sim`] wires one run together; [`check`] is the correctness harness.
+//! [`metrics`]; [`controller`] holds the write buffer between the host and the FTL. [`sim`] wires one run together; [`check`] is the correctness harness.
 
 pub mod check;
 pub mod config;
+pub mod controller;
 pub mod error;
 pub mod experiment;
 pub mod flash;

@@ -9,7 +9,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Serialize;
 
 use crate::check::{check_invariants, Oracle, PowerLossPlan};
-use crate::config::{Config, PreconditionMode};
+use crate::config::{BufferOnPowerLoss, Config, PreconditionMode};
+use crate::controller::{BufferStats, WriteBuffer};
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, OpKind, OpLog, Purpose};
 use crate::ftl::{build_ftl, Ftl, FtlCtx, Prefetch, SramBreakdown};
@@ -17,7 +18,7 @@ use crate::host::{Host, PageRequest, SectorSpan};
 use crate::metrics::latency_log::LatencyLog;
 use crate::metrics::report::ReportInputs;
 use crate::metrics::{CacheStats, Collector, FlashTimes, GcStats, MergeStats, RecoveryReport, Report, RequestKind};
-use crate::timing::{Completed, Dispatched, OpCosts, TimingEngine};
+use crate::timing::{Completed, Dispatched, Nanos, OpCosts, Source, TimingEngine};
 use crate::workload::{IoKind, Workload};
 
 /// Everything a result file needs to be reproduced and read.
@@ -68,6 +69,25 @@ pub struct Simulation {
     power_cuts: u64,
     /// Where every served request's times go, when asked ([`Simulation::log_latencies`]).
     latency_log: Option<LatencyLog>,
+    /// The controller's write buffer (`buffer.size_mb`), if any.
+    buffer: Option<WriteBuffer>,
+    buffer_base: BufferStats,
+    /// Pages the buffer evicted while serving the current request, for the FTL to write.
+    evicting: Vec<Lpn>,
+    /// Host writes waiting for buffer slots, in arrival order, with the pages still waiting.
+    waiting_writes: VecDeque<(Dispatched, u32)>,
+    /// Host requests dispatched and not yet completed (`parallel`).
+    host_in_flight: u64,
+}
+
+/// What the FTL and the write buffer did with one request's pages.
+struct PagesServed {
+    /// Pages read that were never written.
+    unmapped: u64,
+    /// Pages written that wait for a buffer slot.
+    waiting: u32,
+    /// Buffer slots a trim freed for waiting writes.
+    released: u32,
 }
 
 impl Simulation {
@@ -100,6 +120,14 @@ impl Simulation {
             power_loss_at: Vec::new(),
             power_cuts: 0,
             latency_log: None,
+            buffer: {
+                let pages = config.buffer.pages(config.device.geometry.page_size);
+                (pages > 0).then(|| WriteBuffer::new(pages, config.device.logical_pages()))
+            },
+            buffer_base: BufferStats::default(),
+            evicting: Vec::new(),
+            waiting_writes: VecDeque::new(),
+            host_in_flight: 0,
             config: config.clone(),
             sram_at_start: ftl.sram(),
             ftl,
@@ -192,6 +220,7 @@ impl Simulation {
         self.gc_victims_base = self.ftl.blocks().gc_victims();
         self.gc_stats_base = self.ftl.blocks().gc_stats();
         self.merges_base = self.ftl.merge_stats().unwrap_or_default();
+        self.buffer_base = self.buffer.as_ref().map(|b| b.stats.clone()).unwrap_or_default();
         self.timing = TimingEngine::new(&self.config.device);
         Ok(())
     }
@@ -262,14 +291,28 @@ impl Simulation {
         }
     }
 
+    /// When a request arriving at `arrival` is dispatched: at once, or when the host queue has
+    /// room. The device runs (and finished requests are recorded) up to that time.
+    fn dispatch_time(&mut self, arrival: Nanos) -> Result<Nanos> {
+        let Some(depth) = self.queue_depth() else { return Ok(arrival) };
+        if let TimingEngine::FifoSingle { .. } = self.timing {
+            return Ok(self.timing.fifo_dispatch_time(arrival, depth));
+        }
+        self.timing.advance_to(arrival);
+        self.record_completed()?;
+        while self.host_in_flight >= depth as u64 && self.timing.advance_to_completion() {
+            self.record_completed()?;
+        }
+        Ok(self.timing.now_or(arrival))
+    }
+
     /// Dispatches one host request reduced to pages (host flash operations carry the sectors of
     /// a page the request touches when it does not touch all of them) at its arrival, or when the
     /// host queue has room. Its response is recorded when the device finishes it
     /// ([`Simulation::finish_requests`] waits for the ones still in flight).
     #[inline]
     pub fn serve(&mut self, mut req: PageRequest) -> Result<()> {
-        let depth = self.queue_depth();
-        let at = self.timing.dispatch_time(req.arrival, depth);
+        let at = self.dispatch_time(req.arrival)?;
         if self.closed_loop.is_some() {
             // A closed loop issues a request when an earlier one completes: that is its arrival.
             req.arrival = at;
@@ -277,7 +320,7 @@ impl Simulation {
         self.record_completed()?;
         self.ops.clear();
         let cut = self.arm_power_cut();
-        let unmapped = match self.serve_pages(&req, cut) {
+        let pages = match self.serve_pages(&req, cut) {
             Err(SimError::PowerCut) => return self.power_cut_inside(),
             outcome => outcome?,
         };
@@ -288,9 +331,21 @@ impl Simulation {
             self.oracle.forget_cuts();
         }
         self.collector.dispatched(request_kind(req.kind), req.pages as u64, req.arrival);
-        self.timing.submit(Dispatched { index: self.requests, request: req, at }, self.ops.ops(), depth);
+        let dispatched = Dispatched { index: self.requests, request: req, at, source: Source::Host };
+        if let TimingEngine::Parallel(_) = self.timing {
+            self.host_in_flight += 1;
+        }
+        if pages.waiting > 0 {
+            self.waiting_writes.push_back((dispatched, pages.waiting));
+        } else {
+            self.timing.submit(dispatched, self.ops.ops(), self.queue_depth());
+        }
+        for _ in 0..pages.released {
+            self.release_waiting_write(at)?;
+        }
+        self.write_evicted(at)?;
         self.record_completed()?;
-        self.collector.unmapped_reads += unmapped;
+        self.collector.unmapped_reads += pages.unmapped;
         self.requests += 1;
         let every = self.config.check.invariants_every;
         if every != 0 && self.requests.is_multiple_of(every) {
@@ -303,17 +358,67 @@ impl Simulation {
         Ok(())
     }
 
-    /// Records the responses of the requests the device has finished.
+    /// Records the responses of the requests the device has finished; a completed eviction
+    /// frees its buffer slot for the first waiting write.
     fn record_completed(&mut self) -> Result<()> {
         while let Some(Completed { dispatched, served }) = self.timing.pop_completed() {
-            let req = dispatched.request;
-            self.collector.completed(request_kind(req.kind), req.arrival, served);
-            if let Some(log) = self.latency_log.as_mut() {
-                let g = &self.config.device.geometry;
-                let untouched = (req.span.head as u64 + req.span.tail as u64) * g.sector_size as u64;
-                log.record(dispatched.index, &req, served, req.pages as u64 * g.page_size as u64 - untouched)?;
+            match dispatched.source {
+                Source::Host => self.record_response(dispatched, served)?,
+                Source::Eviction => {
+                    let buffer = self.buffer.as_mut().expect("evictions come from the write buffer");
+                    if buffer.evicted(dispatched.request.first) {
+                        self.release_waiting_write(served.finish)?;
+                    }
+                }
             }
         }
+        Ok(())
+    }
+
+    fn record_response(&mut self, dispatched: Dispatched, served: crate::timing::Served) -> Result<()> {
+        let req = dispatched.request;
+        self.host_in_flight = self.host_in_flight.saturating_sub(1);
+        self.collector.completed(request_kind(req.kind), req.arrival, served);
+        if let Some(log) = self.latency_log.as_mut() {
+            let g = &self.config.device.geometry;
+            let untouched = (req.span.head as u64 + req.span.tail as u64) * g.sector_size as u64;
+            log.record(dispatched.index, &req, served, req.pages as u64 * g.page_size as u64 - untouched)?;
+        }
+        Ok(())
+    }
+
+    /// A buffer slot freed at `at` goes to the first page of the first waiting write; the write
+    /// completes when its last page has one (it waited in the host queue until then).
+    fn release_waiting_write(&mut self, at: Nanos) -> Result<()> {
+        let Some((dispatched, pages)) = self.waiting_writes.front_mut() else { return Ok(()) };
+        let waited = at - dispatched.at;
+        *pages -= 1;
+        let done = (*pages == 0).then_some(*dispatched);
+        if let Some(buffer) = self.buffer.as_mut() {
+            buffer.stats.wait_ns += waited as u128;
+        }
+        if let Some(dispatched) = done {
+            self.waiting_writes.pop_front();
+            self.record_response(dispatched, crate::timing::Served { start: at, finish: at })?;
+        }
+        Ok(())
+    }
+
+    /// Writes the pages the buffer evicted for the current request to flash, each as a request
+    /// of its own in the device's base queue.
+    fn write_evicted(&mut self, at: Nanos) -> Result<()> {
+        for i in 0..self.evicting.len() {
+            let lpn = self.evicting[i];
+            self.ops.clear();
+            let version = self.oracle.next_version(lpn);
+            let (ftl, mut ctx) = self.ctx();
+            ftl.write(lpn, version, &mut ctx)?;
+            let request =
+                PageRequest { arrival: at, kind: IoKind::Write, first: lpn, pages: 1, span: SectorSpan::WHOLE };
+            let dispatched = Dispatched { index: self.requests, request, at, source: Source::Eviction };
+            self.timing.submit(dispatched, self.ops.ops(), None);
+        }
+        self.evicting.clear();
         Ok(())
     }
 
@@ -326,8 +431,10 @@ impl Simulation {
     /// The FTL's part of a request, page by page; returns the pages read unmapped. With `cut`, a
     /// planned power loss may strike inside it: the LPNs it was writing go to the oracle as cut.
     #[inline]
-    fn serve_pages(&mut self, req: &PageRequest, cut: bool) -> Result<u64> {
+    fn serve_pages(&mut self, req: &PageRequest, cut: bool) -> Result<PagesServed> {
         let index = self.requests;
+        let mut buffer = self.buffer.as_mut();
+        let (mut waiting, mut released) = (0, 0);
         let span = req.span;
         // Most requests are page-aligned: their operations carry no sector range at all.
         let partial = span != SectorSpan::WHOLE;
@@ -342,6 +449,12 @@ impl Simulation {
             ctx.ops.begin_chain();
             let page_ops = ctx.ops.issued();
             match req.kind {
+                IoKind::Read if buffer.as_mut().is_some_and(|b| b.read(lpn)) => {}
+                IoKind::Write if buffer.is_some() => {
+                    let buffered = buffer.as_mut().expect("checked").write(lpn);
+                    self.evicting.extend(buffered.evict);
+                    waiting += buffered.waits as u32;
+                }
                 IoKind::Read => {
                     let found = ftl.read(lpn, &mut ctx)?;
                     if check_reads {
@@ -357,6 +470,7 @@ impl Simulation {
                     ftl.write(lpn, version, &mut ctx)?;
                 }
                 IoKind::Trim => {
+                    released += buffer.as_mut().is_some_and(|b| b.trim(lpn)) as u32;
                     self.oracle.trim(lpn);
                     ftl.trim(lpn, &mut ctx)?;
                 }
@@ -374,7 +488,7 @@ impl Simulation {
                     .map_err(|e| tagged(e, &format!("lookup after {:?}", req.kind).to_lowercase()))?;
             }
         }
-        Ok(unmapped)
+        Ok(PagesServed { unmapped, waiting, released })
     }
 
     /// With `check.power_loss_inside`, arms the power loss planned for the request about to be
@@ -429,6 +543,7 @@ impl Simulation {
     /// every LPN against the oracle, and runs the full invariant check. Recovery takes no
     /// simulated time. An FTL that cannot recover returns `SimError::RecoveryUnsupported`.
     pub fn power_loss(&mut self) -> Result<()> {
+        self.power_loss_in_buffer()?;
         let before = *self.ops.counts();
         self.ops.clear();
         let (ftl, mut ctx) = self.ctx();
@@ -469,10 +584,35 @@ impl Simulation {
         self.check_invariants()
     }
 
+    /// A power loss reaches the write buffer: its dirty pages are written to flash first
+    /// (capacitor-backed, the default; untimed, counted in `buffer.flushed_at_power_loss`) or
+    /// lost (`volatile`: the FTL never saw them, so the oracle expects their previous versions).
+    /// Writes waiting for a slot complete now: their pages were flushed or lost with the rest.
+    fn power_loss_in_buffer(&mut self) -> Result<()> {
+        let Some(buffer) = self.buffer.as_mut() else { return Ok(()) };
+        let dirty = buffer.take_dirty();
+        match self.config.buffer.on_power_loss {
+            BufferOnPowerLoss::Flush => {
+                buffer.stats.flushed_at_power_loss += dirty.len() as u64;
+                for lpn in dirty {
+                    self.untimed_write(lpn)?;
+                }
+            }
+            BufferOnPowerLoss::Volatile => buffer.stats.lost_at_power_loss += dirty.len() as u64,
+        }
+        let now = self.timing.now_or(self.collector.last_finish);
+        while !self.waiting_writes.is_empty() {
+            self.release_waiting_write(now)?;
+        }
+        self.ops.clear();
+        Ok(())
+    }
+
     /// The report of the run so far, once the device has finished every request dispatched.
     pub fn result(&mut self, workload: &str, description: serde_json::Value, wall_seconds: f64) -> Result<RunResult> {
         self.finish_requests()?;
-        let state_bytes = (self.flash.state_bytes() + self.ftl.state_bytes()) as u64;
+        let buffer_bytes = self.buffer.as_ref().map_or(0, WriteBuffer::state_bytes);
+        let state_bytes = (self.flash.state_bytes() + self.ftl.state_bytes() + buffer_bytes) as u64;
         let report = Report::build(ReportInputs {
             collector: &self.collector,
             ops: &self.ops,
@@ -482,6 +622,7 @@ impl Simulation {
             gc_victims: self.ftl.blocks().gc_victims() - self.gc_victims_base,
             gc_stats: self.ftl.blocks().gc_stats().since(&self.gc_stats_base),
             merges: self.ftl.merge_stats().map(|m| m.since(&self.merges_base)),
+            buffer: self.buffer.as_ref().map(|b| b.stats.since(&self.buffer_base)),
             plane_register_hits: self.timing.register_hits(),
             busiest_busy_ns: self.timing.busiest_busy_ns(),
             recovery: self.recovery.clone(),

@@ -31,3 +31,85 @@ fn a_16k_read_on_ssd16_reads_four_chips_at_once() {
     assert_eq!(report.response.read.count, 1);
     assert!((report.response.read.max_us - 65.0).abs() < 0.1, "{} us", report.response.read.max_us);
 }
+
+/// A small `ssd16` (64 blocks per plane) with a write buffer of `pages` 4 KB pages.
+fn buffered(pages: u32, sets: &[&str]) -> ftlsim::Config {
+    let mut b = ConfigBuilder::new()
+        .preset("ssd16")
+        .unwrap()
+        .set("device.geometry.blocks_per_plane=64")
+        .unwrap()
+        .set("gc.free_blocks_low=4")
+        .unwrap()
+        .set(&format!("buffer.size_mb={}", pages as f64 * 4096.0 / 1048576.0))
+        .unwrap();
+    for s in sets {
+        b = b.set(s).unwrap();
+    }
+    b.build().unwrap()
+}
+
+#[test]
+fn a_buffered_write_completes_at_once_and_a_read_of_it_touches_no_flash() {
+    let mut sim = Simulation::new(&buffered(64, &[]), "pftl").unwrap();
+    sim.precondition().unwrap();
+    sim.serve(request(1_000, IoKind::Write, 7, 2)).unwrap();
+    sim.serve(request(2_000, IoKind::Read, 8, 1)).unwrap();
+    let report = sim.result("buffer", serde_json::Value::Null, 0.0).unwrap().report;
+    assert_eq!((report.programs.host, report.reads.host), (0, 0), "nothing reached flash");
+    assert_eq!(report.response.all.max_us, 0.0);
+    let buffer = report.buffer.unwrap();
+    assert_eq!((buffer.counts.read_hits, buffer.counts.evictions), (1, 0));
+    assert_eq!(buffer.read_hit_ratio, Some(1.0));
+}
+
+#[test]
+fn with_a_full_buffer_a_write_waits_for_an_eviction_to_be_programmed() {
+    // Two pages of buffer: the third page written evicts the first, and its writer waits until
+    // that page is programmed (one bus transfer and one program: 40 + 200 us).
+    let mut sim = Simulation::new(&buffered(2, &[]), "pftl").unwrap();
+    sim.precondition().unwrap();
+    for (i, lpn) in [10, 11, 12].into_iter().enumerate() {
+        sim.serve(request(i as u64, IoKind::Write, lpn, 1)).unwrap();
+    }
+    let report = sim.result("full", serde_json::Value::Null, 0.0).unwrap().report;
+    assert_eq!(report.programs.host, 1);
+    let buffer = report.buffer.unwrap();
+    assert_eq!((buffer.counts.evictions, buffer.counts.waited_pages), (1, 1));
+    assert!((report.response.write.max_us - 240.0).abs() < 0.01, "{}", report.response.write.max_us);
+    assert!(buffer.mean_waiting_writes > 0.99, "one write waited the whole span: {}", buffer.mean_waiting_writes);
+}
+
+#[test]
+fn a_power_loss_flushes_the_buffer_or_loses_it() {
+    for (mode, flushed, lost) in [("flush", 3, 0), ("volatile", 0, 3)] {
+        let config = buffered(64, &[&format!("buffer.on_power_loss=\"{mode}\"")]);
+        let mut sim = Simulation::new(&config, "pftl").unwrap();
+        sim.precondition().unwrap();
+        sim.set_power_loss_points(vec![1]);
+        // The power loss after the write checks every page against the oracle: the flushed
+        // pages read back new, the lost ones old.
+        sim.serve(request(0, IoKind::Write, 3, 3)).unwrap();
+        sim.serve(request(10_000, IoKind::Read, 3, 3)).unwrap();
+        let report = sim.result(mode, serde_json::Value::Null, 0.0).unwrap().report;
+        let buffer = report.buffer.unwrap();
+        assert_eq!((buffer.counts.flushed_at_power_loss, buffer.counts.lost_at_power_loss), (flushed, lost), "{mode}");
+        assert_eq!(report.reads.host, 3, "{mode}: after the power loss the reads go to flash");
+    }
+}
+
+/// Every registered FTL runs under the data oracle with a write buffer small enough to evict
+/// all the time, and power losses that flush it.
+#[test]
+fn every_ftl_keeps_its_data_behind_a_write_buffer() {
+    let spec: ftlsim::workload::generator::SynthSpec =
+        "requests=3000,read=0.4,size=4k,addr=hotcold:0.8:0.2,footprint=8MiB,arrival=poisson:20000".parse().unwrap();
+    for ftl in ftlsim::ftl::ftl_names() {
+        let config = buffered(32, &["check.power_loss_at=\"random:3:3000\"", "check.invariants_every=500"]);
+        let capacity = config.device.logical_pages() as u64 * 4096;
+        let result =
+            ftlsim::run(&config, ftl, spec.workload(capacity).unwrap()).unwrap_or_else(|e| panic!("{ftl}: {e}"));
+        let buffer = result.report.buffer.unwrap();
+        assert!(buffer.counts.evictions > 100 && buffer.counts.write_hits > 0, "{ftl}: {buffer:?}");
+    }
+}

@@ -248,6 +248,35 @@ pub struct HostConfig {
     pub queue_depth: u32,
 }
 
+/// The controller's DRAM write buffer (`controller::write_buffer`; `parallel` timing only).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct BufferConfig {
+    /// Capacity in MiB; 0 (the default) means no buffer: writes go straight to the FTL.
+    #[serde(default)]
+    pub size_mb: f64,
+    /// What a power loss does to the buffered pages.
+    #[serde(default)]
+    pub on_power_loss: BufferOnPowerLoss,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BufferOnPowerLoss {
+    /// Capacitor-backed (paper 001's assumption): buffered pages are written to flash first.
+    #[default]
+    Flush,
+    /// Lost: the host reads their previous versions afterwards.
+    Volatile,
+}
+
+impl BufferConfig {
+    /// Capacity in pages of `page_size` bytes (0: no buffer).
+    pub fn pages(&self, page_size: u32) -> u32 {
+        (self.size_mb * 1024.0 * 1024.0 / page_size as f64).floor() as u32
+    }
+}
+
 fn default_queue_depth() -> u32 {
     1024
 }
@@ -345,6 +374,8 @@ const MAX_AGE_FACTOR: f64 = 64.0;
 const MAX_OP_US: f64 = 1e9;
 /// Slowest bus, nanoseconds per byte (1 KB/s).
 const MAX_BUS_NS_PER_BYTE: f64 = 1e6;
+/// A write buffer of at most 1 TiB (its bookkeeping is per logical page, not per buffered page).
+const MAX_BUFFER_MB: f64 = 1024.0 * 1024.0;
 /// Strongest compression or stretching of trace time.
 const MIN_TIME_SCALE: f64 = 1e-6;
 
@@ -362,6 +393,8 @@ pub struct Config {
     pub gc: GcConfig,
     #[serde(default)]
     pub host: HostConfig,
+    #[serde(default)]
+    pub buffer: BufferConfig,
     #[serde(default)]
     pub precondition: PreconditionConfig,
     #[serde(default)]
@@ -492,10 +525,33 @@ impl Config {
         if self.host.queue_depth == 0 {
             return Err(SimError::config("host.queue_depth", "must be at least 1"));
         }
+        if !(self.buffer.size_mb.is_finite() && (0.0..=MAX_BUFFER_MB).contains(&self.buffer.size_mb)) {
+            return Err(SimError::config(
+                "buffer.size_mb",
+                format!("must be in [0, {MAX_BUFFER_MB:?}] MiB, found {:?}", self.buffer.size_mb),
+            ));
+        }
+        if self.buffer.size_mb > 0.0 && self.buffer.pages(d.geometry.page_size) == 0 {
+            return Err(SimError::config(
+                "buffer.size_mb",
+                format!(
+                    "{} MiB holds no page of {} bytes (0 turns the buffer off)",
+                    self.buffer.size_mb, d.geometry.page_size
+                ),
+            ));
+        }
+        if self.buffer.size_mb > 0.0 && self.check.power_loss_inside {
+            return Err(SimError::config(
+                "check.power_loss_inside",
+                "strikes inside a request's flash operations, which a write buffer takes away from host writes; \
+                 use power losses between requests with buffer.size_mb",
+            ));
+        }
         if d.timing.model == TimingModelKind::FifoSingle {
             let parallel_only = [
                 ("device.timing.scheduler", d.timing.scheduler != crate::timing::SchedulerKind::Fifo),
                 ("device.timing.copy_back", d.timing.copy_back),
+                ("buffer.size_mb", self.buffer.size_mb > 0.0),
             ];
             if let Some((field, _)) = parallel_only.iter().find(|(_, set)| *set) {
                 return Err(SimError::config(
@@ -763,7 +819,10 @@ mod tests {
         assert_eq!(c.device.overprovisioning, 0.30);
         assert_eq!(c.device.logical_pages(), (g.total_pages() as f64 * 0.7).floor() as u32);
         assert_eq!(c.device.allocation_unit, AllocationUnit::Plane);
+        assert_eq!(c.device.striping, Striping::Raid0);
         assert_eq!(c.device.timing.model, TimingModelKind::Parallel);
+        assert_eq!(c.device.timing.scheduler, crate::timing::SchedulerKind::Rps);
+        assert!(c.device.timing.copy_back);
         assert_eq!(c.gc.policy, VictimPolicyKind::Greedy);
         // GC while clean space < 10% of the exported space of each plane pool.
         let exported_blocks_per_plane = 0.7 * g.blocks_per_plane as f64;
@@ -812,11 +871,26 @@ mod tests {
             ("device.latency.read_us=-1", "device.latency.read_us"),
             ("host.time_scale=0", "host.time_scale"),
             ("host.address_policy=\"scale\"", "host.scale_span_bytes"),
+            ("host.queue_depth=0", "host.queue_depth"),
+            ("buffer.size_mb=-1", "buffer.size_mb"),
+            ("buffer.size_mb=0.001", "buffer.size_mb"),
+            // The write buffer, RPS and copy-back need the parallel model (mlc8g is fifo-single).
+            ("buffer.size_mb=64", "buffer.size_mb"),
+            ("device.timing.scheduler=\"rps\"", "device.timing.scheduler"),
+            ("device.timing.copy_back=true", "device.timing.copy_back"),
         ];
         for (set, field) in cases {
             let err = ConfigBuilder::new().set(set).unwrap().build().unwrap_err().to_string();
             assert!(err.contains(field), "{set}: {err}");
         }
+        let inside = ConfigBuilder::new()
+            .preset("ssd16")
+            .and_then(|b| b.set("buffer.size_mb=64"))
+            .and_then(|b| b.set("check.power_loss_inside=true"))
+            .and_then(|b| b.build())
+            .unwrap_err()
+            .to_string();
+        assert!(inside.contains("check.power_loss_inside"), "{inside}");
     }
 
     #[test]

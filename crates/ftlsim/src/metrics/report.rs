@@ -170,10 +170,27 @@ pub struct Report {
     /// Merges of block-mapped and log-block FTLs (absent for the others).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub merges: Option<MergeReport>,
+    /// The controller's write buffer (absent without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<BufferReport>,
     pub recovery: RecoveryReport,
     pub sram: Vec<SramItem>,
     pub sram_total_bytes: u64,
     pub simulation: SimulationReport,
+}
+
+/// What the write buffer did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BufferReport {
+    #[serde(flatten)]
+    pub counts: crate::controller::BufferStats,
+    /// Host page reads served from the buffer, over all host page reads.
+    pub read_hit_ratio: Option<f64>,
+    /// Host page writes that updated a buffered page, over all host page writes.
+    pub write_hit_ratio: Option<f64>,
+    /// Time-averaged number of host page writes waiting for a buffer slot (paper 001's Q_w_avg,
+    /// counted in pages).
+    pub mean_waiting_writes: f64,
 }
 
 fn ratio(a: u64, b: u64) -> Option<f64> {
@@ -190,6 +207,7 @@ pub struct ReportInputs<'a> {
     pub gc_victims: u64,
     pub gc_stats: GcStats,
     pub merges: Option<MergeStats>,
+    pub buffer: Option<crate::controller::BufferStats>,
     pub plane_register_hits: u64,
     /// Busy time of the timing model's busiest server, ns.
     pub busiest_busy_ns: u64,
@@ -285,6 +303,15 @@ impl Report {
                 m.time_model(t, flash_us)
             }),
             merges: i.merges.map(|m| MergeReport::new(m, ppb, &reads, &programs, &erases, i.array_times)),
+            buffer: i.buffer.map(|b| {
+                let span = c.last_finish.saturating_sub(c.first_arrival.unwrap_or(0));
+                BufferReport {
+                    read_hit_ratio: ratio(b.read_hits, c.pages_read),
+                    write_hit_ratio: ratio(b.write_hits, c.pages_written),
+                    mean_waiting_writes: if span == 0 { 0.0 } else { b.wait_ns as f64 / span as f64 },
+                    counts: b,
+                }
+            }),
             recovery: i.recovery,
             sram: i.sram,
             sram_total_bytes,

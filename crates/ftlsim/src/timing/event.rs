@@ -35,6 +35,15 @@ pub struct Dispatched {
     pub request: PageRequest,
     /// When the host handed it to the device (its arrival, or later when the host queue was full).
     pub at: Nanos,
+    pub source: Source,
+}
+
+/// Who asked for a request's flash operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Host,
+    /// The write buffer, writing an evicted page (`request.first`) to flash.
+    Eviction,
 }
 
 /// A request the device finished.
@@ -540,7 +549,7 @@ mod tests {
             pages: 1,
             span: SectorSpan::WHOLE,
         };
-        Dispatched { index, request, at }
+        Dispatched { index, request, at, source: Source::Host }
     }
 
     /// Submits each request's operations at its time and returns every request's (start, finish)

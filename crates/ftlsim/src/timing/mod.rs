@@ -12,7 +12,7 @@ mod fifo;
 mod scheduler;
 
 pub use costs::OpCosts;
-pub use event::{Completed, Dispatched, EventCore};
+pub use event::{Completed, Dispatched, EventCore, Source};
 pub use fifo::FifoSingle;
 pub use scheduler::{Class, DieQueue, SchedulerKind};
 
@@ -62,28 +62,41 @@ impl TimingEngine {
         }
     }
 
-    /// The earliest time from `t` on at which fewer than `depth` requests are outstanding (a
-    /// host queue-depth limit); a parallel model runs its events up to then.
-    pub fn dispatch_time(&mut self, t: Nanos, depth: Option<u32>) -> Nanos {
+    /// For `fifo-single`: the earliest time from `t` on at which fewer than `depth` requests are
+    /// outstanding (a closed loop's issue time). Its requests finish in dispatch order, so the
+    /// completions it keeps are those of the last `depth` requests.
+    pub fn fifo_dispatch_time(&mut self, t: Nanos, depth: u32) -> Nanos {
+        let TimingEngine::FifoSingle { finishes, .. } = self else { return t };
+        while finishes.peek().is_some_and(|&Reverse(f)| f <= t) {
+            finishes.pop();
+        }
+        if finishes.len() >= depth as usize {
+            let Reverse(first) = finishes.pop().expect("a full queue holds a request");
+            return t.max(first);
+        }
+        t
+    }
+
+    /// Runs the device up to time `t` (`parallel`; `fifo-single` has nothing to run).
+    pub fn advance_to(&mut self, t: Nanos) {
+        if let TimingEngine::Parallel(core) = self {
+            core.advance_to(t);
+        }
+    }
+
+    /// Runs the device until a request completes; false when nothing is left to run.
+    pub fn advance_to_completion(&mut self) -> bool {
         match self {
-            TimingEngine::FifoSingle { finishes, .. } => {
-                let Some(depth) = depth else { return t };
-                while finishes.peek().is_some_and(|&Reverse(f)| f <= t) {
-                    finishes.pop();
-                }
-                if finishes.len() >= depth as usize {
-                    let Reverse(first) = finishes.pop().expect("a full queue holds a request");
-                    return t.max(first);
-                }
-                t
-            }
-            TimingEngine::Parallel(core) => {
-                core.advance_to(t);
-                if let Some(depth) = depth {
-                    while core.outstanding() >= depth as usize && core.advance_to_completion() {}
-                }
-                core.now()
-            }
+            TimingEngine::FifoSingle { .. } => false,
+            TimingEngine::Parallel(core) => core.advance_to_completion(),
+        }
+    }
+
+    /// The time the device stands at (`parallel`); `fifo-single` keeps none and answers `t`.
+    pub fn now_or(&self, t: Nanos) -> Nanos {
+        match self {
+            TimingEngine::FifoSingle { .. } => t,
+            TimingEngine::Parallel(core) => core.now(),
         }
     }
 

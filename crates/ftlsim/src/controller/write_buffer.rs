@@ -1,0 +1,219 @@
+//! The controller's DRAM write buffer (paper 001 §2.6): write-back, LRU over logical pages.
+//!
+//! A host write completes as soon as its pages are buffered. When the buffer is full, the least
+//! recently used page is evicted: the FTL writes it to flash, and its slot is freed only when
+//! that program completes, so pending evictions count against the capacity and a host write
+//! finding no free slot waits in the host queue for the next completion. A write to a page that
+//! is buffered, or whose eviction is still in flight, updates it in place. Reads of such pages are
+//! served from the buffer without touching flash.
+//!
+//! This type keeps only which pages are where and the counts; the simulation calls the FTL for
+//! evictions and tells the buffer when their programs complete.
+
+use serde::Serialize;
+
+use crate::flash::Lpn;
+use crate::ftl::common::ListSet;
+
+/// Dirty pages waiting in the buffer, most recently used first.
+const RESIDENT: u32 = 0;
+/// Pages evicted whose program has not completed.
+const PENDING: u32 = 1;
+
+/// What the buffer did over a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct BufferStats {
+    pub capacity_pages: u64,
+    /// Host page reads served from the buffer.
+    pub read_hits: u64,
+    /// Host page writes that updated a buffered page (or one being evicted) in place.
+    pub write_hits: u64,
+    /// Pages evicted to flash.
+    pub evictions: u64,
+    /// Host page writes that found the buffer full and waited for an eviction to complete.
+    pub waited_pages: u64,
+    /// Sum over waiting pages of their waits, ns (over the simulated span: the mean number of
+    /// page writes waiting in the host queue).
+    #[serde(skip)]
+    pub wait_ns: u128,
+    /// Buffered pages written to flash at power losses (capacitor-backed flush).
+    pub flushed_at_power_loss: u64,
+    /// Buffered pages lost at power losses (`buffer.on_power_loss = "volatile"`).
+    pub lost_at_power_loss: u64,
+}
+
+impl BufferStats {
+    /// The counts since `base` (after preconditioning).
+    pub fn since(&self, base: &BufferStats) -> BufferStats {
+        BufferStats {
+            capacity_pages: self.capacity_pages,
+            read_hits: self.read_hits - base.read_hits,
+            write_hits: self.write_hits - base.write_hits,
+            evictions: self.evictions - base.evictions,
+            waited_pages: self.waited_pages - base.waited_pages,
+            wait_ns: self.wait_ns - base.wait_ns,
+            flushed_at_power_loss: self.flushed_at_power_loss - base.flushed_at_power_loss,
+            lost_at_power_loss: self.lost_at_power_loss - base.lost_at_power_loss,
+        }
+    }
+}
+
+/// The outcome of buffering one host page write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Buffered {
+    /// The page to write to flash now to make room, if any.
+    pub evict: Option<Lpn>,
+    /// Whether the write must wait for a slot (an eviction to complete).
+    pub waits: bool,
+}
+
+pub struct WriteBuffer {
+    capacity: u32,
+    pages: ListSet,
+    /// Host page writes waiting for a slot (buffered beyond the capacity).
+    overflow: u32,
+    pub stats: BufferStats,
+}
+
+impl WriteBuffer {
+    /// A buffer of `capacity` pages over `logical_pages` logical pages.
+    pub fn new(capacity: u32, logical_pages: u32) -> Self {
+        assert!(capacity > 0, "a write buffer holds at least one page");
+        WriteBuffer {
+            capacity,
+            pages: ListSet::new(logical_pages as usize, 2),
+            overflow: 0,
+            stats: BufferStats { capacity_pages: capacity as u64, ..BufferStats::default() },
+        }
+    }
+
+    /// Whether a host read of `lpn` is served from the buffer (counted as a hit if so).
+    #[inline]
+    pub fn read(&mut self, lpn: Lpn) -> bool {
+        let hit = self.pages.list_of(lpn.get()).is_some();
+        self.stats.read_hits += hit as u64;
+        hit
+    }
+
+    /// Buffers a host write of `lpn`.
+    pub fn write(&mut self, lpn: Lpn) -> Buffered {
+        let slot = lpn.get();
+        match self.pages.list_of(slot) {
+            Some(RESIDENT) => {
+                self.pages.move_to_front(RESIDENT, slot);
+                self.stats.write_hits += 1;
+                return Buffered { evict: None, waits: false };
+            }
+            Some(_) => {
+                // Its eviction is in flight: the program takes the newest data.
+                self.stats.write_hits += 1;
+                return Buffered { evict: None, waits: false };
+            }
+            None => {}
+        }
+        self.pages.push_front(RESIDENT, slot);
+        if self.occupied() <= self.capacity {
+            return Buffered { evict: None, waits: false };
+        }
+        let victim = self.pages.back(RESIDENT).expect("a full buffer holds the page just written");
+        self.pages.remove(victim);
+        self.pages.push_back(PENDING, victim);
+        self.stats.evictions += 1;
+        let waits = self.occupied() > self.capacity;
+        if waits {
+            self.overflow += 1;
+            self.stats.waited_pages += 1;
+        }
+        Buffered { evict: Some(Lpn::new(victim)), waits }
+    }
+
+    /// The program of the evicted `lpn` completed: its slot is free. Returns whether a waiting
+    /// host page write takes it.
+    pub fn evicted(&mut self, lpn: Lpn) -> bool {
+        debug_assert_eq!(self.pages.list_of(lpn.get()), Some(PENDING), "{lpn} was being evicted");
+        self.pages.remove(lpn.get());
+        self.release()
+    }
+
+    /// A host trim of `lpn`: a buffered copy is dropped (a slot frees); one being evicted is
+    /// left to its program. Returns whether a waiting host page write takes the freed slot.
+    pub fn trim(&mut self, lpn: Lpn) -> bool {
+        if self.pages.list_of(lpn.get()) != Some(RESIDENT) {
+            return false;
+        }
+        self.pages.remove(lpn.get());
+        self.release()
+    }
+
+    /// A slot was freed: the first waiting write takes it, if any.
+    fn release(&mut self) -> bool {
+        if self.overflow == 0 {
+            return false;
+        }
+        self.overflow -= 1;
+        true
+    }
+
+    fn occupied(&self) -> u32 {
+        self.pages.len(RESIDENT) + self.pages.len(PENDING)
+    }
+
+    /// Empties the buffer of its dirty pages, oldest first (a power loss: they are flushed to
+    /// flash or lost), and releases every waiting write. Pages being evicted stay: their
+    /// programs are under way.
+    pub fn take_dirty(&mut self) -> Vec<Lpn> {
+        let dirty: Vec<Lpn> = self.pages.iter_from_back(RESIDENT).map(Lpn::new).collect();
+        for lpn in &dirty {
+            self.pages.remove(lpn.get());
+        }
+        self.overflow = 0;
+        dirty
+    }
+
+    /// Bytes of simulator memory it takes.
+    pub fn state_bytes(&self) -> usize {
+        self.pages.memory_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lpns(v: &[u32]) -> Vec<Lpn> {
+        v.iter().map(|&n| Lpn::new(n)).collect()
+    }
+
+    #[test]
+    fn a_full_buffer_evicts_its_least_recently_used_page_and_the_writer_waits_for_its_program() {
+        let mut b = WriteBuffer::new(2, 16);
+        assert_eq!(b.write(Lpn::new(1)), Buffered { evict: None, waits: false });
+        assert_eq!(b.write(Lpn::new(2)), Buffered { evict: None, waits: false });
+        // A hit refreshes page 1, so page 2 is the least recently used.
+        assert_eq!(b.write(Lpn::new(1)), Buffered { evict: None, waits: false });
+        assert_eq!(b.write(Lpn::new(3)), Buffered { evict: Some(Lpn::new(2)), waits: true });
+        assert!(b.read(Lpn::new(2)), "a page being evicted is still served from the buffer");
+        assert!(!b.read(Lpn::new(9)));
+        // Writing page 2 again while its eviction is in flight updates it in place.
+        assert_eq!(b.write(Lpn::new(2)), Buffered { evict: None, waits: false });
+        assert!(b.evicted(Lpn::new(2)), "the freed slot goes to the waiting write of page 3");
+        assert!(!b.read(Lpn::new(2)));
+        let s = &b.stats;
+        assert_eq!((s.read_hits, s.write_hits, s.evictions, s.waited_pages), (1, 2, 1, 1));
+    }
+
+    #[test]
+    fn a_trim_frees_a_slot_and_a_power_loss_takes_the_dirty_pages_oldest_first() {
+        let mut b = WriteBuffer::new(2, 16);
+        b.write(Lpn::new(4));
+        b.write(Lpn::new(5));
+        assert_eq!(b.write(Lpn::new(6)), Buffered { evict: Some(Lpn::new(4)), waits: true });
+        assert!(b.trim(Lpn::new(5)), "the slot page 5 held goes to the waiting write");
+        assert!(!b.trim(Lpn::new(4)), "page 4 is being evicted: its program goes on");
+        // Page 6 (now alone and least recently used) is evicted for page 7, which waits.
+        assert_eq!(b.write(Lpn::new(7)), Buffered { evict: Some(Lpn::new(6)), waits: true });
+        assert_eq!(b.take_dirty(), lpns(&[7]));
+        assert!(b.read(Lpn::new(4)), "the evictions in flight stay");
+        assert!(!b.evicted(Lpn::new(4)), "nobody waits any more");
+    }
+}
