@@ -78,6 +78,8 @@ pub struct Simulation {
     waiting_writes: VecDeque<(Dispatched, u32)>,
     /// Host requests dispatched and not yet completed (`parallel`).
     host_in_flight: u64,
+    /// Victims background GC reclaimed, all run long and since preconditioning.
+    background_gc_victims: u64,
 }
 
 /// What the FTL and the write buffer did with one request's pages.
@@ -106,7 +108,7 @@ impl Simulation {
             flash: FlashArray::new(&config.device.geometry, config.device.program_order),
             ops: OpLog::new(),
             cache: CacheStats::default(),
-            timing: TimingEngine::new(&config.device),
+            timing: new_timing(config),
             collector: Collector::default(),
             oracle: Oracle::new(config.device.logical_pages()),
             host: Host::new(config),
@@ -122,12 +124,13 @@ impl Simulation {
             latency_log: None,
             buffer: {
                 let pages = config.buffer.pages(config.device.geometry.page_size);
-                (pages > 0).then(|| WriteBuffer::new(pages, config.device.logical_pages()))
+                (pages > 0).then(|| WriteBuffer::new(pages))
             },
             buffer_base: BufferStats::default(),
             evicting: Vec::new(),
             waiting_writes: VecDeque::new(),
             host_in_flight: 0,
+            background_gc_victims: 0,
             config: config.clone(),
             sram_at_start: ftl.sram(),
             ftl,
@@ -221,7 +224,8 @@ impl Simulation {
         self.gc_stats_base = self.ftl.blocks().gc_stats();
         self.merges_base = self.ftl.merge_stats().unwrap_or_default();
         self.buffer_base = self.buffer.as_ref().map(|b| b.stats.clone()).unwrap_or_default();
-        self.timing = TimingEngine::new(&self.config.device);
+        self.timing = new_timing(&self.config);
+        self.background_gc_victims = 0;
         Ok(())
     }
 
@@ -298,12 +302,44 @@ impl Simulation {
         if let TimingEngine::FifoSingle { .. } = self.timing {
             return Ok(self.timing.fifo_dispatch_time(arrival, depth));
         }
-        self.timing.advance_to(arrival);
+        while self.timing.advance_to(arrival) {
+            self.record_completed()?;
+            self.collect_in_background()?;
+        }
         self.record_completed()?;
         while self.host_in_flight >= depth as u64 && self.timing.advance_to_completion() {
             self.record_completed()?;
+            self.collect_in_background()?;
         }
         Ok(self.timing.now_or(arrival))
+    }
+
+    /// Background GC on the dies that fell idle (`gc.background_free_blocks`): one victim of
+    /// one of the die's units that is low on free blocks, queued at the lowest priority. The die
+    /// falls idle again when that work is done, and collects again while a unit is still low.
+    fn collect_in_background(&mut self) -> Result<()> {
+        for die in self.timing.take_idle_dies() {
+            for unit in self.config.device.units_of_die(die) {
+                self.ops.clear();
+                let (ftl, mut ctx) = self.ctx();
+                if ftl.collect_in_background(unit, &mut ctx)? {
+                    self.background_gc_victims += 1;
+                    let at = self.timing.now_or(0);
+                    let request = PageRequest {
+                        arrival: at,
+                        kind: IoKind::Write,
+                        first: Lpn::new(0),
+                        pages: 0,
+                        span: SectorSpan::WHOLE,
+                    };
+                    let dispatched = Dispatched { index: self.requests, request, at, source: Source::Background };
+                    self.timing.submit(dispatched, self.ops.ops(), None);
+                    break;
+                }
+            }
+        }
+        self.ops.clear();
+        Ok(())
     }
 
     /// Dispatches one host request reduced to pages (host flash operations carry the sectors of
@@ -370,6 +406,7 @@ impl Simulation {
                         self.release_waiting_write(served.finish)?;
                     }
                 }
+                Source::Background => {}
             }
         }
         Ok(())
@@ -623,6 +660,7 @@ impl Simulation {
             gc_stats: self.ftl.blocks().gc_stats().since(&self.gc_stats_base),
             merges: self.ftl.merge_stats().map(|m| m.since(&self.merges_base)),
             buffer: self.buffer.as_ref().map(|b| b.stats.since(&self.buffer_base)),
+            dies: self.timing.die_times().map(|times| (times, self.background_gc_victims)),
             plane_register_hits: self.timing.register_hits(),
             busiest_busy_ns: self.timing.busiest_busy_ns(),
             recovery: self.recovery.clone(),
@@ -665,6 +703,15 @@ fn tagged(e: SimError, when: &str) -> SimError {
         }
         other => other,
     }
+}
+
+/// The configured timing model, watching for idle dies when background GC is on.
+fn new_timing(config: &Config) -> TimingEngine {
+    let mut timing = TimingEngine::new(&config.device);
+    if config.gc.background_free_blocks > 0 {
+        timing.watch_idle_dies();
+    }
+    timing
 }
 
 /// Preconditions a fresh device and runs the workload on it.

@@ -22,6 +22,8 @@ fn a_16k_read_on_ssd16_reads_four_chips_at_once() {
         .unwrap()
         .set("gc.free_blocks_low=4")
         .unwrap()
+        .set("gc.background_free_blocks=6")
+        .unwrap()
         .build()
         .unwrap();
     let mut sim = Simulation::new(&config, "pftl").unwrap();
@@ -40,6 +42,8 @@ fn buffered(pages: u32, sets: &[&str]) -> ftlsim::Config {
         .set("device.geometry.blocks_per_plane=64")
         .unwrap()
         .set("gc.free_blocks_low=4")
+        .unwrap()
+        .set("gc.background_free_blocks=6")
         .unwrap()
         .set(&format!("buffer.size_mb={}", pages as f64 * 4096.0 / 1048576.0))
         .unwrap();
@@ -112,4 +116,70 @@ fn every_ftl_keeps_its_data_behind_a_write_buffer() {
         let buffer = result.report.buffer.unwrap();
         assert!(buffer.counts.evictions > 100 && buffer.counts.write_hits > 0, "{ftl}: {buffer:?}");
     }
+}
+
+/// A small aged `ssd16` without its write buffer (foreground GC at 3 free blocks per plane;
+/// background GC from 8 on, if asked), under 40,000 half-read 4 KB requests at `iops`.
+fn gc_run(background: bool, iops: u32) -> ftlsim::metrics::Report {
+    let b = ConfigBuilder::new()
+        .preset("ssd16")
+        .unwrap()
+        .set("device.geometry.blocks_per_plane=128")
+        .unwrap()
+        .set("gc.free_blocks_low=3")
+        .unwrap()
+        .set("precondition.mode=\"age\"")
+        .unwrap()
+        .set("precondition.age_factor=1")
+        .unwrap()
+        .set("buffer.size_mb=0")
+        .unwrap()
+        .set(&format!("gc.background_free_blocks={}", if background { 8 } else { 0 }))
+        .unwrap();
+    let config = b.build().unwrap();
+    let spec: ftlsim::workload::generator::SynthSpec =
+        format!("requests=40000,read=0.5,size=4k,arrival=poisson:{iops}").parse().unwrap();
+    let capacity = config.device.logical_pages() as u64 * 4096;
+    ftlsim::run(&config, "pftl", spec.workload(capacity).unwrap()).unwrap().report
+}
+
+#[test]
+fn background_gc_runs_in_idle_time_and_turns_foreground_when_the_pool_runs_out() {
+    // Idle-rich: 2,000 requests/s on 16 chips. Background GC does the collecting, so writes
+    // stop paying for it, and a read still costs one page read and transfer (65 us) as on an
+    // idle device (the median; a read arriving during a GC operation waits for its end: GC
+    // operations are not suspended).
+    let (foreground, background) = (gc_run(false, 2_000), gc_run(true, 2_000));
+    let dies = background.dies.as_ref().unwrap();
+    assert!(foreground.gc_victims > 100, "the run collects: {}", foreground.gc_victims);
+    assert_eq!(foreground.dies.as_ref().unwrap().background_gc_victims, 0);
+    // (A few units start the measured run at the foreground threshold, aged that far.)
+    assert!(
+        dies.background_gc_victims as f64 >= 0.99 * background.gc_victims as f64,
+        "{} of {} victims collected in the background",
+        dies.background_gc_victims,
+        background.gc_victims
+    );
+    let (fg, bg) = (&foreground.response, &background.response);
+    assert!(
+        bg.write.mean_us < 0.75 * fg.write.mean_us,
+        "writes: {} us against {} us",
+        bg.write.mean_us,
+        fg.write.mean_us
+    );
+    assert!(
+        bg.write.p99_us < 0.25 * fg.write.p99_us,
+        "write p99: {} us against {} us",
+        bg.write.p99_us,
+        fg.write.p99_us
+    );
+    assert!((bg.read.p50_us - 65.0).abs() < 0.1, "read median {} us", bg.read.p50_us);
+    // Saturated: dies are never idle long enough, the pool runs low and GC turns foreground.
+    let saturated = gc_run(true, 1_000_000);
+    let background_victims = saturated.dies.unwrap().background_gc_victims;
+    assert!(
+        saturated.gc_victims > background_victims,
+        "{} victims, {background_victims} in the background",
+        saturated.gc_victims
+    );
 }

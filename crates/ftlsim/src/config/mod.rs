@@ -141,6 +141,14 @@ impl DeviceConfig {
             (physical * (1.0 - self.overprovisioning)).floor() as u32
         })
     }
+    /// The allocation units whose blocks are on `die`.
+    pub fn units_of_die(&self, die: u32) -> std::ops::Range<u32> {
+        match self.allocation_unit {
+            AllocationUnit::Die => die..die + 1,
+            AllocationUnit::Plane => die * self.geometry.planes_per_die..(die + 1) * self.geometry.planes_per_die,
+        }
+    }
+
     pub fn allocation_units(&self) -> u32 {
         match self.allocation_unit {
             AllocationUnit::Die => self.geometry.total_dies(),
@@ -175,6 +183,11 @@ pub struct GcConfig {
     /// What the FTL keeps in SRAM to know which pages GC must move.
     #[serde(default)]
     pub validity: ValidityTracking,
+    /// Background GC (`parallel` only): a unit with at most this many free blocks is collected,
+    /// one victim at a time at the lowest priority, whenever its die falls idle, until it has
+    /// one block more (hysteresis); foreground GC still runs at `free_blocks_low`. 0: off.
+    #[serde(default)]
+    pub background_free_blocks: u32,
 }
 
 /// What an FTL keeps in SRAM about page validity (paper 000 chapters 5-8).
@@ -214,6 +227,7 @@ impl Default for GcConfig {
             free_blocks_low: four(),
             free_block_choice: FreeBlockChoice::default(),
             validity: ValidityTracking::default(),
+            background_free_blocks: 0,
         }
     }
 }
@@ -540,6 +554,29 @@ impl Config {
                 ),
             ));
         }
+        let background = self.gc.background_free_blocks;
+        if background > 0 {
+            if background <= self.gc.free_blocks_low {
+                return Err(SimError::config(
+                    "gc.background_free_blocks",
+                    format!(
+                        "must exceed gc.free_blocks_low ({}): background GC starts before the pool runs low, found {background}",
+                        self.gc.free_blocks_low
+                    ),
+                ));
+            }
+            let per_unit = self.device.geometry.blocks_per_plane as u64
+                * match self.device.allocation_unit {
+                    AllocationUnit::Die => self.device.geometry.planes_per_die as u64,
+                    AllocationUnit::Plane => 1,
+                };
+            if background as u64 >= per_unit {
+                return Err(SimError::config(
+                    "gc.background_free_blocks",
+                    format!("must be below the {per_unit} blocks of an allocation unit, found {background}"),
+                ));
+            }
+        }
         if self.buffer.size_mb > 0.0 && self.check.power_loss_inside {
             return Err(SimError::config(
                 "check.power_loss_inside",
@@ -552,6 +589,7 @@ impl Config {
                 ("device.timing.scheduler", d.timing.scheduler != crate::timing::SchedulerKind::Fifo),
                 ("device.timing.copy_back", d.timing.copy_back),
                 ("buffer.size_mb", self.buffer.size_mb > 0.0),
+                ("gc.background_free_blocks", self.gc.background_free_blocks > 0),
             ];
             if let Some((field, _)) = parallel_only.iter().find(|(_, set)| *set) {
                 return Err(SimError::config(
@@ -824,10 +862,13 @@ mod tests {
         assert_eq!(c.device.timing.scheduler, crate::timing::SchedulerKind::Rps);
         assert!(c.device.timing.copy_back);
         assert_eq!(c.gc.policy, VictimPolicyKind::Greedy);
-        // GC while clean space < 10% of the exported space of each plane pool.
+        // Background GC while clean space < 10% of the exported space of each plane pool.
         let exported_blocks_per_plane = 0.7 * g.blocks_per_plane as f64;
         let threshold = 0.1 * exported_blocks_per_plane;
-        assert!((c.gc.free_blocks_low as f64) < threshold && (c.gc.free_blocks_low + 1) as f64 >= threshold);
+        let background = c.gc.background_free_blocks;
+        assert!((background as f64) < threshold && (background + 1) as f64 >= threshold);
+        assert_eq!(c.gc.free_blocks_low, 1);
+        assert_eq!(c.buffer.size_mb, 64.0);
     }
 
     #[test]

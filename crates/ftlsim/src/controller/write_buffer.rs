@@ -10,6 +10,8 @@
 //! This type keeps only which pages are where and the counts; the simulation calls the FTL for
 //! evictions and tells the buffer when their programs complete.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::flash::Lpn;
@@ -67,21 +69,30 @@ pub struct Buffered {
     pub waits: bool,
 }
 
+/// Its memory follows what it holds, not the logical space: a slot per page buffered or being
+/// evicted, found by its logical page number.
 pub struct WriteBuffer {
     capacity: u32,
-    pages: ListSet,
+    /// The slot of each page buffered or being evicted.
+    slot_of: HashMap<u32, u32>,
+    /// The slots' lists; a slot's payload is its logical page number.
+    pages: ListSet<u32>,
+    /// Slots not in use.
+    free: Vec<u32>,
     /// Host page writes waiting for a slot (buffered beyond the capacity).
     overflow: u32,
     pub stats: BufferStats,
 }
 
 impl WriteBuffer {
-    /// A buffer of `capacity` pages over `logical_pages` logical pages.
-    pub fn new(capacity: u32, logical_pages: u32) -> Self {
+    /// A buffer of `capacity` pages.
+    pub fn new(capacity: u32) -> Self {
         assert!(capacity > 0, "a write buffer holds at least one page");
         WriteBuffer {
             capacity,
-            pages: ListSet::new(logical_pages as usize, 2),
+            slot_of: HashMap::new(),
+            pages: ListSet::new(0, 2),
+            free: Vec::new(),
             overflow: 0,
             stats: BufferStats { capacity_pages: capacity as u64, ..BufferStats::default() },
         }
@@ -90,16 +101,27 @@ impl WriteBuffer {
     /// Whether a host read of `lpn` is served from the buffer (counted as a hit if so).
     #[inline]
     pub fn read(&mut self, lpn: Lpn) -> bool {
-        let hit = self.pages.list_of(lpn.get()).is_some();
+        let hit = self.slot_of.contains_key(&lpn.get());
         self.stats.read_hits += hit as u64;
         hit
     }
 
+    fn list_of(&self, lpn: Lpn) -> Option<(u32, u32)> {
+        let slot = *self.slot_of.get(&lpn.get())?;
+        Some((slot, self.pages.list_of(slot).expect("a page's slot is listed")))
+    }
+
+    /// Forgets the page in `slot`.
+    fn drop_slot(&mut self, slot: u32) {
+        self.pages.remove(slot);
+        self.slot_of.remove(self.pages.payload(slot));
+        self.free.push(slot);
+    }
+
     /// Buffers a host write of `lpn`.
     pub fn write(&mut self, lpn: Lpn) -> Buffered {
-        let slot = lpn.get();
-        match self.pages.list_of(slot) {
-            Some(RESIDENT) => {
+        match self.list_of(lpn) {
+            Some((slot, RESIDENT)) => {
                 self.pages.move_to_front(RESIDENT, slot);
                 self.stats.write_hits += 1;
                 return Buffered { evict: None, waits: false };
@@ -111,6 +133,9 @@ impl WriteBuffer {
             }
             None => {}
         }
+        let slot = self.free.pop().unwrap_or_else(|| self.pages.add_slot());
+        *self.pages.payload_mut(slot) = lpn.get();
+        self.slot_of.insert(lpn.get(), slot);
         self.pages.push_front(RESIDENT, slot);
         if self.occupied() <= self.capacity {
             return Buffered { evict: None, waits: false };
@@ -124,24 +149,23 @@ impl WriteBuffer {
             self.overflow += 1;
             self.stats.waited_pages += 1;
         }
-        Buffered { evict: Some(Lpn::new(victim)), waits }
+        Buffered { evict: Some(Lpn::new(*self.pages.payload(victim))), waits }
     }
 
     /// The program of the evicted `lpn` completed: its slot is free. Returns whether a waiting
     /// host page write takes it.
     pub fn evicted(&mut self, lpn: Lpn) -> bool {
-        debug_assert_eq!(self.pages.list_of(lpn.get()), Some(PENDING), "{lpn} was being evicted");
-        self.pages.remove(lpn.get());
+        let (slot, list) = self.list_of(lpn).expect("an evicted page is in the buffer");
+        debug_assert_eq!(list, PENDING, "{lpn} was being evicted");
+        self.drop_slot(slot);
         self.release()
     }
 
     /// A host trim of `lpn`: a buffered copy is dropped (a slot frees); one being evicted is
     /// left to its program. Returns whether a waiting host page write takes the freed slot.
     pub fn trim(&mut self, lpn: Lpn) -> bool {
-        if self.pages.list_of(lpn.get()) != Some(RESIDENT) {
-            return false;
-        }
-        self.pages.remove(lpn.get());
+        let Some((slot, RESIDENT)) = self.list_of(lpn) else { return false };
+        self.drop_slot(slot);
         self.release()
     }
 
@@ -162,17 +186,18 @@ impl WriteBuffer {
     /// flash or lost), and releases every waiting write. Pages being evicted stay: their
     /// programs are under way.
     pub fn take_dirty(&mut self) -> Vec<Lpn> {
-        let dirty: Vec<Lpn> = self.pages.iter_from_back(RESIDENT).map(Lpn::new).collect();
-        for lpn in &dirty {
-            self.pages.remove(lpn.get());
+        let slots: Vec<u32> = self.pages.iter_from_back(RESIDENT).collect();
+        let dirty = slots.iter().map(|&slot| Lpn::new(*self.pages.payload(slot))).collect();
+        for slot in slots {
+            self.drop_slot(slot);
         }
         self.overflow = 0;
         dirty
     }
 
-    /// Bytes of simulator memory it takes.
+    /// Bytes of simulator memory it takes (about, for the hash map).
     pub fn state_bytes(&self) -> usize {
-        self.pages.memory_bytes()
+        self.pages.memory_bytes() + self.slot_of.capacity() * 2 * size_of::<u32>() + self.free.capacity() * 4
     }
 }
 
@@ -186,7 +211,7 @@ mod tests {
 
     #[test]
     fn a_full_buffer_evicts_its_least_recently_used_page_and_the_writer_waits_for_its_program() {
-        let mut b = WriteBuffer::new(2, 16);
+        let mut b = WriteBuffer::new(2);
         assert_eq!(b.write(Lpn::new(1)), Buffered { evict: None, waits: false });
         assert_eq!(b.write(Lpn::new(2)), Buffered { evict: None, waits: false });
         // A hit refreshes page 1, so page 2 is the least recently used.
@@ -204,7 +229,7 @@ mod tests {
 
     #[test]
     fn a_trim_frees_a_slot_and_a_power_loss_takes_the_dirty_pages_oldest_first() {
-        let mut b = WriteBuffer::new(2, 16);
+        let mut b = WriteBuffer::new(2);
         b.write(Lpn::new(4));
         b.write(Lpn::new(5));
         assert_eq!(b.write(Lpn::new(6)), Buffered { evict: Some(Lpn::new(4)), waits: true });

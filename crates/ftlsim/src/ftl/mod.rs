@@ -160,6 +160,13 @@ pub trait Ftl: Send {
     /// Bytes of simulator memory the FTL's state takes (not the modelled SRAM).
     fn state_bytes(&self) -> usize;
 
+    /// One step of background GC on allocation unit `unit`, called when its die has nothing
+    /// else to do (`gc.background_free_blocks`); returns whether it reclaimed a block. The
+    /// default does nothing: schemes whose GC is merging log blocks collect in the foreground.
+    fn collect_in_background(&mut self, _unit: u32, _ctx: &mut FtlCtx) -> Result<bool> {
+        Ok(false)
+    }
+
     /// Writes back dirty cached state (after preconditioning); a no-op for SRAM-only maps.
     fn flush(&mut self, _ctx: &mut FtlCtx) -> Result<()> {
         Ok(())

@@ -72,6 +72,10 @@ impl Ftl for OptimalFtl {
         gc_updates_hit(ctx, |ctx| self.page.write(lpn, version, ctx))
     }
 
+    fn collect_in_background(&mut self, unit: u32, ctx: &mut FtlCtx) -> Result<bool> {
+        gc_updates_hit(ctx, |ctx| self.page.collect_in_background(unit, ctx))
+    }
+
     fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
         ctx.cache.record(CacheAccess::Hit);
         self.page.trim(lpn, ctx)

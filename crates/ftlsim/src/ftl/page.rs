@@ -107,6 +107,10 @@ impl Ftl for PageFtl {
         Ok(())
     }
 
+    fn collect_in_background(&mut self, unit: u32, ctx: &mut FtlCtx) -> Result<bool> {
+        self.blocks.collect_in_background(unit, &mut self.map, ctx)
+    }
+
     fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
         if let Some(old) = self.map.l2p[lpn.index()].take() {
             self.blocks.invalidate(old, ctx.flash)?;

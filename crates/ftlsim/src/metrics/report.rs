@@ -173,6 +173,9 @@ pub struct Report {
     /// The controller's write buffer (absent without one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub buffer: Option<BufferReport>,
+    /// How the dies spent their time (`parallel` timing only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dies: Option<DieReport>,
     pub recovery: RecoveryReport,
     pub sram: Vec<SramItem>,
     pub sram_total_bytes: u64,
@@ -193,6 +196,19 @@ pub struct BufferReport {
     pub mean_waiting_writes: f64,
 }
 
+/// How the dies of the `parallel` model spent the simulated span.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DieReport {
+    /// Busy time over the span, averaged over the dies.
+    pub mean_utilization: Option<f64>,
+    pub max_utilization: Option<f64>,
+    /// Idle periods between two operations of a die, and their mean length.
+    pub idle_slots: u64,
+    pub mean_idle_slot_us: Option<f64>,
+    /// Victims reclaimed by background GC (`gc.background_free_blocks`).
+    pub background_gc_victims: u64,
+}
+
 fn ratio(a: u64, b: u64) -> Option<f64> {
     (b != 0).then(|| a as f64 / b as f64)
 }
@@ -208,6 +224,7 @@ pub struct ReportInputs<'a> {
     pub gc_stats: GcStats,
     pub merges: Option<MergeStats>,
     pub buffer: Option<crate::controller::BufferStats>,
+    pub dies: Option<(&'a crate::timing::DieTimes, u64)>,
     pub plane_register_hits: u64,
     /// Busy time of the timing model's busiest server, ns.
     pub busiest_busy_ns: u64,
@@ -310,6 +327,19 @@ impl Report {
                     write_hit_ratio: ratio(b.write_hits, c.pages_written),
                     mean_waiting_writes: if span == 0 { 0.0 } else { b.wait_ns as f64 / span as f64 },
                     counts: b,
+                }
+            }),
+            dies: i.dies.map(|(times, background_gc_victims)| {
+                let span = c.last_finish.saturating_sub(c.first_arrival.unwrap_or(0));
+                let busy = &times.busy_ns;
+                let mean_busy = busy.iter().sum::<u64>() as f64 / busy.len().max(1) as f64;
+                DieReport {
+                    mean_utilization: (span > 0).then(|| mean_busy / span as f64),
+                    max_utilization: ratio(busy.iter().copied().max().unwrap_or(0), span),
+                    idle_slots: times.idle_slots,
+                    mean_idle_slot_us: (times.idle_slots > 0)
+                        .then(|| times.idle_slot_ns as f64 / times.idle_slots as f64 / 1000.0),
+                    background_gc_victims,
                 }
             }),
             recovery: i.recovery,

@@ -44,6 +44,8 @@ pub enum Source {
     Host,
     /// The write buffer, writing an evicted page (`request.first`) to flash.
     Eviction,
+    /// Background GC: served at the lowest priority.
+    Background,
 }
 
 /// A request the device finished.
@@ -210,8 +212,18 @@ impl PhaseEnds {
 struct Die {
     queue: DieQueue,
     current: Option<u32>,
-    /// When it took its current operation.
+    /// When it took its current operation, or fell idle.
     since: Nanos,
+}
+
+/// How the dies spent their time.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DieTimes {
+    /// Per die, time spent on operations.
+    pub busy_ns: Vec<Nanos>,
+    /// Idle periods that ended (a die waiting for work between two operations).
+    pub idle_slots: u64,
+    pub idle_slot_ns: u128,
 }
 
 pub struct EventCore {
@@ -228,8 +240,10 @@ pub struct EventCore {
     ops: Slab<InFlight>,
     requests: Slab<Outstanding>,
     completed: VecDeque<Completed>,
-    /// Time each die spent on operations.
-    pub(crate) die_busy: Vec<Nanos>,
+    pub(crate) times: DieTimes,
+    /// Report dies that fall idle ([`EventCore::take_idle_dies`]), for background work.
+    watch_idle: bool,
+    fell_idle: Vec<u32>,
     /// Slab index of each operation of the request being submitted.
     submitting: Vec<u32>,
     /// Per block, the last operation issued on it that has not completed.
@@ -251,7 +265,9 @@ impl EventCore {
             ops: Slab::new(),
             requests: Slab::new(),
             completed: VecDeque::new(),
-            die_busy: vec![0; dies],
+            times: DieTimes { busy_ns: vec![0; dies], ..DieTimes::default() },
+            watch_idle: false,
+            fell_idle: Vec::new(),
             submitting: Vec::with_capacity(64),
             block_tail: vec![None; g.total_blocks() as usize],
             costs,
@@ -283,17 +299,23 @@ impl EventCore {
         true
     }
 
-    /// Runs every event up to and including time `t`, then stands at `t`.
-    pub fn advance_to(&mut self, t: Nanos) {
+    /// Runs every event up to and including time `t`, then stands at `t`; stops early (and
+    /// returns true) where a watched die falls idle.
+    pub fn advance_to(&mut self, t: Nanos) -> bool {
         while self.events.first().is_some_and(|(at, _)| at <= t) {
             self.step();
+            if !self.fell_idle.is_empty() {
+                return true;
+            }
         }
         self.now = self.now.max(t);
+        false
     }
 
-    /// Runs events until a request completes or nothing is left to run; returns whether one completed.
+    /// Runs events until a request completes or a watched die falls idle; false when nothing is
+    /// left to run.
     pub fn advance_to_completion(&mut self) -> bool {
-        while self.completed.is_empty() {
+        while self.completed.is_empty() && self.fell_idle.is_empty() {
             if !self.step() {
                 return false;
             }
@@ -301,9 +323,22 @@ impl EventCore {
         true
     }
 
-    /// Runs every event left; time stands at the last one.
+    /// Runs every event left; time stands at the last one. Dies falling idle meanwhile are not
+    /// reported: nothing is left to serve.
     pub fn drain(&mut self) {
-        while self.step() {}
+        while self.step() {
+            self.fell_idle.clear();
+        }
+    }
+
+    /// Reports dies that fall idle from now on ([`EventCore::take_idle_dies`]).
+    pub fn watch_idle_dies(&mut self) {
+        self.watch_idle = true;
+    }
+
+    /// The dies that fell idle since the last call, in the order they did.
+    pub fn take_idle_dies(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.fell_idle)
     }
 
     /// Hands the device a request's operations at the current time (after [`Self::advance_to`]
@@ -329,7 +364,11 @@ impl EventCore {
                 next: None,
                 next_on_block: None,
                 kind: op.kind,
-                class: Class::of(op.kind, op.purpose),
+                class: if dispatched.source == Source::Background {
+                    Class::Background
+                } else {
+                    Class::of(op.kind, op.purpose)
+                },
                 phase: Phase::Queued,
                 uses_bus: true,
                 waiting: 0,
@@ -404,13 +443,24 @@ impl EventCore {
 
     /// The idle die `die` takes its next operation, if it has one.
     fn start_next(&mut self, die: usize) {
+        let now = self.now;
         let Some(op) = self.dies[die].queue.pop(self.policy) else {
             self.events.clear(die);
+            self.dies[die].since = now;
+            if self.watch_idle {
+                self.fell_idle.push(die as u32);
+            }
             return;
         };
-        let now = self.now;
-        self.dies[die].current = Some(op);
-        self.dies[die].since = now;
+        let d = &mut self.dies[die];
+        if d.since < now {
+            // It was idle since then (a die that completes one operation and takes the next at
+            // once has no idle slot).
+            self.times.idle_slots += 1;
+            self.times.idle_slot_ns += (now - d.since) as u128;
+        }
+        d.current = Some(op);
+        d.since = now;
         let o = &self.ops[op];
         let (kind, plane, ppn) = (o.kind, o.plane, o.ppn);
         let request = &mut self.requests[o.request];
@@ -452,7 +502,7 @@ impl EventCore {
     /// `op` has finished: its die is free, its successors perhaps ready, its request perhaps done.
     fn complete(&mut self, die: usize, op: u32) {
         let o = self.ops[op];
-        self.die_busy[die] += self.now - self.dies[die].since;
+        self.times.busy_ns[die] += self.now - self.dies[die].since;
         self.dies[die].current = None;
         self.ops.remove(op);
         if self.block_tail[o.block as usize] == Some(Slot::new(op)) {
@@ -667,7 +717,7 @@ mod tests {
         let (mut fifo, mut rps) = (two_dies("fifo", false), two_dies("rps", false));
         let (a, b) = (run(&mut fifo, &requests), run(&mut rps, &requests));
         assert_ne!(a, b, "the policies order the work differently");
-        assert_eq!(fifo.die_busy, rps.die_busy, "but do the same work");
+        assert_eq!(fifo.times.busy_ns, rps.times.busy_ns, "but do the same work");
         assert_eq!(a.iter().map(|r| r.1).max(), b.iter().map(|r| r.1).max(), "and finish together");
     }
 

@@ -12,7 +12,7 @@ mod fifo;
 mod scheduler;
 
 pub use costs::OpCosts;
-pub use event::{Completed, Dispatched, EventCore, Source};
+pub use event::{Completed, DieTimes, Dispatched, EventCore, Source};
 pub use fifo::FifoSingle;
 pub use scheduler::{Class, DieQueue, SchedulerKind};
 
@@ -38,6 +38,8 @@ pub struct Served {
 /// Both models take requests in dispatch order and report them finished through
 /// [`TimingEngine::pop_completed`]: `fifo-single` at once (it knows a request's completion when
 /// the request arrives), `parallel` when its event core reaches it.
+// One engine per simulation, called per request: its size does not matter, an indirection would.
+#[allow(clippy::large_enum_variant)]
 pub enum TimingEngine {
     FifoSingle {
         model: FifoSingle,
@@ -77,14 +79,40 @@ impl TimingEngine {
         t
     }
 
-    /// Runs the device up to time `t` (`parallel`; `fifo-single` has nothing to run).
-    pub fn advance_to(&mut self, t: Nanos) {
-        if let TimingEngine::Parallel(core) = self {
-            core.advance_to(t);
+    /// Runs the device up to time `t` (`parallel`; `fifo-single` has nothing to run); true if it
+    /// stopped early because a watched die fell idle ([`Self::take_idle_dies`]).
+    pub fn advance_to(&mut self, t: Nanos) -> bool {
+        match self {
+            TimingEngine::FifoSingle { .. } => false,
+            TimingEngine::Parallel(core) => core.advance_to(t),
         }
     }
 
-    /// Runs the device until a request completes; false when nothing is left to run.
+    /// Dies falling idle are reported from now on (`parallel`), for background work.
+    pub fn watch_idle_dies(&mut self) {
+        if let TimingEngine::Parallel(core) = self {
+            core.watch_idle_dies();
+        }
+    }
+
+    /// The dies that fell idle since the last call.
+    pub fn take_idle_dies(&mut self) -> Vec<u32> {
+        match self {
+            TimingEngine::FifoSingle { .. } => Vec::new(),
+            TimingEngine::Parallel(core) => core.take_idle_dies(),
+        }
+    }
+
+    /// How the dies spent their time (`parallel`).
+    pub fn die_times(&self) -> Option<&DieTimes> {
+        match self {
+            TimingEngine::FifoSingle { .. } => None,
+            TimingEngine::Parallel(core) => Some(&core.times),
+        }
+    }
+
+    /// Runs the device until a request completes or a watched die falls idle; false when
+    /// nothing is left to run.
     pub fn advance_to_completion(&mut self) -> bool {
         match self {
             TimingEngine::FifoSingle { .. } => false,
@@ -137,7 +165,7 @@ impl TimingEngine {
     pub fn busiest_busy_ns(&self) -> Nanos {
         match self {
             TimingEngine::FifoSingle { model, .. } => model.busy,
-            TimingEngine::Parallel(core) => core.die_busy.iter().copied().max().unwrap_or(0),
+            TimingEngine::Parallel(core) => core.times.busy_ns.iter().copied().max().unwrap_or(0),
         }
     }
 

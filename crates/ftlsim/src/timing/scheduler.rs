@@ -27,6 +27,8 @@ pub enum Class {
     Read,
     /// Everything else: programs, erases, and reads that garbage collection or recovery issue.
     Base,
+    /// Background GC: taken only when nothing else waits, under every policy.
+    Background,
 }
 
 impl Class {
@@ -48,12 +50,15 @@ pub struct DieQueue {
     base: VecDeque<u32>,
     /// RPS's priority queue of reads.
     reads: VecDeque<u32>,
+    /// Background work, served when the die would otherwise be idle.
+    background: VecDeque<u32>,
 }
 
 impl DieQueue {
     #[inline]
     pub fn push(&mut self, policy: SchedulerKind, op: u32, class: Class) {
         match (policy, class) {
+            (_, Class::Background) => self.background.push_back(op),
             (SchedulerKind::Rps, Class::Read) => self.reads.push_back(op),
             _ => self.base.push_back(op),
         }
@@ -61,14 +66,15 @@ impl DieQueue {
 
     #[inline]
     pub fn pop(&mut self, policy: SchedulerKind) -> Option<u32> {
-        match policy {
+        let foreground = match policy {
             SchedulerKind::Fifo => self.base.pop_front(),
             SchedulerKind::Rps => self.reads.pop_front().or_else(|| self.base.pop_front()),
-        }
+        };
+        foreground.or_else(|| self.background.pop_front())
     }
 
     pub fn len(&self) -> usize {
-        self.base.len() + self.reads.len()
+        self.base.len() + self.reads.len() + self.background.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -90,6 +96,18 @@ mod tests {
         };
         assert_eq!(order(SchedulerKind::Fifo), [1, 2, 3, 4]);
         assert_eq!(order(SchedulerKind::Rps), [2, 4, 1, 3]);
+    }
+
+    #[test]
+    fn background_work_waits_for_everything_else_under_every_policy() {
+        for policy in [SchedulerKind::Fifo, SchedulerKind::Rps] {
+            let mut q = DieQueue::default();
+            q.push(policy, 1, Class::Background);
+            q.push(policy, 2, Class::Base);
+            q.push(policy, 3, Class::Read);
+            let order: Vec<_> = std::iter::from_fn(|| q.pop(policy)).collect();
+            assert_eq!(*order.last().unwrap(), 1, "{policy:?}");
+        }
     }
 
     #[test]

@@ -73,6 +73,8 @@ pub struct BlockManager {
     pub(super) validity: Validity,
     pub(super) role: Vec<BlockRole>,
     striping: Striping,
+    /// `gc.background_free_blocks` (0: no background GC).
+    background_free_blocks: u32,
 }
 
 impl BlockManager {
@@ -88,6 +90,7 @@ impl BlockManager {
             gc: GcEngine::new(victims, config.gc.policy, gc_threshold(config.gc.free_blocks_low, streams.len() as u32)),
             frontiers: Frontiers::new(streams, spread_order(&geometry, config.device.allocation_unit)),
             striping: config.device.striping,
+            background_free_blocks: config.gc.background_free_blocks,
             role: vec![BlockRole::Free; geometry.total_blocks() as usize],
             validity: Validity::new(&geometry, config.gc.validity),
             pool,
@@ -173,6 +176,17 @@ impl BlockManager {
     #[inline]
     pub fn next_unit(&mut self, stream: StreamId) -> u32 {
         self.frontiers.next_unit(stream)
+    }
+
+    /// One step of background GC on `unit` (`gc.background_free_blocks`): reclaims a victim if
+    /// the unit has at most that many free blocks; returns whether it did.
+    pub fn collect_in_background<R: Relocate>(&mut self, unit: u32, reloc: &mut R, ctx: &mut FtlCtx) -> Result<bool> {
+        let low = self.background_free_blocks;
+        if low > 0 && self.free_blocks(unit) <= low as usize {
+            self.reclaim_one(unit, reloc, ctx)
+        } else {
+            Ok(false)
+        }
     }
 
     /// The unit a host write of `lpn` goes to (`device.striping`).

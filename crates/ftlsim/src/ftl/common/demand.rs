@@ -124,6 +124,10 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
         self.map.remap(lpn, Some(ppn), &mut self.blocks, ctx)
     }
 
+    fn collect_in_background(&mut self, unit: u32, ctx: &mut FtlCtx) -> Result<bool> {
+        self.blocks.collect_in_background(unit, &mut self.map, ctx)
+    }
+
     fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
         if let Some(old) = self.map.translate(lpn, &mut self.blocks, ctx)? {
             self.blocks.invalidate(old, ctx.flash)?;

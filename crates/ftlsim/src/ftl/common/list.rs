@@ -164,6 +164,12 @@ impl<P: Copy + Default> ListSet<P> {
         })
     }
 
+    /// Adds an unlisted slot at the end; returns its index (structures that grow with use).
+    pub fn add_slot(&mut self) -> u32 {
+        self.nodes.push(Self::unlinked());
+        (self.nodes.len() - 1) as u32
+    }
+
     /// Empties every list (and resets every slot's state).
     pub fn clear(&mut self) {
         self.nodes.fill(Self::unlinked());
