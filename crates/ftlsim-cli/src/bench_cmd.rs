@@ -69,6 +69,22 @@ fn gzip_msr_trace(requests: u64, logical_pages: u32, page_size: u32) -> Workload
 }
 
 const AGED: &[&str] = &["precondition.mode=\"age\"", "precondition.age_factor=1.0"];
+/// `ssd16` aged, without its write buffer and background GC: the flash back end alone.
+const AGED_RPS: &[&str] = &[
+    "precondition.mode=\"age\"",
+    "precondition.age_factor=1.0",
+    "buffer.size_mb=0",
+    "gc.background_free_blocks=0",
+    "gc.free_blocks_low=286",
+];
+const AGED_FIFO: &[&str] = &[
+    "precondition.mode=\"age\"",
+    "precondition.age_factor=1.0",
+    "buffer.size_mb=0",
+    "gc.background_free_blocks=0",
+    "gc.free_blocks_low=286",
+    "device.timing.scheduler=\"fifo\"",
+];
 const EMPTY: &[&str] = &["precondition.mode=\"none\""];
 
 /// The default mixed stream with half reads and 10% sequential requests: random-heavy, for the
@@ -83,7 +99,27 @@ const SCENARIOS: &[Scenario] = &[
     Scenario { name: "sequential reads", ftl: "pftl", preset: "mlc8g", sets: &[], stream: sequential_reads },
     // Aged to steady state first: with 30% over-provisioning a mere fill leaves GC idle for
     // millions of writes, and the rate would measure a device that never collects.
-    Scenario { name: "random 4K writes (aged)", ftl: "pftl", preset: "ssd16", sets: AGED, stream: random_writes },
+    Scenario {
+        name: "random 4K writes (aged, RPS)",
+        ftl: "pftl",
+        preset: "ssd16",
+        sets: AGED_RPS,
+        stream: random_writes,
+    },
+    Scenario {
+        name: "random 4K writes (aged, FIFO)",
+        ftl: "pftl",
+        preset: "ssd16",
+        sets: AGED_FIFO,
+        stream: random_writes,
+    },
+    Scenario {
+        name: "random 4K writes (aged, buffer, background GC)",
+        ftl: "pftl",
+        preset: "ssd16",
+        sets: AGED,
+        stream: random_writes,
+    },
     Scenario { name: "sequential reads", ftl: "pftl", preset: "ssd16", sets: &[], stream: sequential_reads },
     Scenario { name: "oltp-mix 50% reads", ftl: "optimal", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
     Scenario { name: "oltp-mix 50% reads", ftl: "dftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },

@@ -388,6 +388,8 @@ const MAX_AGE_FACTOR: f64 = 64.0;
 const MAX_OP_US: f64 = 1e9;
 /// Slowest bus, nanoseconds per byte (1 KB/s).
 const MAX_BUS_NS_PER_BYTE: f64 = 1e6;
+/// Dies the `parallel` model tells apart (a die number fits 16 bits in an operation in flight).
+const MAX_PARALLEL_DIES: u32 = 1 << 16;
 /// A write buffer of at most 1 TiB (its bookkeeping is per logical page, not per buffered page).
 const MAX_BUFFER_MB: f64 = 1024.0 * 1024.0;
 /// Strongest compression or stretching of trace time.
@@ -488,6 +490,15 @@ impl Config {
     pub fn validate(&self) -> Result<()> {
         let d = &self.device;
         d.geometry.validate()?;
+        if d.timing.model == TimingModelKind::Parallel && d.geometry.total_dies() > MAX_PARALLEL_DIES {
+            return Err(SimError::config(
+                "device.timing.model",
+                format!(
+                    "`parallel` models at most {MAX_PARALLEL_DIES} dies; the geometry has {}",
+                    d.geometry.total_dies()
+                ),
+            ));
+        }
         let finite_positive = [
             ("device.latency.read_us", d.latency.read_us),
             ("device.latency.program_us", d.latency.program_us),
@@ -932,6 +943,17 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(inside.contains("check.power_loss_inside"), "{inside}");
+        let dies = [
+            "device.geometry.channels=65537",
+            "device.geometry.blocks_per_plane=16",
+            "device.geometry.pages_per_block=4",
+        ]
+        .iter()
+        .try_fold(ConfigBuilder::new().preset("ssd16").unwrap(), |b, s| b.set(s))
+        .and_then(|b| b.build())
+        .unwrap_err()
+        .to_string();
+        assert!(dies.contains("device.timing.model") && dies.contains("65536 dies"), "{dies}");
     }
 
     #[test]

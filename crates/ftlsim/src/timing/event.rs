@@ -82,10 +82,20 @@ impl Slot {
     }
 }
 
+/// Where a block is, looked up once per operation instead of computed.
+#[derive(Debug, Clone, Copy)]
+struct BlockPlace {
+    /// The last operation issued on the block that has not completed.
+    tail: Option<Slot>,
+    plane: u32,
+    die: u32,
+}
+
 #[derive(Debug, Clone, Copy)]
 struct InFlight {
     ppn: Ppn,
     plane: u32,
+    die: u16,
     block: u32,
     request: u32,
     /// The next operation of its chain.
@@ -246,8 +256,10 @@ pub struct EventCore {
     fell_idle: Vec<u32>,
     /// Slab index of each operation of the request being submitted.
     submitting: Vec<u32>,
-    /// Per block, the last operation issued on it that has not completed.
-    block_tail: Vec<Option<Slot>>,
+    /// Per block: where it is, and the last operation issued on it that has not completed.
+    blocks: Vec<BlockPlace>,
+    /// The channel of each die.
+    channel_of: Vec<u32>,
 }
 
 impl EventCore {
@@ -269,7 +281,14 @@ impl EventCore {
             watch_idle: false,
             fell_idle: Vec::new(),
             submitting: Vec::with_capacity(64),
-            block_tail: vec![None; g.total_blocks() as usize],
+            blocks: g
+                .blocks()
+                .map(|b| {
+                    let plane = g.plane_of_block(b);
+                    BlockPlace { tail: None, plane, die: plane / g.planes_per_die }
+                })
+                .collect(),
+            channel_of: (0..g.total_dies()).map(|d| g.channel_of_die(d)).collect(),
             costs,
         }
     }
@@ -355,10 +374,11 @@ impl EventCore {
         self.submitting.clear();
         for op in ops {
             let block = g.block_of(op.ppn);
-            let plane = g.plane_of_block(block);
+            let BlockPlace { plane, die, .. } = self.blocks[block.index()];
             let slot = self.ops.insert(InFlight {
                 ppn: op.ppn,
                 plane,
+                die: die as u16,
                 block: block.get(),
                 request,
                 next: None,
@@ -390,7 +410,7 @@ impl EventCore {
                     self.ops[slot].uses_bus = false;
                 }
             }
-            if let Some(before) = self.block_tail[block.index()].replace(Slot::new(slot)) {
+            if let Some(before) = self.blocks[block.index()].tail.replace(Slot::new(slot)) {
                 self.ops[before.index()].next_on_block = Some(Slot::new(slot));
                 self.ops[slot].waiting += 1;
             }
@@ -406,7 +426,7 @@ impl EventCore {
 
     #[inline]
     fn die_of(&self, op: u32) -> usize {
-        (self.ops[op].plane / self.costs.geometry.planes_per_die) as usize
+        self.ops[op].die as usize
     }
 
     #[inline]
@@ -435,7 +455,7 @@ impl EventCore {
             return self.now;
         }
         let time = if o.kind == OpKind::SpareRead { self.costs.spare_transfer } else { self.costs.page_transfer };
-        let channel = self.costs.geometry.channel_of_die(self.die_of(op) as u32) as usize;
+        let channel = self.channel_of[self.die_of(op)] as usize;
         let end = self.bus_free[channel].max(self.now) + time;
         self.bus_free[channel] = end;
         end
@@ -505,8 +525,9 @@ impl EventCore {
         self.times.busy_ns[die] += self.now - self.dies[die].since;
         self.dies[die].current = None;
         self.ops.remove(op);
-        if self.block_tail[o.block as usize] == Some(Slot::new(op)) {
-            self.block_tail[o.block as usize] = None;
+        let tail = &mut self.blocks[o.block as usize].tail;
+        if *tail == Some(Slot::new(op)) {
+            *tail = None;
         }
         for next in [o.next, o.next_on_block].into_iter().flatten() {
             let next = next.index();
