@@ -125,6 +125,30 @@ pub fn run_table(r: &RunResult) -> String {
         }
         rows.push(vec!["total flash time, s (paper 003)".into(), format!("{:.3}", g.total_flash_time_s)]);
     }
+    if let Some(b) = &m.buffer {
+        let k = &b.counts;
+        rows.push(vec![
+            "write buffer: read / write hit ratio".into(),
+            format!("{} / {}", opt(b.read_hit_ratio, 3), opt(b.write_hit_ratio, 3)),
+        ]);
+        rows.push(vec![
+            "  evictions / writes that waited (mean waiting)".into(),
+            format!("{} / {} ({:.2})", k.evictions, k.waited_pages, b.mean_waiting_writes),
+        ]);
+    }
+    if let Some(d) = &m.dies {
+        rows.push(vec![
+            "die utilization mean / max".into(),
+            format!("{} / {}", opt(d.mean_utilization, 3), opt(d.max_utilization, 3)),
+        ]);
+        rows.push(vec![
+            "  idle slots (mean, us)".into(),
+            format!("{} ({})", d.idle_slots, opt(d.mean_idle_slot_us, 1)),
+        ]);
+        if d.background_gc_victims > 0 {
+            rows.push(vec!["  GC victims in the background".into(), d.background_gc_victims.to_string()]);
+        }
+    }
     if m.recovery.events > 0 {
         rows.push(vec![
             "recovery pages read (RP)".into(),
