@@ -271,3 +271,39 @@ fn latency_log_has_a_row_per_request_whose_mean_is_the_reported_mean() {
     assert_eq!(&std::fs::read(&gz).unwrap()[..2], &[0x1f, 0x8b], "gzip magic");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_paper_001_platform_reports_its_buffer_and_dies() {
+    let small_ssd16 = [
+        "run",
+        "--json",
+        "--preset",
+        "ssd16",
+        "--set",
+        "device.geometry.blocks_per_plane=64",
+        "--set",
+        "gc.background_free_blocks=8",
+        "--set",
+        "buffer.size_mb=1",
+        "--requests",
+        "3000",
+        "--quiet",
+    ];
+    let out = ftlsim(&small_ssd16);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = &v["report"];
+    assert_eq!(report["buffer"]["capacity_pages"], 256);
+    assert!(report["buffer"]["evictions"].as_u64().unwrap() > 0, "{}", report["buffer"]);
+    assert!(report["dies"]["mean_utilization"].as_f64().unwrap() > 0.0, "{}", report["dies"]);
+    assert_eq!(v["config"]["device"]["timing"]["scheduler"], "rps");
+}
+
+#[test]
+fn controller_settings_the_model_cannot_honour_are_refused() {
+    // mlc8g is fifo-single: one server serving whole requests.
+    assert_fails(&["run", "--set", "buffer.size_mb=64"], "buffer.size_mb");
+    assert_fails(&["run", "--set", "device.timing.scheduler=rps"], "device.timing.scheduler");
+    assert_fails(&["run", "--preset", "ssd16", "--set", "gc.background_free_blocks=1"], "gc.background_free_blocks");
+    assert_fails(&["run", "--set", "host.queue_depth=0"], "host.queue_depth");
+}
