@@ -331,7 +331,11 @@ fn main_inner(cli: Cli) -> Result<()> {
             let _copy = spool_trace(&mut common)?;
             let config = common.config()?;
             let ftls: Vec<String> = match ftl.as_slice() {
-                [] => REGISTRY.iter().filter(|f| f.family != Family::BlockMapped).map(|f| f.name.to_string()).collect(),
+                [] => REGISTRY
+                    .iter()
+                    .filter(|f| matches!(f.family, Family::PageMapped | Family::DemandBased))
+                    .map(|f| f.name.to_string())
+                    .collect(),
                 [all] if all == "all" => REGISTRY.iter().map(|f| f.name.to_string()).collect(),
                 _ => ftl,
             };
