@@ -8,9 +8,25 @@ use serde::Serialize;
 use super::{FlashCounts, FlashTimes, GcStats};
 use crate::flash::PageKind;
 
-/// Counters of a clustered FTL (sums over GC invocations where a mean is reported).
+/// The full mapping tables of a clustered FTL, as paper 004's Table I sizes them (they live in
+/// flash; SRAM caches them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct TableSizes {
+    /// The page map: 4 bytes per logical page.
+    pub pmt_bytes: u64,
+    /// The cluster-block map: N_Bmax^C entries (block number and valid count) per cluster.
+    pub cbmt_bytes: u64,
+    /// K-CPM's association and distribution maps: K entries of 4 bytes per cluster each (none
+    /// at K = 1).
+    pub camt_bytes: u64,
+    pub cdmt_bytes: u64,
+}
+
+/// Counters of a clustered FTL (sums over GC invocations where a mean is reported), and the
+/// sizes of its tables.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct ClusterStats {
+    pub tables: TableSizes,
     /// GC invocations (each reclaims by IntraGC or InterGC, after a K-InterGC if it needed one).
     pub invocations: u64,
     pub intra_gcs: u64,
@@ -39,6 +55,7 @@ pub struct ClusterStats {
 impl ClusterStats {
     pub fn since(&self, earlier: &ClusterStats) -> ClusterStats {
         ClusterStats {
+            tables: self.tables,
             invocations: self.invocations - earlier.invocations,
             intra_gcs: self.intra_gcs - earlier.intra_gcs,
             inter_gcs: self.inter_gcs - earlier.inter_gcs,

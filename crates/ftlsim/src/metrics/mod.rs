@@ -10,7 +10,7 @@ mod model;
 pub(crate) mod report;
 
 pub use cache::{CacheAccess, CacheStats};
-pub use clusters::{ClusterReport, ClusterStats};
+pub use clusters::{ClusterReport, ClusterStats, TableSizes};
 pub use collector::{Collector, RequestKind};
 pub use merges::{MergeReport, MergeStats};
 pub use model::{FlashTimes, GcStats, TimeModel, WaCounts, WaModel};

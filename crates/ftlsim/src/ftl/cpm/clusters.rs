@@ -112,9 +112,11 @@ impl Clusters {
     pub fn free(&self, c: u32) -> u32 {
         self.free[c as usize]
     }
+    #[cfg(test)]
     pub fn cic(&self, c: u32) -> u32 {
         self.cic[c as usize]
     }
+    #[cfg(test)]
     pub fn fill(&self, pbn: Pbn) -> u32 {
         self.fill[pbn.index()]
     }

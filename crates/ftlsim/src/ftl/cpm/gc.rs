@@ -142,7 +142,7 @@ impl Cpm {
             Some(r) => r,
             None => {
                 let excluded: Vec<u32> =
-                    [c, victim].into_iter().chain(self.clusters.distributed(c).iter().copied()).collect();
+                    std::iter::once(c).chain(self.clusters.distributed(c).iter().copied()).collect();
                 Recipient::New(self.clusters.most_room(&excluded)?)
             }
         };

@@ -63,7 +63,7 @@ use crate::error::{Result, SimError};
 use crate::flash::{
     FlashArray, Lpn, PageKind, Pbn, Ppn, Purpose, SpareField, SpareLayout, KIND_FIELD, LOGICAL_FIELD, VERSION_FIELD,
 };
-use crate::metrics::{ClusterStats, FlashTimes};
+use crate::metrics::{ClusterStats, FlashTimes, TableSizes};
 
 /// The one stream CPM declares: translation pages (PMT and CBMT). The clusters' data blocks are
 /// taken whole.
@@ -444,8 +444,15 @@ impl Cpm {
         let store = TranslationStore::with_layout(config, layout);
         let pages = (p.cpm.pmt_cache_bytes / page_size).min(s.tps as u64) as u32;
         let latency = &config.device.latency;
+        let associations = if p.k > 1 { s.clusters as u64 * p.k as u64 * 4 } else { 0 };
+        let tables = TableSizes {
+            pmt_bytes: config.device.logical_pages() as u64 * 4,
+            cbmt_bytes: s.clusters as u64 * s.row_bytes,
+            camt_bytes: associations,
+            cdmt_bytes: associations,
+        };
         let mut blocks = BlockManager::new(config, STREAMS);
-        *blocks.cluster_stats_mut() = ClusterStats::default();
+        *blocks.cluster_stats_mut() = ClusterStats { tables, ..ClusterStats::default() };
         let mut cpm = Cpm {
             name,
             params,
