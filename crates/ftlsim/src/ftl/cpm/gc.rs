@@ -244,8 +244,7 @@ impl Cpm {
             Recipient::Target => c,
             Recipient::Distributed(d) => d,
             Recipient::New(e) => {
-                self.clusters.associate(c, e);
-                self.stats().new_distributed_clusters += 1;
+                self.associate(c, e, ctx)?;
                 e
             }
         };
@@ -345,6 +344,12 @@ impl Cpm {
             return Err(SimError::DeviceFull { unit: 0, free: self.blocks.total_free_blocks() });
         };
         self.stats().k_inter_gcs += 1;
+        self.dissolve(owner, d, ctx)
+    }
+
+    /// Moves the adopted pages of `owner` out of `d` (to the owner or its other distributed
+    /// clusters, collecting the owner's garbage if needed), which ends the association.
+    pub(super) fn dissolve(&mut self, owner: u32, d: u32, ctx: &mut FtlCtx) -> Result<()> {
         // The owner's PMT pages say where its pages are.
         let first = owner * self.clusters.pages;
         let end = (first + self.clusters.pages).min(self.map.store.logical_pages());

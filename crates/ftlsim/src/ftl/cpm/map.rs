@@ -75,18 +75,25 @@ impl CpmMap {
             self.cbmt.dirty[c as usize] |= dirty;
             return Ok(false);
         }
-        while self.cbmt.len() >= capacity.max(1) {
-            let victim = self.cbmt.lru.back(0).expect("a full row cache has a victim");
+        self.fit_rows(blocks, capacity.max(1) - 1, ctx)?;
+        self.store.fetch(self.row_page(c), ctx)?;
+        self.cbmt.lru.push_front(0, c);
+        self.cbmt.dirty[c as usize] = dirty;
+        Ok(true)
+    }
+
+    /// Evicts least recently used rows until at most `capacity` are cached (when a new
+    /// association takes the room of one, or to make room for a row).
+    pub fn fit_rows(&mut self, blocks: &mut BlockManager, capacity: u32, ctx: &mut FtlCtx) -> Result<()> {
+        while self.cbmt.len() > capacity {
+            let victim = self.cbmt.lru.back(0).expect("a non-empty row cache has a victim");
             self.cbmt.lru.remove(victim);
             if std::mem::take(&mut self.cbmt.dirty[victim as usize]) {
                 let page = self.row_page(victim);
                 write_back(self, blocks, page, true, ctx)?;
             }
         }
-        self.store.fetch(self.row_page(c), ctx)?;
-        self.cbmt.lru.push_front(0, c);
-        self.cbmt.dirty[c as usize] = dirty;
-        Ok(true)
+        Ok(())
     }
 
     /// Writes every page holding a dirty cached row (each once) and marks the rows clean.

@@ -30,9 +30,9 @@
 //!   freed block.
 //!
 //! What the paper leaves open, ftlsim's choices (docs/presets.md lists them):
-//! - the blocks the clusters may take stop `gc.free_blocks_low + 1` blocks short of each unit's
+//! - the blocks the clusters may take stop `gc.free_blocks_low + 2` blocks short of each unit's
 //!   pool (the translation stream opens blocks and collects there), and the translation blocks
-//!   are kept within a budget: their pages' blocks plus two, and up to as many again where the
+//!   are kept within a budget: their pages' blocks plus one, and up to as many again where the
 //!   device has room (an overrun is collected greedily after each host request);
 //! - a cluster with no free page never writes into a block beyond one partly written block at a
 //!   time (C13); InterGC victims may include partly written blocks (their free pages are freed too);
@@ -324,7 +324,9 @@ fn sizes(config: &Config, name: &str, p: &CpmParams) -> Result<Sizes> {
 
 /// How the device's spare blocks are shared.
 struct Budget {
-    /// Free blocks the clusters leave in each unit's pool (the map stream opens and collects there).
+    /// Free blocks the clusters leave in each unit's pool: the map's GC reserve and two blocks
+    /// the map stream fills before it collects, so that its collection has two victims to reclaim
+    /// (the first one's moves may take a block).
     floor: usize,
     /// Blocks the translation pages may hold before the map GC runs after a host request.
     map_blocks: u32,
@@ -334,9 +336,10 @@ struct Budget {
 fn budget(config: &Config, s: &Sizes) -> Budget {
     let g = &config.device.geometry;
     let units = config.device.allocation_units() as u64;
-    let floor = gc_threshold(config.gc.free_blocks_low, STREAMS.len() as u32) as u64 + 1;
+    let floor = gc_threshold(config.gc.free_blocks_low, STREAMS.len() as u32) as u64 + 2;
     let map_pages = (s.tps + s.cbmt_pages).div_ceil(g.pages_per_block) as u64;
-    let least_map = map_pages + 2;
+    // The blocks of the map's pages and its open block.
+    let least_map = map_pages + 1;
     // Per unit its floor, the map's blocks, one reserved GC block, one block of slack per cluster.
     let needed = units * floor + least_map + 1 + s.clusters as u64;
     let spare = (g.total_pages().saturating_sub(config.device.logical_pages()) / g.pages_per_block) as u64;
@@ -503,6 +506,15 @@ impl Cpm {
         (self.s.other_sram.saturating_sub(used) / self.s.row_bytes) as u32
     }
 
+    /// Makes `dc` a distributed cluster of `owner`; its CAMT and CDMT entries take SRAM from
+    /// the CBMT rows.
+    fn associate(&mut self, owner: u32, dc: u32, ctx: &mut FtlCtx) -> Result<()> {
+        self.clusters.associate(owner, dc);
+        self.stats().new_distributed_clusters += 1;
+        let capacity = self.row_capacity();
+        self.map.fit_rows(&mut self.blocks, capacity, ctx)
+    }
+
     /// Whether one more association leaves room for a CBMT row.
     fn can_associate(&self) -> bool {
         let used = self.s.fixed_sram + ASSOCIATION_BYTES * (self.clusters.associations as u64 + 1);
@@ -591,8 +603,7 @@ impl Cpm {
                 // Case 4: a new distributed cluster.
                 if may_associate && self.can_associate() {
                     if let Some(e) = self.clusters.most_free(&[c]) {
-                        self.clusters.associate(c, e);
-                        self.stats().new_distributed_clusters += 1;
+                        self.associate(c, e, ctx)?;
                         return Ok(self.clusters.take_page(e, ctx.flash.geometry()).expect("a new DC with free pages"));
                     }
                 }
@@ -676,7 +687,25 @@ impl Cpm {
         let unit = (0..self.blocks.units()).max_by_key(|&u| self.blocks.free_blocks(u)).unwrap_or(0);
         self.reserve = Some(self.blocks.take_reserved(unit)?);
         write_back_recovered(&mut self.map, &mut self.blocks, ctx)?;
+        self.restore_association_bounds(ctx)?;
         self.settle_map(ctx)
+    }
+
+    /// A recovery brings back trimmed pages (trims live in SRAM), and with an adopted one the
+    /// association its trim had ended, which may exceed K or the SRAM: the association with the
+    /// fewest adopted pages at such a cluster (anywhere, for SRAM) is undone, as K-InterGC does.
+    fn restore_association_bounds(&mut self, ctx: &mut FtlCtx) -> Result<()> {
+        loop {
+            let over_sram =
+                self.s.fixed_sram + ASSOCIATION_BYTES * self.clusters.associations as u64 + self.s.row_bytes
+                    > self.s.other_sram;
+            let fewest = (0..self.clusters.count)
+                .filter(|&d| over_sram || self.clusters.alpha(d) > self.s.k)
+                .flat_map(|d| self.clusters.associated(d).iter().map(move |&(o, n)| (n, d, o)))
+                .min();
+            let Some((_, d, owner)) = fewest else { return Ok(()) };
+            self.dissolve(owner, d, ctx)?;
+        }
     }
 }
 
@@ -826,9 +855,11 @@ impl Ftl for Cpm {
 }
 
 impl Cpm {
-    /// The CAMT counts are the valid adopted pages, and no cluster exceeds K associations
-    /// (recovery may resurrect a trimmed adopted page whose association had ended: then one more).
+    /// The CAMT counts are the valid adopted pages, and no cluster exceeds K associations.
     fn check_adoption(&self, flash: &FlashArray) -> std::result::Result<(), String> {
+        if let Some(c) = (0..self.clusters.count).find(|&c| self.clusters.alpha(c) > self.s.k) {
+            return Err(format!("cluster {c} holds pages of {} clusters, K = {}", self.clusters.alpha(c), self.s.k));
+        }
         let mut counts = std::collections::BTreeMap::new();
         for lpn in Lpn::range(0, self.map.store.logical_pages()) {
             if let Some(ppn) = self.lookup(lpn, flash) {

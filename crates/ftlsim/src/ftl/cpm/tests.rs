@@ -77,7 +77,7 @@ impl Rig {
 
     /// Whether the clusters may take blocks from the free pool (off: as if it were empty).
     fn new_blocks(&mut self, allowed: bool) {
-        self.ftl.floor = if allowed { 2 } else { usize::MAX };
+        self.ftl.floor = if allowed { 3 } else { usize::MAX };
     }
 
     /// Where an LPN lives: (block, offset).
@@ -465,6 +465,8 @@ fn table_1_sizes_and_the_sram_of_section_6() {
     assert_eq!(sram[2].bytes, 4096, "CIC: 2048 clusters x 2 bytes");
     assert_eq!(sram[..4].iter().map(|s| s.bytes).sum::<u64>(), 128 << 10);
     assert_eq!(ftl.row_capacity(), (32768 - 8292 - 4096) / 96);
+    let b = budget(&c, &sizes(&c, "kcpm", &KcpmParams::default().cpm).unwrap());
+    assert_eq!((b.floor, b.map_blocks, b.needed), (3, 17 + 1 + 17, 3 + 18 + 1 + 2048));
     let cpm = Cpm::new(&c, "cpm", &params_of(&c, "cpm").unwrap(), serde_json::Value::Null).unwrap();
     let t = cpm.blocks.gc_stats().clusters.unwrap().tables;
     assert_eq!((t.camt_bytes, t.cdmt_bytes), (0, 0));
