@@ -10,6 +10,7 @@ use super::tree::MaxTree;
 use crate::flash::{Lpn, Pbn, Ppn};
 
 pub(super) struct Clusters {
+    logical_pages: u32,
     /// LPNs per cluster (`S_C` logical blocks).
     pub pages: u32,
     pub count: u32,
@@ -58,6 +59,7 @@ impl Clusters {
         let count = logical_pages.div_ceil(pages).max(1);
         let n = count as usize;
         Clusters {
+            logical_pages,
             pages,
             count,
             max_blocks,
@@ -87,13 +89,19 @@ impl Clusters {
     /// Forgets everything held in SRAM (the tags are flash content and stay).
     pub fn clear(&mut self) {
         let tag = std::mem::take(&mut self.tag);
-        *self = Clusters::new(self.count * self.pages, self.pages, self.max_blocks, self.k, self.ppb, tag.len() as u32);
+        *self = Clusters::new(self.logical_pages, self.pages, self.max_blocks, self.k, self.ppb, tag.len() as u32);
         self.tag = tag;
     }
 
     #[inline]
     pub fn of_lpn(&self, lpn: Lpn) -> u32 {
         lpn.get() / self.pages
+    }
+
+    /// The LPNs cluster `c` owns.
+    pub fn lpns(&self, c: u32) -> std::ops::Range<u32> {
+        let first = c * self.pages;
+        first..first.saturating_add(self.pages).min(self.logical_pages)
     }
     #[inline]
     pub fn holder(&self, pbn: Pbn) -> Option<u32> {

@@ -190,9 +190,8 @@ impl Cpm {
             reads += !self.map.cbmt_cached(x) as u32;
             let owners = std::iter::once(x).chain(self.clusters.associated(x).iter().map(|&(o, _)| o));
             for owner in owners {
-                let first = owner * self.clusters.pages;
-                let last = (first + self.clusters.pages).min(store.logical_pages()) - 1;
-                let tps = store.tp_of(Lpn::new(first)).get()..=store.tp_of(Lpn::new(last)).get();
+                let lpns = self.clusters.lpns(owner);
+                let tps = store.tp_of(Lpn::new(lpns.start)).get()..=store.tp_of(Lpn::new(lpns.end - 1)).get();
                 reads += tps.filter(|&tp| !self.map.pmt.contains(Tpn::new(tp))).count() as u32;
             }
         }
@@ -351,8 +350,7 @@ impl Cpm {
     /// clusters, collecting the owner's garbage if needed), which ends the association.
     pub(super) fn dissolve(&mut self, owner: u32, d: u32, ctx: &mut FtlCtx) -> Result<()> {
         // The owner's PMT pages say where its pages are.
-        let first = owner * self.clusters.pages;
-        let end = (first + self.clusters.pages).min(self.map.store.logical_pages());
+        let std::ops::Range { start: first, end } = self.clusters.lpns(owner);
         let (first_tp, last_tp) = (self.map.store.tp_of(Lpn::new(first)), self.map.store.tp_of(Lpn::new(end - 1)));
         let mut held = Vec::new();
         for tp in Tpn::range(first_tp.get(), last_tp.get() + 1) {

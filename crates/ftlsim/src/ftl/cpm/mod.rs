@@ -480,7 +480,7 @@ impl Cpm {
             map: CpmMap { pmt: PageCache::new(&store, pages), cbmt: RowCache::new(s.clusters, s.rows_per_page), store },
             clusters: Clusters::new(
                 config.device.logical_pages(),
-                p.cpm.cluster_blocks * g.pages_per_block,
+                (p.cpm.cluster_blocks as u64 * g.pages_per_block as u64).min(u32::MAX as u64) as u32,
                 p.cpm.max_blocks,
                 p.k,
                 g.pages_per_block,
