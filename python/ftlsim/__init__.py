@@ -161,7 +161,7 @@ def compare(
         if refused in run_args:
             raise ConfigError(f"compare runs several FTLs: {refused} is not one of its arguments", field=refused)
     if ftls is None:
-        names = [name for name, family in _ftlsim.ftl_families() if family != "block-mapped"]
+        names = [name for name, family in _ftlsim.ftl_families() if family in ("page-mapped", "demand-based")]
     else:
         names = list(ftls)
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:

@@ -137,6 +137,10 @@ const SCENARIOS: &[Scenario] = &[
     Scenario { name: "random 4K writes", ftl: "bast", preset: "fastsc", sets: &[], stream: random_writes },
     Scenario { name: "random 4K writes", ftl: "bftl", preset: "fastsc", sets: &[], stream: random_writes },
     Scenario { name: "sequential reads", ftl: "fast", preset: "fastsc-80g", sets: &[], stream: sequential_reads },
+    // Paper 004's device (32 GB, aged as the preset does): every write finds its cluster's block,
+    // GC picks a victim cluster from the CIC tree and a block from the cluster's row.
+    Scenario { name: "random 4K writes", ftl: "cpm", preset: "cpm", sets: &[], stream: random_writes },
+    Scenario { name: "random 4K writes", ftl: "kcpm", preset: "cpm", sets: &[], stream: random_writes },
 ];
 
 /// CPU time of this thread, from the kernel's scheduler statistics (other processes may share

@@ -47,8 +47,10 @@ enum Command {
     },
     /// Run several FTLs on the same workload and compare them (NT = t_FTL / t_PFTL).
     Compare {
-        /// Comma-separated FTLs, or `all`; default: every page-mapped and demand-based FTL (the
-        /// block-mapped ones saturate under small random writes such as the embedded workload's).
+        /// Comma-separated FTLs, or `all` (every one the device has the spare blocks for); default:
+        /// every page-mapped and demand-based FTL (the block-mapped ones saturate under small
+        /// random writes such as the embedded workload's; CPM and K-CPM need a spare block per
+        /// cluster).
         #[arg(long, value_delimiter = ',')]
         ftl: Vec<String>,
         #[command(flatten)]
@@ -241,6 +243,18 @@ fn warn_if_saturated(result: &RunResult) {
     }
 }
 
+/// Whether the device has the spare blocks a scheme needs; `compare --ftl all` skips, with a
+/// warning, one that would refuse the device (CPM's clusters each need a block of slack).
+fn fits(info: &ftlsim::ftl::FtlInfo, config: &ftlsim::config::Config) -> bool {
+    let g = &config.device.geometry;
+    let spare = (g.total_pages().saturating_sub(config.device.logical_pages()) / g.pages_per_block) as u64;
+    let needed = (info.spare_blocks_needed)(config);
+    if needed > spare {
+        eprintln!("warning: {} skipped: it needs {needed} spare blocks, the device has {spare}", info.name);
+    }
+    needed <= spare
+}
+
 fn print_results(results: &[RunResult], common: &CommonArgs, single: bool) -> Result<()> {
     let mut out = std::io::stdout().lock();
     if common.json {
@@ -331,8 +345,14 @@ fn main_inner(cli: Cli) -> Result<()> {
             let _copy = spool_trace(&mut common)?;
             let config = common.config()?;
             let ftls: Vec<String> = match ftl.as_slice() {
-                [] => REGISTRY.iter().filter(|f| f.family != Family::BlockMapped).map(|f| f.name.to_string()).collect(),
-                [all] if all == "all" => REGISTRY.iter().map(|f| f.name.to_string()).collect(),
+                [] => REGISTRY
+                    .iter()
+                    .filter(|f| matches!(f.family, Family::PageMapped | Family::DemandBased))
+                    .map(|f| f.name.to_string())
+                    .collect(),
+                [all] if all == "all" => {
+                    REGISTRY.iter().filter(|f| fits(f, &config)).map(|f| f.name.to_string()).collect()
+                }
                 _ => ftl,
             };
             for name in &ftls {

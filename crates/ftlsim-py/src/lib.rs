@@ -184,7 +184,8 @@ fn ftl_names() -> Vec<&'static str> {
     REGISTRY.iter().map(|f| f.name).collect()
 }
 
-/// (name, family) of every registered FTL; families: page-mapped, demand-based, block-mapped.
+/// (name, family) of every registered FTL; families: page-mapped, demand-based, block-mapped,
+/// clustered.
 #[pyfunction]
 fn ftl_families() -> Vec<(&'static str, &'static str)> {
     REGISTRY.iter().map(|f| (f.name, f.family.name())).collect()

@@ -85,12 +85,15 @@ fn check_data_mapping(ftl: &dyn Ftl, flash: &FlashArray, logical_pages: u32) -> 
     Ok(())
 }
 
-/// Every erased block is in a free pool or open for writing; otherwise it is lost to the device.
+/// Every erased block is in a free pool, open for writing or reserved for the FTL's GC; otherwise
+/// it is lost to the device.
 fn check_no_leaked_block(ftl: &dyn Ftl, flash: &FlashArray) -> Check {
     let blocks = ftl.blocks();
     for pbn in flash.geometry().blocks() {
         let role = blocks.role(pbn);
-        if flash.block_state(pbn) == BlockState::Erased && !matches!(role, BlockRole::Free | BlockRole::Open) {
+        if flash.block_state(pbn) == BlockState::Erased
+            && !matches!(role, BlockRole::Free | BlockRole::Open | BlockRole::Reserved)
+        {
             return Err(format!("block {pbn} is erased but {role:?}, not free: it leaked from the free pool"));
         }
     }

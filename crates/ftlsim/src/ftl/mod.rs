@@ -8,6 +8,7 @@ mod bast;
 mod bftl;
 pub mod cdftl;
 pub mod common;
+pub mod cpm;
 pub mod dftl;
 pub mod fast;
 mod last;

@@ -26,6 +26,8 @@ pub const REGISTRY: &[FtlInfo] = &[
     super::fast::kast::INFO,
     super::last::INFO,
     super::sast::INFO,
+    super::cpm::INFO,
+    super::cpm::KCPM_INFO,
 ];
 
 /// Which family a scheme belongs to.
@@ -38,6 +40,9 @@ pub enum Family {
     /// Data blocks mapped whole, with or without log blocks (BFTL and the hybrids). Built for
     /// sequential-heavy workloads; small random writes saturate them.
     BlockMapped,
+    /// Page mapping within clusters of logical blocks that hold their own physical blocks (CPM,
+    /// K-CPM), the map in translation pages.
+    Clustered,
 }
 
 impl Family {
@@ -46,6 +51,7 @@ impl Family {
             Family::PageMapped => "page-mapped",
             Family::DemandBased => "demand-based",
             Family::BlockMapped => "block-mapped",
+            Family::Clustered => "clustered",
         }
     }
 }
@@ -104,6 +110,7 @@ fn parse_as<T: DeserializeOwned>(config: &Config, name: &str) -> Result<()> {
 }
 
 /// One parameter: its valid values, what it means and where it comes from.
+#[derive(Clone, Copy)]
 pub struct ParamSpec {
     pub name: &'static str,
     pub range: ParamRange,
@@ -113,6 +120,7 @@ pub struct ParamSpec {
 }
 
 /// The values a parameter accepts (its type is the parameter struct's).
+#[derive(Clone, Copy)]
 pub enum ParamRange {
     /// An integer in `[min, max]`.
     Integer { min: i64, max: i64 },

@@ -2,6 +2,7 @@
 //! Every field of [`Report`] is defined in `docs/metrics.md`.
 
 mod cache;
+mod clusters;
 mod collector;
 pub mod latency_log;
 mod merges;
@@ -9,6 +10,7 @@ mod model;
 pub(crate) mod report;
 
 pub use cache::{CacheAccess, CacheStats};
+pub use clusters::{ClusterReport, ClusterStats, TableSizes};
 pub use collector::{Collector, RequestKind};
 pub use merges::{MergeReport, MergeStats};
 pub use model::{FlashTimes, GcStats, TimeModel, WaCounts, WaModel};

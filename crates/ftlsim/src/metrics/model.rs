@@ -17,14 +17,16 @@
 
 use serde::Serialize;
 
-use super::CacheStats;
+use super::{CacheStats, ClusterStats};
 use crate::flash::{PageKind, PAGE_KINDS};
 
-/// Blocks reclaimed by GC and the valid pages moved out of them, by the victim's stream.
+/// Blocks reclaimed by GC and the valid pages moved out of them, by the victim's stream; and
+/// what an FTL that collects clusters of blocks itself counts (CPM, K-CPM).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct GcStats {
     pub victims: [u64; PAGE_KINDS],
     pub moved: [u64; PAGE_KINDS],
+    pub clusters: Option<ClusterStats>,
 }
 
 impl GcStats {
@@ -33,6 +35,9 @@ impl GcStats {
         for s in 0..PAGE_KINDS {
             d.victims[s] -= earlier.victims[s];
             d.moved[s] -= earlier.moved[s];
+        }
+        if let (Some(now), Some(then)) = (self.clusters, earlier.clusters) {
+            d.clusters = Some(now.since(&then));
         }
         d
     }

@@ -3,7 +3,9 @@
 use serde::Serialize;
 
 use super::collector::Latencies;
-use super::{CacheStats, Collector, FlashTimes, GcStats, MergeReport, MergeStats, TimeModel, WaCounts, WaModel};
+use super::{
+    CacheStats, ClusterReport, Collector, FlashTimes, GcStats, MergeReport, MergeStats, TimeModel, WaCounts, WaModel,
+};
 use crate::flash::{FlashArray, OpKind, OpLog};
 use crate::ftl::SramItem;
 
@@ -176,6 +178,9 @@ pub struct Report {
     /// How the dies spent their time (`parallel` timing only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dies: Option<DieReport>,
+    /// Cluster GC of CPM and K-CPM (absent for the others).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clusters: Option<ClusterReport>,
     pub recovery: RecoveryReport,
     pub sram: Vec<SramItem>,
     pub sram_total_bytes: u64,
@@ -342,6 +347,10 @@ impl Report {
                     background_gc_victims,
                 }
             }),
+            clusters: i
+                .gc_stats
+                .clusters
+                .map(|c| ClusterReport::new(c, &i.gc_stats, &reads, &spare_reads, &programs, &erases, i.array_times)),
             recovery: i.recovery,
             sram: i.sram,
             sram_total_bytes,

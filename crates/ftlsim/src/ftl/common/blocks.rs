@@ -15,9 +15,9 @@ use super::validity::Validity;
 use super::VictimIndex;
 use crate::config::{Config, Striping};
 use crate::error::{Result, SimError};
-use crate::flash::{BlockState, FlashArray, Geometry, Lpn, Pbn, Ppn, Purpose, Spare};
+use crate::flash::{BlockState, FlashArray, Geometry, Lpn, PageKind, Pbn, Ppn, Purpose, Spare};
 use crate::ftl::FtlCtx;
-use crate::metrics::GcStats;
+use crate::metrics::{ClusterStats, GcStats};
 
 /// What the FTL does when GC moves one of its valid pages.
 pub trait Relocate {
@@ -63,6 +63,8 @@ pub enum BlockRole {
     Victim,
     /// Taken whole by the FTL, which places pages in it itself; GC never selects it.
     Owned,
+    /// Erased and held by the FTL as the destination of its own GC (CPM's reserved block).
+    Reserved,
 }
 
 pub struct BlockManager {
@@ -359,6 +361,72 @@ impl BlockManager {
         Ok(())
     }
 
+    /// Erases an owned block whose pages the FTL has all invalidated, keeping it owned: the FTL
+    /// writes it again at once, or reserves it ([`BlockManager::set_reserved`]) or returns it
+    /// ([`BlockManager::return_block`]).
+    pub fn erase_owned(&mut self, pbn: Pbn, purpose: Purpose, ctx: &mut FtlCtx) -> Result<()> {
+        self.expect_role(pbn, BlockRole::Owned, "erased by the FTL")?;
+        self.erase(pbn, purpose, ctx)
+    }
+
+    /// Takes an erased block of `unit` as the FTL's reserved GC destination.
+    pub fn take_reserved(&mut self, unit: u32) -> Result<Pbn> {
+        let pbn = self.take_block(unit)?;
+        self.role[pbn.index()] = BlockRole::Reserved;
+        Ok(pbn)
+    }
+
+    /// Marks an erased owned block reserved (`true`), or a reserved block owned again, for the
+    /// FTL to write (`false`).
+    pub fn set_reserved(&mut self, pbn: Pbn, reserved: bool, flash: &FlashArray) -> Result<()> {
+        let (from, to) =
+            if reserved { (BlockRole::Owned, BlockRole::Reserved) } else { (BlockRole::Reserved, BlockRole::Owned) };
+        self.expect_role(pbn, from, "reserved or unreserved")?;
+        if reserved && flash.block_state(pbn) != BlockState::Erased {
+            return Err(SimError::Block { pbn, message: "reserved while it holds programmed pages".into() });
+        }
+        self.role[pbn.index()] = to;
+        Ok(())
+    }
+
+    /// Returns an erased owned or reserved block to the free pool.
+    pub fn return_block(&mut self, pbn: Pbn, flash: &FlashArray) -> Result<()> {
+        let role = self.role[pbn.index()];
+        if !matches!(role, BlockRole::Owned | BlockRole::Reserved) || flash.block_state(pbn) != BlockState::Erased {
+            let message = format!("returned to the pool, but it is {role:?} and {:?}", flash.block_state(pbn));
+            return Err(SimError::Block { pbn, message });
+        }
+        self.role[pbn.index()] = BlockRole::Free;
+        self.pool.put(pbn, flash.erase_count(pbn));
+        Ok(())
+    }
+
+    fn expect_role(&self, pbn: Pbn, role: BlockRole, what: &str) -> Result<()> {
+        let actual = self.role[pbn.index()];
+        if actual != role {
+            return Err(SimError::Block { pbn, message: format!("{what}, but it is {actual:?}, not {role:?}") });
+        }
+        Ok(())
+    }
+
+    /// Counts a block the FTL reclaimed with its own GC (owned blocks), for `gc_victims` and
+    /// the GC statistics by page kind.
+    pub fn count_gc_victim(&mut self, kind: PageKind) {
+        self.gc.reclaimed += 1;
+        self.gc.stats.victims[kind as usize] += 1;
+    }
+
+    /// Counts a valid page the FTL's own GC moved out of a victim.
+    pub fn count_gc_move(&mut self, kind: PageKind) {
+        self.gc.stats.moved[kind as usize] += 1;
+    }
+
+    /// The statistics of an FTL that collects clusters of owned blocks (CPM, K-CPM), kept with
+    /// the GC statistics so the report has them over the measured run.
+    pub fn cluster_stats_mut(&mut self) -> &mut ClusterStats {
+        self.gc.stats.clusters.get_or_insert_with(ClusterStats::default)
+    }
+
     /// Erases a block that holds no valid page (erasing valid data loses it: an FTL bug).
     pub(super) fn erase(&mut self, pbn: Pbn, purpose: Purpose, ctx: &mut FtlCtx) -> Result<()> {
         let valid = self.validity.valid_count(pbn, ctx.flash);
@@ -398,6 +466,12 @@ impl BlockManager {
     /// it). A corrupt page is never valid. Issues no operations: the FTL's recovery accounts for
     /// the reads it needed to know what `live` answers.
     pub fn rebuild(&mut self, flash: &FlashArray, live: impl Fn(Ppn, Spare) -> bool) {
+        self.rebuild_owning(flash, live, None);
+    }
+
+    /// [`BlockManager::rebuild`] for an FTL that also owns blocks: written blocks of page kind
+    /// `owned` are owned by the FTL (CPM's data blocks), the others are rebuilt as there.
+    pub fn rebuild_owning(&mut self, flash: &FlashArray, live: impl Fn(Ppn, Spare) -> bool, owned: Option<PageKind>) {
         self.rebuild_validity(flash, live);
         let mut victims = VictimIndex::new(
             self.units(),
@@ -414,6 +488,7 @@ impl BlockManager {
                     self.pool.put(pbn, flash.erase_count(pbn));
                     BlockRole::Free
                 }
+                _ if Some(flash.block_kind(pbn)) == owned => BlockRole::Owned,
                 (BlockState::Partial, Some(stream))
                     if self.frontiers.open_block(unit, stream).is_none() && !flash.has_corrupt_page(pbn) =>
                 {
@@ -477,8 +552,11 @@ impl BlockManager {
                     }
                 }
                 BlockRole::Closed if !filed => return Err(format!("closed block {pbn} is not in the victim index")),
-                BlockRole::Open | BlockRole::Owned if filed => {
+                BlockRole::Open | BlockRole::Owned | BlockRole::Reserved if filed => {
                     return Err(format!("{role:?} block {pbn} is in the victim index"))
+                }
+                BlockRole::Reserved if flash.block_state(pbn) != BlockState::Erased => {
+                    return Err(format!("reserved block {pbn} has programmed pages"))
                 }
                 BlockRole::Victim => return Err(format!("block {pbn} is still marked as a GC victim")),
                 _ => {}

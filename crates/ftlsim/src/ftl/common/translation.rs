@@ -83,8 +83,9 @@ pub fn write_back<O: TranslationOwner>(
     if read_old {
         owner.store().fetch(tp, ctx)?;
     }
-    let unit = blocks.next_unit(TRANSLATION_STREAM);
-    let ppn = blocks.allocate(unit, TRANSLATION_STREAM, owner, ctx)?;
+    let stream = owner.store().stream;
+    let unit = blocks.next_unit(stream);
+    let ppn = blocks.allocate(unit, stream, owner, ctx)?;
     // Changes are collected only now: GC during the allocation may have made new ones.
     let complete = owner.publish(tp);
     owner.store().commit(tp, ppn, complete, blocks, ctx)
@@ -108,8 +109,10 @@ pub fn write_back_recovered<O: TranslationOwner>(
 pub struct TranslationStore {
     entries_per_tp: u32,
     logical_pages: u32,
-    /// GTD entries the SRAM is sized for (`device.gtd_span`).
+    /// GTD entries the SRAM is sized for (`device.gtd_span`, plus the auxiliary pages).
     directory_tps: u32,
+    /// TPs of the map; the GTD's entries beyond them locate auxiliary pages ([`StoreLayout`]).
+    user_tps: u32,
     gtd: Vec<Option<Ppn>>,
     versions: Vec<u32>,
     /// Per TP: every mapping change made by a page with a PSN up to this is in the newest copy.
@@ -127,34 +130,66 @@ pub struct TranslationStore {
     /// The old page of the host write in progress: invalidated before the new page is allocated,
     /// still in the mapping until the write ends.
     replacing: Option<Ppn>,
+    /// The stream translation pages are written to.
+    stream: StreamId,
+    /// Recovery stops scanning each data block, rather than each allocation unit, at the first
+    /// page every TP copy covers (see [`StoreLayout::interleaved_data`]).
+    interleaved_data: bool,
+}
+
+/// Where a scheme that does not follow the demand-based frame keeps its translation pages, and
+/// how it fills its data blocks ([`TranslationStore::with_layout`]).
+#[derive(Debug, Clone, Copy)]
+pub struct StoreLayout {
+    /// The stream translation pages are written to.
+    pub stream: StreamId,
+    /// Directory entries after the map's TPs, for pages of other mapping tables the scheme keeps
+    /// in the same stream (CPM's cluster-block map): the GTD locates them, recovery finds their
+    /// newest copies, and [`write_back`] writes them (the scheme's `publish` says what they hold).
+    pub aux_pages: u32,
+    /// Several data blocks of a unit are written at once (one per cluster in CPM), so data pages
+    /// are not programmed in block order within a unit.
+    pub interleaved_data: bool,
 }
 
 impl TranslationStore {
     /// Fails (naming the capacity field) when the device lacks the spare blocks garbage
     /// collection needs with a translation stream and the translation pages.
     pub fn new(config: &Config) -> Result<Self> {
+        config.check_spare_blocks(DEMAND_STREAMS.len() as u32, Self::pages_needed(config))?;
+        let layout = StoreLayout { stream: TRANSLATION_STREAM, aux_pages: 0, interleaved_data: false };
+        Ok(Self::with_layout(config, layout))
+    }
+
+    /// A store for a scheme with its own streams and block handling, which checks the device's
+    /// spare blocks itself.
+    pub fn with_layout(config: &Config, layout: StoreLayout) -> Self {
         let g = &config.device.geometry;
         let entries_per_tp = Self::entries_per_tp_of(config);
         let logical_pages = config.device.logical_pages();
         let tps = Self::pages_needed(config);
-        config.check_spare_blocks(DEMAND_STREAMS.len() as u32, tps)?;
-        Ok(TranslationStore {
+        let entries = (tps + layout.aux_pages) as usize;
+        TranslationStore {
             entries_per_tp,
             logical_pages,
-            directory_tps: match config.device.gtd_span {
-                GtdSpan::Logical => tps,
-                GtdSpan::Physical => g.total_pages().div_ceil(entries_per_tp),
-            },
-            gtd: vec![None; tps as usize],
-            versions: vec![0; tps as usize],
-            covered: vec![0; tps as usize],
+            directory_tps: layout.aux_pages
+                + match config.device.gtd_span {
+                    GtdSpan::Logical => tps,
+                    GtdSpan::Physical => g.total_pages().div_ceil(entries_per_tp),
+                },
+            user_tps: tps,
+            gtd: vec![None; entries],
+            versions: vec![0; entries],
+            covered: vec![0; entries],
             image: crate::mem::filled_vec(logical_pages as usize, None),
             psn: crate::mem::filled_vec(g.total_pages() as usize, 0),
             next_psn: 1,
             recovered: BTreeMap::new(),
             traffic: Purpose::Translation,
             replacing: None,
-        })
+            stream: layout.stream,
+            interleaved_data: layout.interleaved_data,
+        }
     }
 
     /// Mapping entries a translation page of `config`'s device holds.
@@ -178,7 +213,11 @@ impl TranslationStore {
     }
     /// TPs holding user LPNs.
     pub fn tp_count(&self) -> u32 {
-        self.gtd.len() as u32
+        self.user_tps
+    }
+    /// The number of the `i`-th auxiliary page ([`StoreLayout::aux_pages`]).
+    pub fn aux_page(&self, i: u32) -> Tpn {
+        Tpn::new(self.user_tps + i)
     }
     pub fn logical_pages(&self) -> u32 {
         self.logical_pages
@@ -300,7 +339,7 @@ impl TranslationStore {
 
     /// Moves the recovered entries of a TP into its image (they go into the copy being written).
     fn fold_recovered(&mut self, tp: Tpn) {
-        if !self.recovered.is_empty() {
+        if !self.recovered.is_empty() && tp.get() < self.user_tps {
             let lpns = self.lpns(tp);
             let keys: Vec<Lpn> = self.recovered.range(lpns).map(|(&l, _)| l).collect();
             for lpn in keys {
@@ -340,7 +379,8 @@ impl TranslationStore {
     /// 3. Scans data pages newest first, one allocation unit at a time (pages of a unit's data
     ///    blocks are programmed in block-sequence order), and stops the unit at the first page no
     ///    newer than the oldest `MinPSN`; a page newer than its own TP's `MinPSN` is a modified
-    ///    entry (the newest such page of an LPN wins).
+    ///    entry (the newest such page of an LPN wins). With [`StoreLayout::interleaved_data`] the
+    ///    scan stops each block at that page instead (a block's pages are still in program order).
     ///
     /// 4. Reads the newest copy of every TP: the whole map, which tells which data pages are valid.
     ///
@@ -380,13 +420,16 @@ impl TranslationStore {
                 *covered = 0;
             }
         }
-        let oldest = self.covered.iter().copied().min().unwrap_or(0);
+        let oldest = self.covered[..self.user_tps as usize].iter().copied().min().unwrap_or(0);
         for unit in &mut data_blocks {
             unit.sort_unstable_by(|a, b| b.cmp(a));
             'unit: for &(_, pbn) in unit.iter() {
                 for ppn in g.pages_below(pbn, ctx.flash.write_pointer(pbn)).rev() {
                     let Some(spare) = ctx.probe_spare(ppn) else { continue };
                     let psn = self.psn[ppn.index()];
+                    if psn <= oldest && self.interleaved_data {
+                        break; // older pages of this block are covered; other blocks may be newer
+                    }
                     if psn <= oldest {
                         break 'unit;
                     }
@@ -421,7 +464,7 @@ impl TranslationStore {
         match spare.kind {
             PageKind::Data => spare.logical < self.logical_pages && self.entry(Lpn::new(spare.logical)) == Some(ppn),
             PageKind::Translation => {
-                spare.logical < self.tp_count() && self.location(Tpn::new(spare.logical)) == Some(ppn)
+                (spare.logical as usize) < self.gtd.len() && self.location(Tpn::new(spare.logical)) == Some(ppn)
             }
             PageKind::Metadata | PageKind::InvalidationLog | PageKind::Delta => false,
         }
@@ -462,9 +505,9 @@ impl TranslationStore {
         Ok(())
     }
 
-    /// The translation pages the GTD points at (for the shared invariant check).
+    /// The translation pages the GTD points at, auxiliary ones included (for the shared invariant check).
     pub fn referenced_pages(&self) -> Vec<PageRef> {
-        self.tps()
+        Tpn::range(0, self.gtd.len() as u32)
             .filter_map(|tp| {
                 self.location(tp).map(|ppn| PageRef { ppn, kind: PageKind::Translation, logical: tp.get() })
             })

@@ -8,14 +8,18 @@
 //!   lists (DFTL's and CDFTL's CMT).
 //! - [`DirtyEntries`]: mapping changes not yet written to their TP, grouped by TP, for caches that
 //!   hold whole translation pages (CDFTL's CTP, S-FTL).
+//! - [`PageCache`]: whole translation pages in LRU order, loaded and written back whole (CPM's
+//!   CMT).
 
 mod dirty;
 mod entry;
 pub mod nru;
+mod pages;
 mod policy;
 mod two_level;
 
 pub use dirty::DirtyEntries;
 pub use entry::EntryCache;
+pub use pages::{load, CachesPages, PageCache};
 pub use policy::{AnyPolicy, Lru, Policy, ReplacementKind, SegmentedLru};
 pub use two_level::{PageOrder, TwoLevelCache};

@@ -1,0 +1,413 @@
+//! The clusters of CPM and K-CPM: which physical blocks each cluster holds (its CBMT row), how
+//! far each block is written, the free and invalid pages of each cluster (CIC), and K-CPM's
+//! associations: the owners whose pages a cluster adopted, with their counts (CAMT), and the
+//! clusters a cluster's pages are distributed over (CDMT).
+//!
+//! Every block a cluster holds carries the cluster's number in its pages' spare areas (the saved
+//! cluster, written with each page), which recovery reads back.
+
+use super::tree::MaxTree;
+use crate::flash::{Lpn, Pbn, Ppn};
+
+pub(super) struct Clusters {
+    logical_pages: u32,
+    /// LPNs per cluster (`S_C` logical blocks).
+    pub pages: u32,
+    pub count: u32,
+    /// N_Bmax^C.
+    pub max_blocks: u32,
+    /// The associativity bound K (1: CPM).
+    pub k: u32,
+    ppb: u32,
+    /// The blocks of each cluster, in the order it got them.
+    rows: Vec<Vec<Pbn>>,
+    /// The cluster holding each block.
+    holder: Vec<Option<u32>>,
+    /// Per block, the next offset to write (pages per block once full, or sealed because a page
+    /// of it is corrupt).
+    fill: Vec<u32>,
+    /// Per block, the saved cluster its spare areas carry (flash content: survives power loss).
+    tag: Vec<u16>,
+    free: Vec<u32>,
+    /// CIC: invalid (and corrupt) pages in the cluster's blocks.
+    cic: Vec<u32>,
+    /// The block a cluster writes next (C13: at most one partly written block is written at a time).
+    active: Vec<Option<Pbn>>,
+    /// CAMT: per saved cluster, the foreign owners whose pages it holds and how many.
+    camt: Vec<Vec<(u32, u32)>>,
+    /// CDMT: per owner, the clusters holding some of its pages (its distributed clusters).
+    cdmt: Vec<Vec<u32>>,
+    pub associations: u32,
+    /// Valid adopted pages.
+    pub adopted: u64,
+    pub total_free: u64,
+    pub total_blocks: u32,
+    /// Clusters holding a block, and the sum of their N_alpha.
+    pub holding: u32,
+    pub holding_alpha: u64,
+    /// Key CIC + 1 for clusters holding blocks (InterGC's victim cluster).
+    by_cic: MaxTree,
+    /// Key free pages for clusters below K associations (K-CPM case 4's new DC).
+    by_free: MaxTree,
+    /// Key room for blocks (N_Bmax - N_B) for clusters below K associations (a new DC for the
+    /// block an InterGC frees).
+    by_room: MaxTree,
+}
+
+impl Clusters {
+    pub fn new(logical_pages: u32, pages: u32, max_blocks: u32, k: u32, ppb: u32, blocks: u32) -> Self {
+        let count = logical_pages.div_ceil(pages).max(1);
+        let n = count as usize;
+        Clusters {
+            logical_pages,
+            pages,
+            count,
+            max_blocks,
+            k,
+            ppb,
+            rows: vec![Vec::new(); n],
+            holder: vec![None; blocks as usize],
+            fill: vec![0; blocks as usize],
+            tag: vec![0; blocks as usize],
+            free: vec![0; n],
+            cic: vec![0; n],
+            active: vec![None; n],
+            camt: vec![Vec::new(); n],
+            cdmt: vec![Vec::new(); n],
+            associations: 0,
+            adopted: 0,
+            total_free: 0,
+            total_blocks: 0,
+            holding: 0,
+            holding_alpha: 0,
+            by_cic: MaxTree::new(count),
+            by_free: MaxTree::new(count),
+            by_room: MaxTree::new(count),
+        }
+    }
+
+    /// Forgets everything held in SRAM (the tags are flash content and stay).
+    pub fn clear(&mut self) {
+        let tag = std::mem::take(&mut self.tag);
+        *self = Clusters::new(self.logical_pages, self.pages, self.max_blocks, self.k, self.ppb, tag.len() as u32);
+        self.tag = tag;
+    }
+
+    #[inline]
+    pub fn of_lpn(&self, lpn: Lpn) -> u32 {
+        lpn.get() / self.pages
+    }
+
+    /// The LPNs cluster `c` owns.
+    pub fn lpns(&self, c: u32) -> std::ops::Range<u32> {
+        let first = c * self.pages;
+        first..first.saturating_add(self.pages).min(self.logical_pages)
+    }
+    #[inline]
+    pub fn holder(&self, pbn: Pbn) -> Option<u32> {
+        self.holder[pbn.index()]
+    }
+    /// The saved cluster a block's spare areas carry.
+    pub fn tag(&self, pbn: Pbn) -> u32 {
+        self.tag[pbn.index()] as u32
+    }
+    pub fn blocks(&self, c: u32) -> &[Pbn] {
+        &self.rows[c as usize]
+    }
+    pub fn n_blocks(&self, c: u32) -> u32 {
+        self.rows[c as usize].len() as u32
+    }
+    pub fn free(&self, c: u32) -> u32 {
+        self.free[c as usize]
+    }
+    #[cfg(test)]
+    pub fn cic(&self, c: u32) -> u32 {
+        self.cic[c as usize]
+    }
+    #[cfg(test)]
+    pub fn fill(&self, pbn: Pbn) -> u32 {
+        self.fill[pbn.index()]
+    }
+    pub fn is_full(&self, pbn: Pbn) -> bool {
+        self.fill[pbn.index()] >= self.ppb
+    }
+    /// N_alpha: the cluster itself and the foreign owners whose pages it holds.
+    pub fn alpha(&self, c: u32) -> u32 {
+        1 + self.camt[c as usize].len() as u32
+    }
+    /// The foreign owners whose pages `c` holds, with their counts.
+    pub fn associated(&self, c: u32) -> &[(u32, u32)] {
+        &self.camt[c as usize]
+    }
+    /// The distributed clusters of `c` (other than itself), in the order they were added.
+    pub fn distributed(&self, c: u32) -> &[u32] {
+        &self.cdmt[c as usize]
+    }
+    /// The adopted pages of `owner` that `saved` holds.
+    pub fn adopted_at(&self, owner: u32, saved: u32) -> Option<u32> {
+        self.camt[saved as usize].iter().find(|&&(o, _)| o == owner).map(|&(_, n)| n)
+    }
+
+    /// Hands `pbn` (erased, or written up to `fill` after a recovery) to cluster `c`.
+    pub fn add_block(&mut self, c: u32, pbn: Pbn, fill: u32) {
+        debug_assert!(self.holder[pbn.index()].is_none());
+        if self.rows[c as usize].is_empty() {
+            self.holding += 1;
+            self.holding_alpha += self.alpha(c) as u64;
+        }
+        self.rows[c as usize].push(pbn);
+        self.holder[pbn.index()] = Some(c);
+        self.fill[pbn.index()] = fill;
+        self.tag[pbn.index()] = c as u16;
+        let room = self.ppb - fill;
+        self.free[c as usize] += room;
+        self.total_free += room as u64;
+        self.total_blocks += 1;
+        if self.active[c as usize].is_none() && room > 0 {
+            self.active[c as usize] = Some(pbn);
+        }
+        self.rekey(c);
+    }
+
+    /// Takes `pbn` away from its cluster (before its erase); `written` of its pages were programmed.
+    pub fn remove_block(&mut self, pbn: Pbn, written: u32) -> u32 {
+        let c = self.holder[pbn.index()].take().expect("the block belongs to a cluster");
+        let row = &mut self.rows[c as usize];
+        let at = row.iter().position(|&b| b == pbn).expect("a cluster's block is in its row");
+        row.remove(at);
+        let room = self.ppb - self.fill[pbn.index()];
+        self.free[c as usize] -= room;
+        self.total_free -= room as u64;
+        self.cic[c as usize] -= written;
+        self.total_blocks -= 1;
+        if self.rows[c as usize].is_empty() {
+            self.holding -= 1;
+            self.holding_alpha -= self.alpha(c) as u64;
+        }
+        if self.active[c as usize] == Some(pbn) {
+            self.active[c as usize] = None;
+            self.find_active(c);
+        }
+        self.rekey(c);
+        c
+    }
+
+    /// Marks a block with a corrupt page as full: nothing is written after it.
+    pub fn seal(&mut self, pbn: Pbn) {
+        let c = self.holder[pbn.index()].expect("a sealed block belongs to a cluster");
+        let room = self.ppb - self.fill[pbn.index()];
+        self.fill[pbn.index()] = self.ppb;
+        self.free[c as usize] -= room;
+        self.total_free -= room as u64;
+        if self.active[c as usize] == Some(pbn) {
+            self.active[c as usize] = None;
+            self.find_active(c);
+        }
+        self.rekey(c);
+    }
+
+    /// Makes `pbn` the block `c` writes next.
+    pub fn set_active(&mut self, c: u32, pbn: Pbn) {
+        debug_assert_eq!(self.holder[pbn.index()], Some(c));
+        if !self.is_full(pbn) {
+            self.active[c as usize] = Some(pbn);
+        }
+    }
+
+    fn find_active(&mut self, c: u32) {
+        let fill = &self.fill;
+        self.active[c as usize] = self.rows[c as usize].iter().copied().find(|b| fill[b.index()] < self.ppb);
+    }
+
+    /// Takes the next free page of `c`, if it has one.
+    #[inline]
+    pub fn take_page(&mut self, c: u32, g: &crate::flash::Geometry) -> Option<Ppn> {
+        let pbn = self.active[c as usize]?;
+        Some(self.take_page_in(pbn, g))
+    }
+
+    /// Takes the next free page of block `pbn` (which has one).
+    #[inline]
+    pub fn take_page_in(&mut self, pbn: Pbn, g: &crate::flash::Geometry) -> Ppn {
+        let c = self.holder[pbn.index()].expect("pages are taken from a cluster's block");
+        let offset = self.fill[pbn.index()];
+        debug_assert!(offset < self.ppb);
+        self.fill[pbn.index()] = offset + 1;
+        self.free[c as usize] -= 1;
+        self.total_free -= 1;
+        if offset + 1 == self.ppb && self.active[c as usize] == Some(pbn) {
+            self.active[c as usize] = None;
+            self.find_active(c);
+        }
+        self.rekey_space(c);
+        g.page_at(pbn, offset)
+    }
+
+    /// A page of cluster `c` became invalid.
+    #[inline]
+    pub fn invalidated(&mut self, c: u32) {
+        self.cic[c as usize] += 1;
+        self.rekey_cic(c);
+    }
+
+    /// Counts invalid pages found by a recovery.
+    pub fn add_invalid(&mut self, c: u32, pages: u32) {
+        self.cic[c as usize] += pages;
+        self.rekey_cic(c);
+    }
+
+    /// Makes `dc` a distributed cluster of `owner` (CAMT and CDMT entries, no page yet).
+    pub fn associate(&mut self, owner: u32, dc: u32) {
+        debug_assert!(owner != dc && self.adopted_at(owner, dc).is_none());
+        if !self.rows[dc as usize].is_empty() {
+            self.holding_alpha += 1;
+        }
+        self.camt[dc as usize].push((owner, 0));
+        self.cdmt[owner as usize].push(dc);
+        self.associations += 1;
+        self.rekey(dc);
+    }
+
+    /// One more valid page of `owner` in `saved` (an association that exists).
+    pub fn adopt(&mut self, owner: u32, saved: u32) {
+        let entry = self.camt[saved as usize].iter_mut().find(|(o, _)| *o == owner).expect("associated");
+        entry.1 += 1;
+        self.adopted += 1;
+    }
+
+    /// One valid page of `owner` fewer in `saved`; the association ends with its last page.
+    pub fn unadopt(&mut self, owner: u32, saved: u32) {
+        let list = &mut self.camt[saved as usize];
+        let at = list.iter().position(|&(o, _)| o == owner).expect("an adopted page's owner is associated");
+        list[at].1 -= 1;
+        self.adopted -= 1;
+        if list[at].1 == 0 {
+            list.remove(at);
+            self.cdmt[owner as usize].retain(|&d| d != saved);
+            self.associations -= 1;
+            if !self.rows[saved as usize].is_empty() {
+                self.holding_alpha -= 1;
+            }
+            self.rekey(saved);
+        }
+    }
+
+    fn rekey(&mut self, c: u32) {
+        self.rekey_cic(c);
+        self.rekey_space(c);
+    }
+
+    #[inline]
+    fn rekey_cic(&mut self, c: u32) {
+        let key = if self.rows[c as usize].is_empty() { 0 } else { self.cic[c as usize] + 1 };
+        self.by_cic.set(c, key);
+    }
+
+    #[inline]
+    fn rekey_space(&mut self, c: u32) {
+        if self.k == 1 {
+            return; // every cluster has N_alpha = 1 = K: none can take another's pages
+        }
+        let open = self.alpha(c) < self.k;
+        let room = self.max_blocks.saturating_sub(self.n_blocks(c));
+        self.by_free.set(c, if open { self.free[c as usize] } else { 0 });
+        self.by_room.set(c, if open { room } else { 0 });
+    }
+
+    /// The cluster with the most invalid pages (ties: the lowest number) outside `excluded`,
+    /// among those holding blocks; `excluded` grows with each candidate turned down by `accept`.
+    pub fn victim_cluster(
+        &mut self,
+        excluded: &mut Vec<u32>,
+        mut accept: impl FnMut(&Self, u32) -> bool,
+    ) -> Option<u32> {
+        loop {
+            let c = self.by_cic.top_excluding(excluded)?;
+            if accept(self, c) {
+                return Some(c);
+            }
+            excluded.push(c);
+        }
+    }
+
+    /// The cluster below K associations with the most free pages (ties: the lowest number),
+    /// outside `excluded`.
+    pub fn most_free(&mut self, excluded: &[u32]) -> Option<u32> {
+        self.by_free.top_excluding(excluded)
+    }
+
+    /// The cluster below K associations with the most room for blocks, outside `excluded`.
+    pub fn most_room(&mut self, excluded: &[u32]) -> Option<u32> {
+        self.by_room.top_excluding(excluded)
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        let n = self.count as usize;
+        let blocks = self.holder.len();
+        blocks * (8 + 4 + 2 + 4)
+            + n * (4 * 3 + 8 + 3 * 24)
+            + self.rows.iter().map(|r| r.capacity() * 4).sum::<usize>()
+            + self.by_cic.memory_bytes() * 3
+    }
+
+    /// Checks the derived counts and the trees against the rows.
+    pub fn check(&self, written: impl Fn(Pbn) -> u32, valid: impl Fn(Pbn) -> u32) -> std::result::Result<(), String> {
+        let (mut free_total, mut blocks_total, mut holding, mut alpha) = (0u64, 0u32, 0u32, 0u64);
+        for c in 0..self.count {
+            let row = &self.rows[c as usize];
+            let mut free = 0;
+            let mut invalid = 0;
+            for &b in row {
+                if self.holder[b.index()] != Some(c) || self.tag[b.index()] as u32 != c {
+                    return Err(format!("block {b} is in cluster {c}'s row but held by {:?}", self.holder[b.index()]));
+                }
+                if self.fill[b.index()] < written(b) {
+                    return Err(format!("block {b} of cluster {c} is written beyond its fill"));
+                }
+                free += self.ppb - self.fill[b.index()];
+                invalid += written(b) - valid(b);
+            }
+            if free != self.free[c as usize] || invalid != self.cic[c as usize] {
+                return Err(format!(
+                    "cluster {c}: {free} free and {invalid} invalid pages in its blocks, but it counts {} and CIC {}",
+                    self.free[c as usize], self.cic[c as usize]
+                ));
+            }
+            match self.active[c as usize] {
+                Some(b) if self.holder[b.index()] != Some(c) || self.is_full(b) => {
+                    return Err(format!("cluster {c} writes block {b}, which is full or not its own"))
+                }
+                None if free > 0 => return Err(format!("cluster {c} has {free} free pages but no block to write")),
+                _ => {}
+            }
+            let cic_key = if row.is_empty() { 0 } else { invalid + 1 };
+            if self.by_cic.key(c) != cic_key {
+                return Err(format!("cluster {c}: CIC tree key {} for CIC {invalid}", self.by_cic.key(c)));
+            }
+            for &(owner, n) in &self.camt[c as usize] {
+                if n == 0 || owner == c || !self.cdmt[owner as usize].contains(&c) {
+                    return Err(format!(
+                        "CAMT of cluster {c}: owner {owner} with {n} pages, CDMT {:?}",
+                        self.cdmt[owner as usize]
+                    ));
+                }
+            }
+            free_total += free as u64;
+            blocks_total += row.len() as u32;
+            if !row.is_empty() {
+                holding += 1;
+                alpha += self.alpha(c) as u64;
+            }
+        }
+        let dcs: usize = self.cdmt.iter().map(Vec::len).sum();
+        if dcs != self.associations as usize || self.camt.iter().map(Vec::len).sum::<usize>() != dcs {
+            return Err(format!("{} associations counted, {dcs} in CDMT", self.associations));
+        }
+        if (free_total, blocks_total, holding, alpha)
+            != (self.total_free, self.total_blocks, self.holding, self.holding_alpha)
+        {
+            return Err("the clusters' totals disagree with their rows".into());
+        }
+        Ok(())
+    }
+}
