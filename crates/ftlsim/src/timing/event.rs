@@ -69,7 +69,7 @@ enum Phase {
 }
 
 /// An operation's place in the list of operations in flight, stored as index + 1 so that
-/// `Option<Slot>` takes four bytes (an operation in flight takes 44).
+/// `Option<Slot>` takes four bytes (an operation in flight takes 36).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Slot(NonZeroU32);
 
@@ -109,13 +109,9 @@ struct InFlight {
     request: u32,
     /// The next operation of its chain.
     next: Option<Slot>,
-    /// The first operation waiting for this program or erase to complete (on its block); the
-    /// others follow through their `sibling` links.
-    dependents: Option<Slot>,
-    /// The next program or erase issued on its block (for a program or an erase).
+    /// The next program or erase issued on its block (for a program or an erase), which waits
+    /// for this one.
     next_write: Option<Slot>,
-    /// The next operation waiting for the same program or erase as this one.
-    sibling: Option<Slot>,
     kind: OpKind,
     class: Class,
     phase: Phase,
@@ -411,9 +407,7 @@ impl EventCore {
                 block: block.get(),
                 request,
                 next: None,
-                dependents: None,
                 next_write: None,
-                sibling: None,
                 kind: op.kind,
                 class: if dispatched.source == Source::Background {
                     Class::Background
@@ -458,8 +452,8 @@ impl EventCore {
 
     /// Makes `op` wait for what it must not overtake on its block: a program follows the
     /// block's previous program or erase (programs in offset order), an erase follows them and
-    /// every read of the block in flight, a read follows the program of its page if that is
-    /// still pending. Operations on different pages of a block otherwise pass each other.
+    /// every read of the block in flight. A read of a page whose program is still pending is
+    /// served by the controller and waits for nothing on the block.
     #[inline]
     fn order_on_block(&mut self, op: u32, block: usize) {
         let b = &mut self.blocks[block];
@@ -485,11 +479,9 @@ impl EventCore {
                 self.append_write(op, block)
             }
         };
-        if let Some(before) = after {
-            let head = self.ops[before.index()].dependents.replace(Slot::new(op));
-            let o = &mut self.ops[op];
-            o.sibling = head;
-            o.waiting += 1;
+        if after.is_some() {
+            // Released through the earlier write's `next_write` when it completes.
+            self.ops[op].waiting += 1;
         }
     }
 
@@ -542,10 +534,8 @@ impl EventCore {
                 }
             }
         }
-        let mut next = o.dependents;
-        while let Some(n) = next {
-            next = self.ops[n.index()].sibling;
-            self.release(n.index());
+        if let Some(next) = o.next_write {
+            self.release(next.index());
         }
     }
 
@@ -589,7 +579,7 @@ impl EventCore {
             // Its completion will touch these; many other events usually run before it, so
             // asking for them now hides the memory latency (a hint: no state changes).
             let o = *o;
-            for next in [o.next, o.dependents].into_iter().flatten() {
+            for next in [o.next, o.next_write].into_iter().flatten() {
                 crate::mem::prefetch(&self.ops[next.index()]);
             }
             crate::mem::prefetch(&self.requests[o.request]);
@@ -976,8 +966,8 @@ mod tests {
     }
 
     #[test]
-    fn an_operation_in_flight_takes_44_bytes() {
-        assert_eq!(std::mem::size_of::<InFlight>(), 44);
+    fn an_operation_in_flight_takes_36_bytes() {
+        assert_eq!(std::mem::size_of::<InFlight>(), 36);
     }
 
     #[test]
