@@ -15,18 +15,7 @@ fn request(arrival: u64, kind: IoKind, first: u32, pages: u32) -> PageRequest {
 /// four reads on the four planes of one chip would take four transfers in a row.
 #[test]
 fn a_16k_read_on_ssd16_reads_four_chips_at_once() {
-    let config = ConfigBuilder::new()
-        .preset("ssd16")
-        .unwrap()
-        .set("device.geometry.blocks_per_plane=64")
-        .unwrap()
-        .set("gc.free_blocks_low=4")
-        .unwrap()
-        .set("gc.background_free_blocks=6")
-        .unwrap()
-        .build()
-        .unwrap();
-    let mut sim = Simulation::new(&config, "pftl").unwrap();
+    let mut sim = Simulation::new(&small_ssd16(&[]), "pftl").unwrap();
     sim.precondition().unwrap();
     sim.serve(request(0, IoKind::Read, 1000, 4)).unwrap();
     let report = sim.result("16k", serde_json::Value::Null, 0.0).unwrap().report;
@@ -34,23 +23,20 @@ fn a_16k_read_on_ssd16_reads_four_chips_at_once() {
     assert!((report.response.read.max_us - 65.0).abs() < 0.1, "{} us", report.response.read.max_us);
 }
 
-/// A small `ssd16` (64 blocks per plane) with a write buffer of `pages` 4 KB pages.
+/// `ssd16` with 64 blocks per plane (GC thresholds scaled down with it), then `sets`.
+fn small_ssd16(sets: &[&str]) -> ftlsim::Config {
+    ["device.geometry.blocks_per_plane=64", "gc.free_blocks_low=4", "gc.background_free_blocks=6"]
+        .iter()
+        .chain(sets)
+        .try_fold(ConfigBuilder::new().preset("ssd16").unwrap(), |b, s| b.set(s))
+        .and_then(|b| b.build())
+        .unwrap()
+}
+
+/// A small `ssd16` with a write buffer of `pages` 4 KB pages.
 fn buffered(pages: u32, sets: &[&str]) -> ftlsim::Config {
-    let mut b = ConfigBuilder::new()
-        .preset("ssd16")
-        .unwrap()
-        .set("device.geometry.blocks_per_plane=64")
-        .unwrap()
-        .set("gc.free_blocks_low=4")
-        .unwrap()
-        .set("gc.background_free_blocks=6")
-        .unwrap()
-        .set(&format!("buffer.size_mb={}", pages as f64 * 4096.0 / 1048576.0))
-        .unwrap();
-    for s in sets {
-        b = b.set(s).unwrap();
-    }
-    b.build().unwrap()
+    let size = format!("buffer.size_mb={}", pages as f64 * 4096.0 / 1048576.0);
+    small_ssd16(&[&[size.as_str()], sets].concat())
 }
 
 #[test]

@@ -763,14 +763,16 @@ mod tests {
         Dispatched { index, request, at, source: Source::Host }
     }
 
-    /// Submits each request's operations at its time and returns every request's (start, finish)
-    /// by index.
-    fn run(core: &mut EventCore, requests: &[Timed]) -> Vec<(Nanos, Nanos)> {
+    /// Submits each request's operations at its time (as one chain if `chained`, else each a
+    /// chain of its own), runs the device dry and returns how each request was served, by index.
+    fn serve(core: &mut EventCore, requests: &[Timed], chained: bool) -> Vec<Served> {
         let mut log = OpLog::new();
         for (i, (at, ops)) in requests.iter().enumerate() {
             log.clear();
             for &(kind, purpose, ppn) in ops.iter() {
-                log.begin_chain();
+                if !chained {
+                    log.begin_chain();
+                }
                 log.push(kind, purpose, Ppn::new(ppn));
             }
             core.advance_to(*at);
@@ -779,7 +781,12 @@ mod tests {
         core.drain();
         let mut done: Vec<_> = std::iter::from_fn(|| core.pop_completed()).collect();
         done.sort_by_key(|c| c.dispatched.index);
-        done.iter().map(|c| (c.served.start, c.served.finish)).collect()
+        done.iter().map(|c| c.served).collect()
+    }
+
+    /// [`serve`] with every operation a chain of its own, as (start, finish) pairs.
+    fn run(core: &mut EventCore, requests: &[Timed]) -> Vec<(Nanos, Nanos)> {
+        serve(core, requests, false).iter().map(|s| (s.start, s.finish)).collect()
     }
 
     #[test]
@@ -792,12 +799,9 @@ mod tests {
     #[test]
     fn a_chain_serialises_across_dies_and_a_die_serves_fifo() {
         let mut t = two_dies("fifo", false);
-        let mut log = OpLog::new();
-        log.push(OpKind::Read, Purpose::Translation, Ppn::new(0)); // die 0
-        log.push(OpKind::Read, Purpose::Host, Ppn::new(4)); // die 1, waits for the translation read
-        t.submit(request(0, 0), log.ops());
-        t.drain();
-        assert_eq!(t.pop_completed().unwrap().served, Served { start: 0, finish: 2 * READ });
+        // A translation read on die 0, then a read on die 1 that waits for it.
+        let chain = [(OpKind::Read, Purpose::Translation, 0), (OpKind::Read, Purpose::Host, 4)];
+        assert_eq!(serve(&mut t, &[(0, &chain)], true), [Served { start: 0, finish: 2 * READ }]);
         // An erase, then a read of another block on the same die: the read waits for the erase.
         let done = run(&mut t, &[(0, &[(OpKind::Erase, Purpose::Gc, 8)]), (10, &[(OpKind::Read, Purpose::Host, 1)])]);
         assert_eq!(done, [(2 * READ, 2 * READ + 1_500_000), (2 * READ + 1_500_000, 2 * READ + 1_500_000 + READ)]);
@@ -809,21 +813,12 @@ mod tests {
         // that must wait for it. Request 1, a read on die 1 (block 3) issued just after, finds
         // die 1 idle and runs at once: the waiting program does not hold it back.
         let mut t = two_dies("fifo", false);
-        let mut log = OpLog::new();
-        log.push(OpKind::Read, Purpose::Translation, Ppn::new(0));
-        log.push(OpKind::Program, Purpose::Host, Ppn::new(4));
-        t.submit(request(0, 0), log.ops());
-        log.clear();
-        log.push(OpKind::Read, Purpose::Host, Ppn::new(12));
-        t.advance_to(1);
-        t.submit(request(1, 1), log.ops());
-        t.drain();
-        let mut done: Vec<_> = std::iter::from_fn(|| t.pop_completed()).collect();
-        done.sort_by_key(|c| c.dispatched.index);
-        assert_eq!(done[1].served, Served { start: 1, finish: 1 + READ });
+        let first = [(OpKind::Read, Purpose::Translation, 0), (OpKind::Program, Purpose::Host, 4)];
+        let done = serve(&mut t, &[(0, &first), (1, &[(OpKind::Read, Purpose::Host, 12)])], true);
+        assert_eq!(done[1], Served { start: 1, finish: 1 + READ });
         // The program starts when both the translation read (at READ) and the die are done
         // (at 1 + READ), and its transfer shares channel 1 with nobody.
-        assert_eq!(done[0].served, Served { start: 0, finish: 1 + READ + PROGRAM });
+        assert_eq!(done[0], Served { start: 0, finish: 1 + READ + PROGRAM });
     }
 
     #[test]
@@ -831,19 +826,10 @@ mod tests {
         // A program of page 4 (block 1) waits for a translation read on die 0; a read of page 4
         // issued later is served at once from the data the controller is programming.
         let mut t = two_dies("fifo", false);
-        let mut log = OpLog::new();
-        log.push(OpKind::Read, Purpose::Translation, Ppn::new(0));
-        log.push(OpKind::Program, Purpose::Host, Ppn::new(4));
-        t.submit(request(0, 0), log.ops());
-        log.clear();
-        log.push(OpKind::Read, Purpose::Host, Ppn::new(4));
-        t.advance_to(1);
-        t.submit(request(1, 1), log.ops());
-        t.drain();
-        let mut done: Vec<_> = std::iter::from_fn(|| t.pop_completed()).collect();
-        done.sort_by_key(|c| c.dispatched.index);
-        assert_eq!(done[0].served.finish, READ + PROGRAM);
-        assert_eq!(done[1].served, Served { start: 1, finish: 1 });
+        let first = [(OpKind::Read, Purpose::Translation, 0), (OpKind::Program, Purpose::Host, 4)];
+        let done = serve(&mut t, &[(0, &first), (1, &[(OpKind::Read, Purpose::Host, 4)])], true);
+        assert_eq!(done[0].finish, READ + PROGRAM);
+        assert_eq!(done[1], Served { start: 1, finish: 1 });
         assert_eq!(t.times.busy_ns[1], PROGRAM, "die 1 did the program only");
     }
 
@@ -851,43 +837,25 @@ mod tests {
     fn a_read_passes_a_pending_program_of_another_page_of_its_block() {
         // Page 4 (block 1, die 1) is programmed; then a program of page 5 waits for a translation
         // read on die 0, and a read of page 4 issued meanwhile runs at once on die 1.
-        let mut t = two_dies("fifo", false);
-        let mut log = OpLog::new();
-        log.push(OpKind::Program, Purpose::Host, Ppn::new(4));
-        t.submit(request(0, 0), log.ops());
-        t.advance_to(PROGRAM);
-        log.clear();
-        log.push(OpKind::Read, Purpose::Translation, Ppn::new(0));
-        log.push(OpKind::Program, Purpose::Host, Ppn::new(5));
-        t.submit(request(1, PROGRAM), log.ops());
-        log.clear();
-        log.push(OpKind::Read, Purpose::Host, Ppn::new(4));
-        t.advance_to(PROGRAM + 1);
-        t.submit(request(2, PROGRAM + 1), log.ops());
-        t.drain();
-        let mut done: Vec<_> = std::iter::from_fn(|| t.pop_completed()).collect();
-        done.sort_by_key(|c| c.dispatched.index);
-        assert_eq!(done[2].served, Served { start: PROGRAM + 1, finish: PROGRAM + 1 + READ });
+        let second = [(OpKind::Read, Purpose::Translation, 0), (OpKind::Program, Purpose::Host, 5)];
+        let requests: &[Timed] = &[
+            (0, &[(OpKind::Program, Purpose::Host, 4)]),
+            (PROGRAM, &second),
+            (PROGRAM + 1, &[(OpKind::Read, Purpose::Host, 4)]),
+        ];
+        let done = serve(&mut two_dies("fifo", false), requests, true);
+        assert_eq!(done[2], Served { start: PROGRAM + 1, finish: PROGRAM + 1 + READ });
     }
 
     #[test]
     fn an_erase_waits_for_the_reads_of_its_block_issued_before_it() {
         // A read of page 4 (block 1, die 1) waits for a translation read on die 0; an erase of
         // block 1 issued after it waits for it, although die 1 is idle.
-        let mut t = two_dies("fifo", false);
-        let mut log = OpLog::new();
-        log.push(OpKind::Read, Purpose::Translation, Ppn::new(0));
-        log.push(OpKind::Read, Purpose::Host, Ppn::new(4));
-        t.submit(request(0, 0), log.ops());
-        log.clear();
-        log.push(OpKind::Erase, Purpose::Gc, Ppn::new(4));
-        t.advance_to(1);
-        t.submit(request(1, 1), log.ops());
-        t.drain();
-        let mut done: Vec<_> = std::iter::from_fn(|| t.pop_completed()).collect();
-        done.sort_by_key(|c| c.dispatched.index);
-        assert_eq!(done[0].served.finish, 2 * READ);
-        assert_eq!(done[1].served, Served { start: 2 * READ, finish: 2 * READ + 1_500_000 });
+        let first = [(OpKind::Read, Purpose::Translation, 0), (OpKind::Read, Purpose::Host, 4)];
+        let requests: &[Timed] = &[(0, &first), (1, &[(OpKind::Erase, Purpose::Gc, 4)])];
+        let done = serve(&mut two_dies("fifo", false), requests, true);
+        assert_eq!(done[0].finish, 2 * READ);
+        assert_eq!(done[1], Served { start: 2 * READ, finish: 2 * READ + 1_500_000 });
     }
 
     /// The toy timeline of paper 001 §3.1 on one die: a program is being served when a write and
@@ -934,14 +902,11 @@ mod tests {
 
     #[test]
     fn copy_back_moves_a_page_inside_its_plane_without_the_bus() {
-        let mut log = OpLog::new();
-        log.push(OpKind::Read, Purpose::Gc, Ppn::new(0)); // block 0
-        log.push(OpKind::Program, Purpose::Gc, Ppn::new(8)); // block 2: same plane
+        // Block 0, then block 2: the same plane.
+        let chain = [(OpKind::Read, Purpose::Gc, 0), (OpKind::Program, Purpose::Gc, 8)];
         for (copy_back, want) in [(false, READ + PROGRAM), (true, 25_000 + 200_000)] {
-            let mut t = two_dies("fifo", copy_back);
-            t.submit(request(0, 0), log.ops());
-            t.drain();
-            assert_eq!(t.pop_completed().unwrap().served.finish, want, "copy_back = {copy_back}");
+            let done = serve(&mut two_dies("fifo", copy_back), &[(0, &chain)], true);
+            assert_eq!(done[0].finish, want, "copy_back = {copy_back}");
         }
     }
 
