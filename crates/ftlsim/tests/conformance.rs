@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use ftlsim::check::conformance::{run_static, run_workload, WORKLOADS};
+use ftlsim::check::conformance::{run_static, run_variant, Variant, WORKLOADS};
 use ftlsim::check::golden;
 use ftlsim::ftl::REGISTRY;
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -17,6 +17,11 @@ use libtest_mimic::{Arguments, Failed, Trial};
 /// (FTL or "*" for all, workload, reason): open bugs, reported to the owner; these trials are
 /// ignored (run them with `-- --ignored`). Remove the line with the fix.
 const KNOWN_FAILURES: &[(&str, &str, &str)] = &[];
+
+/// Parameter settings that change a scheme's mapping structure run the whole matrix too, as
+/// trials and goldens named `<ftl>-<label>`.
+const VARIANTS: &[(&str, Variant)] =
+    &[("dftl", Variant { label: "vtp", params: "cache_unit = \"vtp\"\ncache_bytes = 1024" })];
 
 /// The run's report must equal the one recorded in `tests/golden/conformance/` (see
 /// `ftlsim::check::golden`): a refactor changes no result.
@@ -30,14 +35,23 @@ fn check_golden(ftl: &str, workload: &str, report: &impl serde::Serialize) -> Re
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
+    let variants = VARIANTS.iter().map(|(ftl, variant)| {
+        let info = REGISTRY.iter().find(|info| info.name == *ftl).expect("a variant of a registered FTL");
+        (info, variant)
+    });
     for info in REGISTRY {
-        let ftl = info.name;
-        trials.push(Trial::test(format!("{ftl}::sram_and_params"), move || run_static(info).map_err(Failed::from)));
+        trials.push(Trial::test(format!("{}::sram_and_params", info.name), move || {
+            run_static(info).map_err(Failed::from)
+        }));
+    }
+    for (info, variant) in REGISTRY.iter().map(|info| (info, &Variant::DEFAULT)).chain(variants) {
+        let ftl = variant.name(info.name);
         for w in WORKLOADS {
             let known = KNOWN_FAILURES.iter().any(|(f, name, _)| (*f == ftl || *f == "*") && *name == w.name);
+            let name = ftl.clone();
             let trial = Trial::test(format!("{ftl}::{}", w.name), move || {
-                let report = run_workload(info, w)?;
-                check_golden(ftl, w.name, &report).map_err(Failed::from)
+                let report = run_variant(info, variant, w)?;
+                check_golden(&name, w.name, &report).map_err(Failed::from)
             });
             trials.push(if known { trial.with_ignored_flag(true).with_kind("known-failure") } else { trial });
         }

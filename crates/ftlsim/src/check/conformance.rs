@@ -197,6 +197,41 @@ fn read_back(sim: &mut Simulation, logical: u32) -> Result<(), SimError> {
 /// Runs one workload of the matrix on `info`'s scheme; returns the run's report, or what went
 /// wrong.
 pub fn run_workload(info: &FtlInfo, w: &Workload) -> Result<Report, String> {
+    run_variant(info, &Variant::DEFAULT, w)
+}
+
+/// A scheme's parameter setting run through the whole matrix like a scheme of its own (a
+/// variant that is a different mapping structure, such as DFTL caching whole translation pages).
+pub struct Variant {
+    /// Names the trials and the golden files: `<ftl>-<label>`.
+    pub label: &'static str,
+    /// TOML assignments under `[ftl.<name>]`, over the registry's `test_overrides`.
+    pub params: &'static str,
+}
+
+impl Variant {
+    pub const DEFAULT: Variant = Variant { label: "", params: "" };
+
+    /// The trial name of `ftl` under this variant.
+    pub fn name(&self, ftl: &str) -> String {
+        if self.label.is_empty() {
+            ftl.to_string()
+        } else {
+            format!("{ftl}-{}", self.label)
+        }
+    }
+
+    fn apply(&self, ftl: &str, config: &mut Config) -> Result<(), String> {
+        let params: toml::Table = self.params.parse().map_err(|e| format!("variant {}: {e}", self.label))?;
+        let table = config.ftl.entry(ftl).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let toml::Value::Table(table) = table else { return Err(format!("ftl.{ftl} is not a table")) };
+        table.extend(params);
+        config.validate().map_err(|e| format!("variant {}: {e}", self.label))
+    }
+}
+
+/// [`run_workload`] with `variant`'s parameters.
+pub fn run_variant(info: &FtlInfo, variant: &Variant, w: &Workload) -> Result<Report, String> {
     let ftl = info.name;
     let unsupported = !info.recovers;
     let hint = |e: SimError| match e {
@@ -205,9 +240,10 @@ pub fn run_workload(info: &FtlInfo, w: &Workload) -> Result<Report, String> {
         }
         e => e.to_string(),
     };
-    let config = (w.device)(info).map_err(|e| format!("test device: {e}"))?;
+    let mut config = (w.device)(info).map_err(|e| format!("test device: {e}"))?;
+    variant.apply(ftl, &mut config)?;
     let logical = config.device.logical_pages();
-    let trial_seed = seed(&format!("{ftl}::{}", w.name));
+    let trial_seed = seed(&format!("{}::{}", variant.name(ftl), w.name));
     let requests = (w.requests)(logical, &mut Xoshiro256PlusPlus::seed_from_u64(trial_seed));
     let mut sim = Simulation::with_ftl(&config, build_with(info, &config).map_err(hint)?).map_err(hint)?;
     if !unsupported {

@@ -1,6 +1,7 @@
 //! DFTL (Gupta et al., ASPLOS'09) as papers 000 and 002 use it: the page-level map lives in
 //! translation pages; a cached mapping table (CMT) of single entries, replaced by segmented LRU,
-//! exploits temporal locality (spec 4.4, paper 002 §2).
+//! exploits temporal locality (spec 4.4, paper 002 §2). Paper 004's DFTL, which caches whole
+//! translation pages (`cache_unit = "vtp"`), is [`super::dftl_pages`].
 //!
 //! - A miss fetches the entry's TP (one translation read, also for writes: spec A6) after making
 //!   room; a dirty victim's TP is read, merged and rewritten. With `batch_update` (paper 000 §3.3)
@@ -21,6 +22,7 @@ use super::common::demand::{
 };
 use super::common::translation::{write_back, TranslationOwner, TranslationStore, DEMAND_LAYOUT, DEMAND_STREAMS};
 use super::common::{BlockManager, Relocate};
+use super::dftl_pages::DftlPages;
 use super::registry::{Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
 use super::{ftl_params, Ftl, FtlCtx, SramItem};
 use crate::check::suite::{bytes_of, quarter_map};
@@ -29,11 +31,22 @@ use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, Ppn, Spare, Tpn};
 use crate::metrics::CacheAccess;
 
+/// What the CMT caches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheUnit {
+    /// Single mapping entries (papers 000 and 002).
+    Entry,
+    /// Whole translation pages, LRU (paper 004: "a whole VTP"; spec C8).
+    Vtp,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DftlParams {
     /// SRAM of the CMT in bytes (paper 000 Table 5.2: 16.5 KB = 2048 entries).
     pub cache_bytes: u64,
+    pub cache_unit: CacheUnit,
     /// Bits per CMT entry: LPN tag, PPN, valid and dirty flags (32 + 32 + 2 = 8.25 B, paper 000;
     /// paper 002 counts 8 B = 64 bits).
     pub entry_bits: u32,
@@ -48,7 +61,7 @@ pub struct DftlParams {
 
 pub const INFO: FtlInfo = FtlInfo {
     name: "dftl",
-    description: "DFTL: demand-based, segmented-LRU entry cache, batch write-back",
+    description: "DFTL: demand-based, segmented-LRU entry cache, batch write-back (or whole translation pages, LRU)",
     family: Family::DemandBased,
     build: Dftl::build,
     params: ParamsSchema::of::<DftlParams>(&[
@@ -57,6 +70,12 @@ pub const INFO: FtlInfo = FtlInfo {
             range: ParamRange::Integer { min: 1, max: i64::MAX },
             meaning: "SRAM of the cached mapping table (CMT), bytes",
             source: "paper 000 Table 5.2: 16.5 KB = 2048 entries",
+        },
+        ParamSpec {
+            name: "cache_unit",
+            range: ParamRange::OneOf(&["entry", "vtp"]),
+            meaning: "what the CMT caches: single entries, or whole translation pages in LRU order",
+            source: "papers 000 and 002: entry; paper 004 (spec C8): vtp",
         },
         ParamSpec {
             name: "entry_bits",
@@ -102,6 +121,7 @@ impl Default for DftlParams {
     fn default() -> Self {
         DftlParams {
             cache_bytes: 16_896,
+            cache_unit: CacheUnit::Entry,
             entry_bits: 66,
             replacement: ReplacementKind::Slru,
             protected_fraction: 0.5,
@@ -139,7 +159,10 @@ impl Dftl {
 
     pub fn build(config: &Config) -> Result<Box<dyn Ftl>> {
         let params: DftlParams = ftl_params(config, "dftl")?;
-        Ok(Box::new(DemandFtl::new(config, Dftl::new(config, params)?)))
+        Ok(match params.cache_unit {
+            CacheUnit::Entry => Box::new(DemandFtl::new(config, Dftl::new(config, params)?)),
+            CacheUnit::Vtp => Box::new(DemandFtl::new(config, DftlPages::new(config, params)?)),
+        })
     }
 
     /// Evicts until the CMT has a free slot; returns whether an eviction wrote a TP back.

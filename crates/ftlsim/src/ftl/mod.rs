@@ -10,6 +10,7 @@ pub mod cdftl;
 pub mod common;
 pub mod cpm;
 pub mod dftl;
+mod dftl_pages;
 pub mod fast;
 mod last;
 pub mod optimal;

@@ -1,12 +1,9 @@
 //! What the schemes that garbage-collect clusters of logical blocks (CPM and K-CPM, paper 004)
 //! count, and the report section derived from it: GC invocations by type, the space left when GC
-//! ran, associativity, adopted pages, and paper 004's overheads as shares of the execution time
-//! (spec C.9).
+//! ran, associativity, adopted pages. (Paper 004's overheads, spec C.9, are every FTL's:
+//! [`super::FlashTimeReport`].)
 
 use serde::Serialize;
-
-use super::{FlashCounts, FlashTimes, GcStats};
-use crate::flash::PageKind;
 
 /// The full mapping tables of a clustered FTL, as paper 004's Table I sizes them (they live in
 /// flash; SRAM caches them).
@@ -85,45 +82,16 @@ pub struct ClusterReport {
     /// Mean N_alpha of the clusters holding blocks, over GC invocations (paper 004: 2.89).
     pub mean_associativity: Option<f64>,
     pub mean_adopted_pages_at_gc: Option<f64>,
-    /// The sum of every flash operation's array time, recovery excluded (spec C.9), seconds.
-    pub total_flash_time_s: f64,
-    /// Data-block GC (copies and erases) as a share of that time (paper 004 Fig. 8).
-    pub gc_overhead: Option<f64>,
-    /// Map loading as a share of that time: translation-page reads and writes (the page map and
-    /// the cluster-block map) and the GC of the blocks holding them (paper 004 Fig. 8, spec C.9).
-    pub map_loading_overhead: Option<f64>,
 }
 
 impl ClusterReport {
-    pub fn new(
-        counts: ClusterStats,
-        gc: &GcStats,
-        reads: &FlashCounts,
-        spare_reads: &FlashCounts,
-        programs: &FlashCounts,
-        erases: &FlashCounts,
-        t: FlashTimes,
-    ) -> Self {
+    pub fn new(counts: ClusterStats) -> Self {
         let ratio = |a: u64, b: u64| (b != 0).then(|| a as f64 / b as f64);
-        let worked = |f: &FlashCounts| (f.total - f.recovery) as f64;
-        let total_us = (worked(reads) + worked(spare_reads)) * t.read_us
-            + worked(programs) * t.program_us
-            + worked(erases) * t.erase_us;
-        let collected = |kind: PageKind| {
-            gc.moved[kind as usize] as f64 * (t.read_us + t.program_us) + gc.victims[kind as usize] as f64 * t.erase_us
-        };
-        let map_us = (reads.translation + spare_reads.translation) as f64 * t.read_us
-            + programs.translation as f64 * t.program_us
-            + collected(PageKind::Translation);
-        let share = |us: f64| (total_us > 0.0).then(|| us / total_us);
         ClusterReport {
             inter_gc_share: ratio(counts.inter_gcs, counts.intra_gcs + counts.inter_gcs),
             mean_remaining_pages_at_gc: ratio(counts.remaining_pages, counts.invocations),
             mean_associativity: ratio(counts.associativity, counts.clusters_holding_blocks),
             mean_adopted_pages_at_gc: ratio(counts.adopted_pages, counts.invocations),
-            total_flash_time_s: total_us / 1e6,
-            gc_overhead: share(collected(PageKind::Data)),
-            map_loading_overhead: share(map_us),
             counts,
         }
     }
@@ -134,31 +102,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn overheads_are_shares_of_the_summed_flash_time() {
-        let mut gc = GcStats::default();
-        gc.moved[PageKind::Data as usize] = 10;
-        gc.victims[PageKind::Data as usize] = 2;
-        gc.moved[PageKind::Translation as usize] = 1;
-        gc.victims[PageKind::Translation as usize] = 1;
-        let counts = |host, gc, translation| FlashCounts {
-            host,
-            gc,
-            translation,
-            metadata: 0,
-            recovery: 5,
-            total: host + gc + translation + 5,
-        };
-        // Reads: 100 host, 11 GC, 4 translation; programs: 50 host, 11 GC, 3 translation; erases 3.
-        let (reads, programs) = (counts(100, 11, 4), counts(50, 11, 3));
-        let erases = counts(0, 3, 0);
-        let t = FlashTimes { read_us: 60.0, program_us: 800.0, erase_us: 1500.0 };
+    fn means_are_per_invocation() {
         let stats =
             ClusterStats { intra_gcs: 3, inter_gcs: 1, invocations: 4, remaining_pages: 40, ..Default::default() };
-        let r = ClusterReport::new(stats, &gc, &reads, &counts(0, 0, 0), &programs, &erases, t);
-        let total = 115.0 * 60.0 + 64.0 * 800.0 + 3.0 * 1500.0;
-        assert!((r.total_flash_time_s - total / 1e6).abs() < 1e-12);
-        assert_eq!(r.gc_overhead, Some((10.0 * 860.0 + 2.0 * 1500.0) / total));
-        assert_eq!(r.map_loading_overhead, Some((4.0 * 60.0 + 3.0 * 800.0 + 860.0 + 1500.0) / total));
+        let r = ClusterReport::new(stats);
         assert_eq!((r.inter_gc_share, r.mean_remaining_pages_at_gc), (Some(0.25), Some(10.0)));
         assert_eq!(r.mean_associativity, None);
     }

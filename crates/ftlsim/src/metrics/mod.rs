@@ -4,6 +4,7 @@
 mod cache;
 mod clusters;
 mod collector;
+mod flash_time;
 pub mod latency_log;
 mod merges;
 mod model;
@@ -12,6 +13,7 @@ pub(crate) mod report;
 pub use cache::{CacheAccess, CacheStats};
 pub use clusters::{ClusterReport, ClusterStats, TableSizes};
 pub use collector::{Collector, RequestKind};
+pub use flash_time::FlashTimeReport;
 pub use merges::{MergeReport, MergeStats};
 pub use model::{FlashTimes, GcStats, TimeModel, WaCounts, WaModel};
 pub use report::{

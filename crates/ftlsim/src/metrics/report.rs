@@ -4,7 +4,8 @@ use serde::Serialize;
 
 use super::collector::Latencies;
 use super::{
-    CacheStats, ClusterReport, Collector, FlashTimes, GcStats, MergeReport, MergeStats, TimeModel, WaCounts, WaModel,
+    CacheStats, ClusterReport, Collector, FlashTimeReport, FlashTimes, GcStats, MergeReport, MergeStats, TimeModel,
+    WaCounts, WaModel,
 };
 use crate::flash::{FlashArray, OpKind, OpLog};
 use crate::ftl::SramItem;
@@ -178,6 +179,8 @@ pub struct Report {
     /// How the dies spent their time (`parallel` timing only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dies: Option<DieReport>,
+    /// Where the flash time went: GC and map-loading overheads (paper 004, spec C.9).
+    pub flash_time: FlashTimeReport,
     /// Cluster GC of CPM and K-CPM (absent for the others).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clusters: Option<ClusterReport>,
@@ -347,10 +350,8 @@ impl Report {
                     background_gc_victims,
                 }
             }),
-            clusters: i
-                .gc_stats
-                .clusters
-                .map(|c| ClusterReport::new(c, &i.gc_stats, &reads, &spare_reads, &programs, &erases, i.array_times)),
+            flash_time: FlashTimeReport::new(&i.gc_stats, &reads, &spare_reads, &programs, &erases, i.array_times),
+            clusters: i.gc_stats.clusters.map(ClusterReport::new),
             recovery: i.recovery,
             sram: i.sram,
             sram_total_bytes,

@@ -101,7 +101,8 @@ impl PageCache {
 
 /// Makes `tp` cached and most recently used for an access: a hit touches it; a miss evicts least
 /// recently used pages until one slot is free (each with changes is written back whole, without
-/// a read), then reads the page (a page never written costs nothing). Returns the access's class.
+/// a read), then reads the page (a page never written costs nothing; nor one that GC during a
+/// write-back has loaded meanwhile). Returns the access's class.
 pub fn load<O: CachesPages>(
     owner: &mut O,
     blocks: &mut BlockManager,
@@ -124,6 +125,11 @@ pub fn load<O: CachesPages>(
             write_back(owner, blocks, victim, false, ctx)?;
             wrote = true;
         }
+    }
+    // GC during a write-back may have loaded the page (it moved a page the page maps).
+    if owner.pages().contains(tp) {
+        owner.pages().lru.move_to_front(0, tp.get());
+        return Ok(miss_class(wrote, false));
     }
     let fetched = owner.store().fetch(tp, ctx)?;
     owner.pages().lru.push_front(0, tp.get());
