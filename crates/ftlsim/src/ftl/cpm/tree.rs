@@ -47,7 +47,12 @@ impl MaxTree {
         self.node[i].0 = key;
         while i > 1 {
             i /= 2;
-            self.node[i] = best(self.node[2 * i], self.node[2 * i + 1]);
+            let winner = best(self.node[2 * i], self.node[2 * i + 1]);
+            // Nodes above an unchanged one are unchanged: most changes stop low in the tree.
+            if self.node[i] == winner {
+                break;
+            }
+            self.node[i] = winner;
         }
     }
 
