@@ -18,6 +18,7 @@ mod registry;
 mod sast;
 pub mod scftl;
 pub mod sftl;
+pub mod tdftl;
 pub mod tpftl;
 
 pub use page::PageFtl;
