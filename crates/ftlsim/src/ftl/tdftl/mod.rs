@@ -431,7 +431,8 @@ impl Tdftl {
             self.map.stamp(new);
             self.map.gtd[group as usize] = Some(new);
             self.map.marked[group as usize] = true;
-            return ctx.program(new, PageKind::Metadata, group, 0, Purpose::Metadata);
+            let version = self.map.spares.psn[new.index()];
+            return ctx.program(new, PageKind::Metadata, group, version, Purpose::Metadata);
         };
         let spare = ctx.read(from, Purpose::Metadata)?;
         let carried = Lpn::new(spare.logical);
