@@ -210,6 +210,12 @@ pub trait Ftl: Send {
         None
     }
 
+    /// Spare-area formats and translation levels, for schemes that keep their mapping in the
+    /// data pages' spare areas (`None`, the default, for the others).
+    fn spare_map_stats(&self) -> Option<crate::metrics::SpareMapStats> {
+        None
+    }
+
     /// The block manager, for the shared invariant checks.
     fn blocks(&self) -> &common::BlockManager;
 

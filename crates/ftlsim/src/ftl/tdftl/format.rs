@@ -155,24 +155,33 @@ impl Content {
     }
 }
 
-/// Writes `width` bits of `value` at bit `at` (least significant first).
+/// Writes `width` (at most 32) bits of `value` at bit `at`, least significant first, a byte's
+/// worth at a time.
+#[inline]
 fn put(buf: &mut [u8], at: &mut usize, value: u64, width: u32) {
-    for bit in 0..width as usize {
-        let (byte, shift) = ((*at + bit) / 8, (*at + bit) % 8);
-        if value >> bit & 1 == 1 {
-            buf[byte] |= 1 << shift;
-        } else {
-            buf[byte] &= !(1 << shift);
-        }
+    let (mut value, mut pos, mut left) = (value, *at, width);
+    while left > 0 {
+        let (byte, shift) = (pos / 8, (pos % 8) as u32);
+        let n = left.min(8 - shift);
+        let mask = (((1u16 << n) - 1) as u8) << shift;
+        buf[byte] = (buf[byte] & !mask) | (((value as u8) << shift) & mask);
+        value >>= n;
+        pos += n as usize;
+        left -= n;
     }
     *at += width as usize;
 }
 
+#[inline]
 fn get(buf: &[u8], at: &mut usize, width: u32) -> u64 {
-    let mut value = 0u64;
-    for bit in 0..width as usize {
-        let (byte, shift) = ((*at + bit) / 8, (*at + bit) % 8);
-        value |= ((buf[byte] >> shift & 1) as u64) << bit;
+    let (mut value, mut pos, mut done) = (0u64, *at, 0u32);
+    while done < width {
+        let (byte, shift) = (pos / 8, (pos % 8) as u32);
+        let n = (width - done).min(8 - shift);
+        let bits = (buf[byte] >> shift) as u64 & ((1u64 << n) - 1);
+        value |= bits << done;
+        pos += n as usize;
+        done += n;
     }
     *at += width as usize;
     value

@@ -33,7 +33,7 @@ use super::{ftl_params, Ftl, FtlCtx, PageRef, SramBreakdown, SramItem};
 use crate::config::Config;
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, PageKind, Ppn, Purpose, Spare, SpareField, SpareLayout};
-use crate::metrics::CacheAccess;
+use crate::metrics::{CacheAccess, SpareMapStats};
 
 const DATA: StreamId = StreamId::new(0);
 const MARKERS: StreamId = StreamId::new(1);
@@ -109,7 +109,7 @@ pub const INFO: FtlInfo = FtlInfo {
     recovers: true,
     validates_by_mapping: true,
     state_bytes_per_page: 132.0,
-    spare_blocks_needed: |c| c.spare_blocks_needed(2, 0),
+    spare_blocks_needed: |c| c.spare_blocks_needed(STREAMS.len() as u32, 0),
     test_overrides: |c| vec![("lines", (c.device.logical_pages() as u64 / 64 / 4).max(2))],
 };
 
@@ -140,22 +140,6 @@ impl Default for TdftlParams {
     }
 }
 
-/// Counts for paper 000's Figs 6.7-6.10.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct TdftlStats {
-    /// Spare areas written in each format.
-    pub compressed: u64,
-    pub semi_compressed: u64,
-    pub uncompressed: u64,
-    /// Translations finished in the cache, at the GTD level (one read of the group's newest
-    /// page), at the LTD level with the line cached (one read), and at the LTD level after the
-    /// GTD level (two reads).
-    pub in_cache: u64,
-    pub at_gtd: u64,
-    pub at_cached_ltd: u64,
-    pub at_ltd: u64,
-}
-
 /// What flash holds beyond the flash array's common fields: each page's mapping metadata and
 /// sequence number (flash content: survives power loss).
 struct Spares {
@@ -173,7 +157,7 @@ struct Mapping {
     marked: Vec<bool>,
     lines: Lines,
     spares: Spares,
-    stats: TdftlStats,
+    stats: SpareMapStats,
 }
 
 pub struct Tdftl {
@@ -193,6 +177,7 @@ impl Tdftl {
             index_slots: params.index_slots,
         };
         split.check("ftl.3dftl")?;
+        config.check_spare_blocks(STREAMS.len() as u32, 0)?;
         let pages = config.device.geometry.total_pages() as u64;
         if !split.addresses(pages) || config.device.logical_pages() as u64 > 1 << split.ppn_bits {
             return Err(SimError::config(
@@ -214,7 +199,7 @@ impl Tdftl {
                     psn: vec![0; pages as usize],
                     next_psn: 1,
                 },
-                stats: TdftlStats::default(),
+                stats: SpareMapStats::default(),
             },
             blocks: BlockManager::new(config, STREAMS),
             physical_pages: pages,
@@ -225,10 +210,6 @@ impl Tdftl {
     pub fn build(config: &Config) -> Result<Box<dyn Ftl>> {
         let params: TdftlParams = ftl_params(config, "3dftl")?;
         Ok(Box::new(Tdftl::new(config, params)?))
-    }
-
-    pub fn stats(&self) -> &TdftlStats {
-        &self.map.stats
     }
 
     /// The metadata the page at `ppn` carries (for tests and inspection).
@@ -579,6 +560,10 @@ impl Ftl for Tdftl {
                 .map(|(g, ppn)| PageRef { ppn, kind: PageKind::Metadata, logical: g as u32 })
                 .collect(),
         )
+    }
+
+    fn spare_map_stats(&self) -> Option<SpareMapStats> {
+        Some(self.map.stats)
     }
 
     fn blocks(&self) -> &BlockManager {

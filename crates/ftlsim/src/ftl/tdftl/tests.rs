@@ -6,13 +6,14 @@ use crate::metrics::CacheStats;
 
 /// Paper 000 Fig 6.1's toy set-up: 8-bit LPNs and PPNs split 6 / 1 / 1 (two subgroups of two
 /// LPNs per group), at most two indices per compressed image (2-bit offsets), one cache line;
-/// 14 blocks of 16 pages so LPN 147 exists and 8 bits address every page.
+/// 15 blocks of 16 pages so LPN 147 exists and 8 bits address every page.
 fn toy() -> Config {
     let mut b = ConfigBuilder::new();
     for set in [
-        "device.geometry.blocks_per_plane=7",
+        "device.geometry.planes_per_die=1",
+        "device.geometry.blocks_per_plane=15",
         "device.geometry.pages_per_block=16",
-        "device.overprovisioning=0.3",
+        "device.overprovisioning=0.33",
         "gc.free_blocks_low=1",
         "precondition.mode=\"none\"",
         "ftl.3dftl.lines=1",
@@ -74,14 +75,14 @@ fn figure_6_1_writing_lpn_145_reads_ppn9_then_ppn6_and_writes_ppn11() {
     rig.ops.clear();
     rig.ops.reset_counts();
     rig.cache = CacheStats::default();
-    let before = rig.ftl.stats().clone();
+    let before = rig.ftl.spare_map_stats().unwrap();
     rig.write(145);
     // Steps 1-6: GTD25 evicted without a write; PPN9 (GTD level) then PPN6 (LTD level) read.
     let reads: Vec<u32> =
         rig.ops.ops().iter().filter(|op| op.kind == OpKind::SpareRead).map(|op| op.ppn.get()).collect();
     assert_eq!(reads, [9, 6]);
     assert_eq!((rig.cache.miss_fetch_two, rig.cache.evictions, rig.cache.accesses()), (1, 1, 1));
-    assert_eq!(rig.ftl.stats().at_ltd, before.at_ltd + 1);
+    assert_eq!(rig.ftl.spare_map_stats().unwrap().at_ltd, before.at_ltd + 1);
     // PPN6's stale entries of LTD1 (146 -> 5, 147 -> 0) were ignored: 147 still maps to 9.
     assert_eq!(rig.ftl.lookup(Lpn::new(147), &rig.flash), Some(Ppn::new(9)));
     // Steps 7-9: PPN2 invalidated, LPN 145 -> PPN11 written with the compressed line, GTD[36] = 11.
@@ -91,7 +92,7 @@ fn figure_6_1_writing_lpn_145_reads_ppn9_then_ppn6_and_writes_ppn11() {
     let ppn11 = rig.ftl.spare_content(Ppn::new(11));
     assert_eq!((ppn11.lpn, ppn11.included), (145, 0b11), "PPN11: compressed, both subgroups");
     assert_eq!(rig.entries(11), [Some(6), Some(11), Some(5), Some(9)]);
-    assert_eq!(rig.ftl.stats().compressed, before.compressed + 1);
+    assert_eq!(rig.ftl.spare_map_stats().unwrap().compressed, before.compressed + 1);
     assert_eq!(rig.ops.count(OpKind::Program, Purpose::Host), 1);
     assert_eq!(rig.ops.count(OpKind::Program, Purpose::Translation), 0, "write-through: no mapping write");
 }
@@ -159,4 +160,61 @@ fn a_device_too_large_for_the_ppn_bits_is_refused_naming_the_parameter() {
     let config = test_device("3dftl", 1, 2, 64, 32, &["ftl.3dftl.ppn_bits=8".into()]).unwrap();
     let err = Tdftl::build(&config).err().expect("refused").to_string();
     assert!(err.contains("ftl.3dftl.ppn_bits") && err.contains("4096 pages"), "{err}");
+}
+
+/// Pages read by one power-loss recovery of `sim`.
+fn recovery_reads(sim: &mut crate::Simulation) -> u64 {
+    let count = |sim: &crate::Simulation| {
+        sim.ops().count(OpKind::SpareRead, Purpose::Recovery) + sim.ops().count(OpKind::Read, Purpose::Recovery)
+    };
+    let before = count(sim);
+    sim.power_loss().unwrap();
+    count(sim) - before
+}
+
+/// A device of 128 blocks of 64 pages filled once (every LPN written in order), then
+/// overwritten at random `overwrites` times its logical pages; returns the simulation and the
+/// programmed pages.
+fn filled(ftl: &str, overwrites: u32) -> (crate::Simulation, u64, u64) {
+    let extra = ["precondition.mode=\"fill\"".to_string(), "check.invariants_every=1000000".into()];
+    let config = test_device(ftl, 1, 2, 64, 64, &extra).unwrap();
+    let mut sim = crate::Simulation::new(&config, ftl).unwrap();
+    sim.precondition().unwrap();
+    let logical = config.device.logical_pages();
+    for i in 0..overwrites * logical {
+        let lpn = i.wrapping_mul(2_654_435_761).rotate_left(11) % logical;
+        let req = crate::host::PageRequest {
+            arrival: 0,
+            kind: crate::workload::IoKind::Write,
+            first: Lpn::new(lpn),
+            pages: 1,
+            span: crate::host::SectorSpan::WHOLE,
+        };
+        sim.serve(req).unwrap();
+    }
+    let g = config.device.geometry.clone();
+    let programmed = g.blocks().map(|b| sim.flash().write_pointer(b) as u64).sum();
+    (sim, g.total_blocks() as u64, programmed)
+}
+
+#[test]
+fn recovery_of_a_full_valid_device_reads_about_m_plus_n_over_c_pages() {
+    let (mut sim, m, n) = filled("3dftl", 0);
+    let reads = recovery_reads(&mut sim);
+    // Section 5.15: m + n/c with c = 16, the fewest PMT entries a spare area holds.
+    assert!(reads <= m + n / 16, "{reads} reads, m = {m}, n = {n}");
+    let (mut dftl, _, _) = filled("dftl", 0);
+    let dftl_reads = recovery_reads(&mut dftl);
+    assert!(reads < dftl_reads, "3DFTL {reads} vs DFTL {dftl_reads}");
+}
+
+#[test]
+fn recovery_after_random_overwrites_stays_within_m_plus_n_over_2_and_below_dftl() {
+    let (mut sim, m, n) = filled("3dftl", 2);
+    let reads = recovery_reads(&mut sim);
+    assert!(reads <= m + n / 2, "{reads} reads, m = {m}, n = {n}");
+    let (mut dftl, _, _) = filled("dftl", 2);
+    let dftl_reads = recovery_reads(&mut dftl);
+    assert!(reads < dftl_reads, "3DFTL {reads} vs DFTL {dftl_reads}");
+    eprintln!("recovery reads: 3DFTL {reads}, DFTL {dftl_reads}, m = {m}, n = {n}");
 }
