@@ -127,6 +127,7 @@ const SCENARIOS: &[Scenario] = &[
     Scenario { name: "oltp-mix 50% reads", ftl: "sftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
     Scenario { name: "oltp-mix 50% reads", ftl: "tpftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
     Scenario { name: "oltp-mix 50% reads", ftl: "scftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
+    Scenario { name: "oltp-mix 50% reads", ftl: "3dftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
     // Paper 003's device (32 GB of data, log blocks 9% of all blocks): random writes make every
     // reclaimed log block full-merge dozens of data blocks.
     // End to end on a gzip-compressed MSR trace (issue 14's scenario: ssd16, nothing written first).

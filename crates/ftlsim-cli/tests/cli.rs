@@ -184,7 +184,7 @@ fn the_first_command_reads_right() {
     }
     let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
     let rows: Vec<Vec<&str>> = lines.skip(1).map(|l| l.split_whitespace().collect()).collect();
-    assert_eq!(rows.len(), 7, "the page-mapped and demand-based schemes: {text}");
+    assert_eq!(rows.len(), 8, "the page-mapped and demand-based schemes: {text}");
     for row in rows {
         let value = |name: &str| row[col(name)].parse::<f64>().unwrap();
         assert!(value("util") < 0.5, "{row:?}");

@@ -27,6 +27,12 @@ pub fn bytes_of(entries: u64, bits: u64) -> u64 {
 /// already set, and validates it.
 fn with_overrides(info: Option<&FtlInfo>, mut config: Config) -> Result<Config> {
     if let Some(info) = info {
+        // A scheme whose spare fields outgrow the small pages' 16 B gets the spare area it needs.
+        let needed = info.spare_layout.bytes();
+        let geometry = &mut config.device.geometry;
+        if needed > geometry.spare_usable_bytes() {
+            (geometry.spare_size, geometry.spare_usable) = (geometry.spare_size.max(needed), Some(needed));
+        }
         let sets = (info.test_overrides)(&config);
         let table = config.ftl.entry(info.name).or_insert_with(|| toml::Value::Table(toml::Table::new()));
         let toml::Value::Table(table) = table else {

@@ -14,9 +14,13 @@ use crate::error::{Result, SimError};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SpareField {
     pub name: &'static str,
-    /// Encoded size in bytes (1 to 8).
+    /// Encoded size in bytes: 1 to 8 for a number ([`SpareLayout::encode`]), up to
+    /// [`MAX_FIELD_BYTES`] for a record the FTL encodes itself (3DFTL's mapping metadata).
     pub bytes: u32,
 }
+
+/// The largest field an FTL may declare.
+pub const MAX_FIELD_BYTES: u32 = 256;
 
 impl SpareField {
     pub const fn new(name: &'static str, bytes: u32) -> Self {
@@ -49,9 +53,9 @@ impl SpareLayout {
     /// Refuses a layout that does not fit the device's usable spare bytes, naming the FTL, its
     /// fields, the bytes needed and the bytes available.
     pub fn check(&self, ftl: &str, geometry: &Geometry) -> Result<()> {
-        if let Some(field) = self.fields.iter().find(|f| !(1..=8).contains(&f.bytes)) {
+        if let Some(field) = self.fields.iter().find(|f| !(1..=MAX_FIELD_BYTES).contains(&f.bytes)) {
             return Err(SimError::Other(format!(
-                "FTL {ftl} declares spare field \"{}\" of {} bytes (1 to 8)",
+                "FTL {ftl} declares spare field \"{}\" of {} bytes (1 to {MAX_FIELD_BYTES})",
                 field.name, field.bytes
             )));
         }
@@ -77,6 +81,12 @@ impl SpareLayout {
             return Err(SimError::Other(format!("{} values for {} spare fields", values.len(), self.fields.len())));
         }
         let mut out = Vec::with_capacity(self.bytes() as usize);
+        if let Some(field) = self.fields.iter().find(|f| f.bytes > 8) {
+            return Err(SimError::Other(format!(
+                "spare field \"{}\" is a record its FTL encodes, not a number",
+                field.name
+            )));
+        }
         for (field, &value) in self.fields.iter().zip(values) {
             let bytes = value.to_le_bytes();
             let width = field.bytes as usize;
@@ -98,6 +108,12 @@ impl SpareLayout {
                 "a spare record of {} bytes, expected {}",
                 record.len(),
                 self.bytes()
+            )));
+        }
+        if let Some(field) = self.fields.iter().find(|f| f.bytes > 8) {
+            return Err(SimError::Other(format!(
+                "spare field \"{}\" is a record its FTL encodes, not a number",
+                field.name
             )));
         }
         let mut at = 0;
@@ -164,6 +180,20 @@ mod tests {
     fn a_value_too_wide_for_its_field_is_refused() {
         let err = BASIC_LAYOUT.encode(&[1, 1 << 32, 0]).unwrap_err().to_string();
         assert!(err.contains("logical number") && err.contains("4 bytes"), "{err}");
+    }
+
+    #[test]
+    fn a_record_field_counts_against_the_budget_but_is_not_a_number() {
+        let geometry = Config::preset("mlc8g").unwrap().device.geometry;
+        const FITS: &[SpareField] = &[SpareField::new("record", 108), SpareField::new("sequence", 4)];
+        const OVER: &[SpareField] = &[SpareField::new("record", 109), SpareField::new("sequence", 4)];
+        let fits = SpareLayout { fields: FITS };
+        fits.check("x", &geometry).unwrap();
+        let over = SpareLayout { fields: OVER };
+        let err = over.check("x", &geometry).unwrap_err().to_string();
+        assert!(err.contains("writes 113 B") && err.contains("record 109 B"), "{err}");
+        assert!(fits.encode(&[0, 0]).unwrap_err().to_string().contains("not a number"));
+        assert!(fits.decode(&[0; 112]).unwrap_err().to_string().contains("not a number"));
     }
 
     #[test]

@@ -19,6 +19,7 @@ mod registry;
 mod sast;
 pub mod scftl;
 pub mod sftl;
+pub mod tdftl;
 pub mod tpftl;
 
 pub use page::PageFtl;
@@ -207,6 +208,12 @@ pub trait Ftl: Send {
     /// Merge counts and costs, for block-mapped and log-block schemes (`None`, the default, for
     /// the others).
     fn merge_stats(&self) -> Option<crate::metrics::MergeStats> {
+        None
+    }
+
+    /// Spare-area formats and translation levels, for schemes that keep their mapping in the
+    /// data pages' spare areas (`None`, the default, for the others).
+    fn spare_map_stats(&self) -> Option<crate::metrics::SpareMapStats> {
         None
     }
 

@@ -17,6 +17,7 @@ pub const REGISTRY: &[FtlInfo] = &[
     super::cdftl::INFO,
     super::tpftl::INFO,
     super::scftl::INFO,
+    super::tdftl::INFO,
     super::sftl::INFO,
     super::optimal::INFO,
     super::bftl::INFO,

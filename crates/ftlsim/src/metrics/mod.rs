@@ -9,6 +9,7 @@ pub mod latency_log;
 mod merges;
 mod model;
 pub(crate) mod report;
+mod spare_map;
 
 pub use cache::{CacheAccess, CacheStats};
 pub use clusters::{ClusterReport, ClusterStats, TableSizes};
@@ -20,3 +21,4 @@ pub use report::{
     CacheReport, EraseCountStats, FlashCounts, HostReport, LatencySummary, RecoveryReport, Report, ResponseTimes,
     SimulationReport, SATURATED,
 };
+pub use spare_map::{SpareMapReport, SpareMapStats};

@@ -184,6 +184,9 @@ pub struct Report {
     /// Cluster GC of CPM and K-CPM (absent for the others).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clusters: Option<ClusterReport>,
+    /// Spare-area formats and translation levels of 3DFTL (absent for the others).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spare_map: Option<super::SpareMapReport>,
     pub recovery: RecoveryReport,
     pub sram: Vec<SramItem>,
     pub sram_total_bytes: u64,
@@ -231,6 +234,7 @@ pub struct ReportInputs<'a> {
     pub gc_victims: u64,
     pub gc_stats: GcStats,
     pub merges: Option<MergeStats>,
+    pub spare_map: Option<super::SpareMapStats>,
     pub buffer: Option<crate::controller::BufferStats>,
     pub dies: Option<(&'a crate::timing::DieTimes, u64)>,
     pub plane_register_hits: u64,
@@ -352,6 +356,7 @@ impl Report {
             }),
             flash_time: FlashTimeReport::new(&i.gc_stats, &reads, &spare_reads, &programs, &erases, i.array_times),
             clusters: i.gc_stats.clusters.map(ClusterReport::new),
+            spare_map: i.spare_map.map(super::SpareMapReport::new),
             recovery: i.recovery,
             sram: i.sram,
             sram_total_bytes,

@@ -1,0 +1,220 @@
+use super::*;
+use crate::check::suite::test_device;
+use crate::config::ConfigBuilder;
+use crate::flash::{OpKind, OpLog};
+use crate::metrics::CacheStats;
+
+/// Paper 000 Fig 6.1's toy set-up: 8-bit LPNs and PPNs split 6 / 1 / 1 (two subgroups of two
+/// LPNs per group), at most two indices per compressed image (2-bit offsets), one cache line;
+/// 15 blocks of 16 pages so LPN 147 exists and 8 bits address every page.
+fn toy() -> Config {
+    let mut b = ConfigBuilder::new();
+    for set in [
+        "device.geometry.planes_per_die=1",
+        "device.geometry.blocks_per_plane=15",
+        "device.geometry.pages_per_block=16",
+        "device.overprovisioning=0.33",
+        "gc.free_blocks_low=1",
+        "precondition.mode=\"none\"",
+        "ftl.3dftl.lines=1",
+        "ftl.3dftl.slot_bits=1",
+        "ftl.3dftl.subgroup_bits=1",
+        "ftl.3dftl.offset_bits=2",
+        "ftl.3dftl.ppn_bits=8",
+        "ftl.3dftl.index_slots=2",
+    ] {
+        b = b.set(set).unwrap();
+    }
+    b.build().unwrap()
+}
+
+struct Rig {
+    ftl: Tdftl,
+    flash: FlashArray,
+    ops: OpLog,
+    cache: CacheStats,
+}
+
+impl Rig {
+    fn new(config: &Config) -> Self {
+        let params: TdftlParams = ftl_params(config, "3dftl").unwrap();
+        Rig {
+            ftl: Tdftl::new(config, params).unwrap(),
+            flash: FlashArray::new(&config.device.geometry, config.device.program_order),
+            ops: OpLog::new(),
+            cache: CacheStats::default(),
+        }
+    }
+    fn write(&mut self, lpn: u32) {
+        let mut ctx = FtlCtx { flash: &mut self.flash, ops: &mut self.ops, cache: &mut self.cache };
+        self.ftl.write(Lpn::new(lpn), 1, &mut ctx).unwrap();
+    }
+    fn entries(&self, ppn: u32) -> Vec<Option<u32>> {
+        let c = self.ftl.spare_content(Ppn::new(ppn));
+        c.entries[..4].iter().map(|e| e.map(|p| p.get())).collect()
+    }
+}
+
+#[test]
+fn figure_6_1_writing_lpn_145_reads_ppn9_then_ppn6_and_writes_ppn11() {
+    let mut rig = Rig::new(&toy());
+    // Pages 0..=10 as the figure needs them: LPN 145 at PPN 2, 146 at 5, 144 at 6 (compressed,
+    // holding 6, 2, 5, 0), 147 at 9 (uncompressed); group 25 (LPNs 100..=103) in between, so
+    // the single line holds GTD25 when the request comes.
+    for lpn in [147, 100, 145, 101, 102, 146, 144, 103, 100, 147, 101] {
+        rig.write(lpn);
+    }
+    let ppn6 = rig.ftl.spare_content(Ppn::new(6));
+    assert_eq!((ppn6.lpn, ppn6.included), (144, 0b11), "PPN6: LPN 144, compressed");
+    assert_eq!(rig.entries(6), [Some(6), Some(2), Some(5), Some(0)]);
+    let ppn9 = rig.ftl.spare_content(Ppn::new(9));
+    assert_eq!((ppn9.lpn, ppn9.included), (147, 0b10), "PPN9: LPN 147, uncompressed (its own subgroup only)");
+    assert_eq!(ppn9.ltd[..2], [Some(Ppn::new(6)), Some(Ppn::new(9))], "PPN9's LTD entries");
+    assert_eq!(rig.ftl.gtd(36), Some(Ppn::new(9)));
+
+    rig.ops.clear();
+    rig.ops.reset_counts();
+    rig.cache = CacheStats::default();
+    let before = rig.ftl.spare_map_stats().unwrap();
+    rig.write(145);
+    // Steps 1-6: GTD25 evicted without a write; PPN9 (GTD level) then PPN6 (LTD level) read.
+    let reads: Vec<u32> =
+        rig.ops.ops().iter().filter(|op| op.kind == OpKind::SpareRead).map(|op| op.ppn.get()).collect();
+    assert_eq!(reads, [9, 6]);
+    assert_eq!((rig.cache.miss_fetch_two, rig.cache.evictions, rig.cache.accesses()), (1, 1, 1));
+    assert_eq!(rig.ftl.spare_map_stats().unwrap().at_ltd, before.at_ltd + 1);
+    // PPN6's stale entries of LTD1 (146 -> 5, 147 -> 0) were ignored: 147 still maps to 9.
+    assert_eq!(rig.ftl.lookup(Lpn::new(147), &rig.flash), Some(Ppn::new(9)));
+    // Steps 7-9: PPN2 invalidated, LPN 145 -> PPN11 written with the compressed line, GTD[36] = 11.
+    assert!(!rig.ftl.blocks.is_valid(Ppn::new(2), &rig.flash));
+    assert_eq!(rig.ftl.lookup(Lpn::new(145), &rig.flash), Some(Ppn::new(11)));
+    assert_eq!(rig.ftl.gtd(36), Some(Ppn::new(11)));
+    let ppn11 = rig.ftl.spare_content(Ppn::new(11));
+    assert_eq!((ppn11.lpn, ppn11.included), (145, 0b11), "PPN11: compressed, both subgroups");
+    assert_eq!(rig.entries(11), [Some(6), Some(11), Some(5), Some(9)]);
+    assert_eq!(rig.ftl.spare_map_stats().unwrap().compressed, before.compressed + 1);
+    assert_eq!(rig.ops.count(OpKind::Program, Purpose::Host), 1);
+    assert_eq!(rig.ops.count(OpKind::Program, Purpose::Translation), 0, "write-through: no mapping write");
+}
+
+#[test]
+fn sram_matches_paper_000_tables_6_1_and_8_1() {
+    let config = Config::preset("mlc8g").unwrap();
+    let sram = |lines: u32| {
+        let ftl = Tdftl::new(&config, TdftlParams { lines, ..TdftlParams::default() }).unwrap();
+        ftl.sram().iter().map(|s| s.bytes).collect::<Vec<_>>()
+    };
+    // Table 6.1: GTD 64.00 KB, CMT 32.73 KB (128 lines), GC bitmap 128 KB; 224.73 KB in all.
+    assert_eq!(sram(128), [64 * 1024, 33_520, 128 * 1024]);
+    assert_eq!(format!("{:.2}", 33_520.0 / 1024.0), "32.73");
+    // Table 8.1's CMT of 80 lines (20.46 KB); with every flag in SRAM, the "212KB 3DFTL".
+    assert_eq!(sram(80), [64 * 1024, 20_950, 128 * 1024]);
+    assert_eq!(format!("{:.2}", (64.0 * 1024.0 + 20_950.0 + 131_072.0) / 1024.0), "212.46");
+    // Table 7.1: 4 lines per nominal KB, from 2.05 KB (8 lines) to 8380 KB (32,768 lines).
+    assert_eq!(format!("{:.2}", sram(8)[1] as f64 / 1024.0), "2.05");
+    assert_eq!(format!("{:.2}", sram(32_768)[1] as f64 / 1024.0), "8380.00");
+}
+
+/// Random single-page writes on a small device, enough for GC to run many times.
+fn churn(config: &Config, writes: u32, seed: u32) -> crate::Simulation {
+    let mut sim = crate::Simulation::new(config, "3dftl").unwrap();
+    let logical = config.device.logical_pages();
+    for i in 0..writes {
+        let lpn = i.wrapping_mul(2_654_435_761).wrapping_add(seed).rotate_left(7) % logical;
+        let req = crate::host::PageRequest {
+            arrival: 0,
+            kind: crate::workload::IoKind::Write,
+            first: Lpn::new(lpn),
+            pages: 1 + i % 3,
+            span: crate::host::SectorSpan::WHOLE,
+        };
+        sim.serve(req).unwrap();
+    }
+    sim.check_invariants().unwrap();
+    sim
+}
+
+#[test]
+fn no_translation_page_is_ever_written_and_gc_looks_mappings_up() {
+    let config = test_device("3dftl", 1, 2, 16, 32, &[]).unwrap();
+    let sim = churn(&config, 6000, 1);
+    let ops = sim.ops();
+    assert!(ops.count(OpKind::Program, Purpose::Gc) > 0, "GC ran");
+    assert_eq!(ops.count(OpKind::Program, Purpose::Translation), 0);
+    assert!(ops.count(OpKind::SpareRead, Purpose::Translation) > 0, "misses read spare areas");
+}
+
+#[test]
+fn without_compression_misses_read_more_spare_areas() {
+    let run = |compression: bool| {
+        let config = test_device("3dftl", 1, 2, 16, 32, &[format!("ftl.3dftl.compression={compression}")]).unwrap();
+        let sim = churn(&config, 4000, 2);
+        sim.ops().count(OpKind::SpareRead, Purpose::Translation)
+    };
+    let (reads_on, reads_off) = (run(true), run(false));
+    assert!(reads_off > reads_on, "{reads_off} vs {reads_on} spare reads");
+}
+
+#[test]
+fn a_device_too_large_for_the_ppn_bits_is_refused_naming_the_parameter() {
+    let config = test_device("3dftl", 1, 2, 64, 32, &["ftl.3dftl.ppn_bits=8".into()]).unwrap();
+    let err = Tdftl::build(&config).err().expect("refused").to_string();
+    assert!(err.contains("ftl.3dftl.ppn_bits") && err.contains("4096 pages"), "{err}");
+}
+
+/// Pages read by one power-loss recovery of `sim`.
+fn recovery_reads(sim: &mut crate::Simulation) -> u64 {
+    let count = |sim: &crate::Simulation| {
+        sim.ops().count(OpKind::SpareRead, Purpose::Recovery) + sim.ops().count(OpKind::Read, Purpose::Recovery)
+    };
+    let before = count(sim);
+    sim.power_loss().unwrap();
+    count(sim) - before
+}
+
+/// A device of 128 blocks of 64 pages filled once (every LPN written in order), then
+/// overwritten at random `overwrites` times its logical pages; returns the simulation and the
+/// programmed pages.
+fn filled(ftl: &str, overwrites: u32) -> (crate::Simulation, u64, u64) {
+    let extra = ["precondition.mode=\"fill\"".to_string(), "check.invariants_every=1000000".into()];
+    let config = test_device(ftl, 1, 2, 64, 64, &extra).unwrap();
+    let mut sim = crate::Simulation::new(&config, ftl).unwrap();
+    sim.precondition().unwrap();
+    let logical = config.device.logical_pages();
+    for i in 0..overwrites * logical {
+        let lpn = i.wrapping_mul(2_654_435_761).rotate_left(11) % logical;
+        let req = crate::host::PageRequest {
+            arrival: 0,
+            kind: crate::workload::IoKind::Write,
+            first: Lpn::new(lpn),
+            pages: 1,
+            span: crate::host::SectorSpan::WHOLE,
+        };
+        sim.serve(req).unwrap();
+    }
+    let g = config.device.geometry.clone();
+    let programmed = g.blocks().map(|b| sim.flash().write_pointer(b) as u64).sum();
+    (sim, g.total_blocks() as u64, programmed)
+}
+
+#[test]
+fn recovery_of_a_full_valid_device_reads_about_m_plus_n_over_c_pages() {
+    let (mut sim, m, n) = filled("3dftl", 0);
+    let reads = recovery_reads(&mut sim);
+    // Section 5.15: m + n/c with c = 16, the fewest PMT entries a spare area holds.
+    assert!(reads <= m + n / 16, "{reads} reads, m = {m}, n = {n}");
+    let (mut dftl, _, _) = filled("dftl", 0);
+    let dftl_reads = recovery_reads(&mut dftl);
+    assert!(reads < dftl_reads, "3DFTL {reads} vs DFTL {dftl_reads}");
+}
+
+#[test]
+fn recovery_after_random_overwrites_stays_within_m_plus_n_over_2_and_below_dftl() {
+    let (mut sim, m, n) = filled("3dftl", 2);
+    let reads = recovery_reads(&mut sim);
+    assert!(reads <= m + n / 2, "{reads} reads, m = {m}, n = {n}");
+    let (mut dftl, _, _) = filled("dftl", 2);
+    let dftl_reads = recovery_reads(&mut dftl);
+    assert!(reads < dftl_reads, "3DFTL {reads} vs DFTL {dftl_reads}");
+    eprintln!("recovery reads: 3DFTL {reads}, DFTL {dftl_reads}, m = {m}, n = {n}");
+}
