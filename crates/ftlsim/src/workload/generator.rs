@@ -178,16 +178,19 @@ fn parse_pattern(s: &str) -> Result<Vec<Component>> {
                 ["seq", n] => Pattern::Sequential {
                     streams: n.parse().map_err(|_| bad("addr", format!("expected a stream count, found \"{n}\"")))?,
                 },
-                ["loc", reuse, distance, read_run, write_run] => Pattern::Locality(Locality {
-                    reuse: number("addr", reuse)?,
-                    distance: number("addr", distance)?,
-                    read_run: number("addr", read_run)?,
-                    write_run: number("addr", write_run)?,
-                }),
+                ["loc", reuse, distance, read_run, write_run, read_written @ ..] if read_written.len() <= 1 => {
+                    Pattern::Locality(Locality {
+                        reuse: number("addr", reuse)?,
+                        distance: number("addr", distance)?,
+                        read_run: number("addr", read_run)?,
+                        write_run: number("addr", write_run)?,
+                        read_written: read_written.first().map_or(Ok(0.0), |w| number("addr", w))?,
+                    })
+                }
                 _ => {
                     return Err(bad(
                         "addr",
-                        format!("expected uniform, zipf:THETA, hotcold:ACCESS:SPACE, seq:STREAMS or loc:REUSE:DIST:RRUN:WRUN, found \"{p}\""),
+                        format!("expected uniform, zipf:THETA, hotcold:ACCESS:SPACE, seq:STREAMS or loc:REUSE:DIST:RRUN:WRUN[:READ_WRITTEN], found \"{p}\""),
                     ))
                 }
             };

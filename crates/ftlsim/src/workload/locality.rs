@@ -9,7 +9,10 @@
 //! 4 KiB slot. Run starts form an LRU stack (the hot set): a re-reference takes the start at
 //! stack distance `d` (the number of distinct run starts referenced since), `d` geometric with
 //! mean `distance`, and moves it to the top (temporal locality). Reads and writes share the
-//! stack, so reads re-read written data (WR_max) as often as the reuse makes them.
+//! stack. A read run that does not re-reference starts, with probability `read_written`, at a
+//! uniformly chosen earlier write run start instead of a fresh slot: reads of data written long
+//! ago, which set how much of the read traffic reads written data (WR_max) without shrinking
+//! the footprint as a reuse near 1 would.
 
 use std::collections::VecDeque;
 
@@ -33,6 +36,8 @@ pub struct Locality {
     pub read_run: f64,
     /// Mean length of a write run, in requests.
     pub write_run: f64,
+    /// Fraction of read runs not re-referenced that start at an earlier write run's start.
+    pub read_written: f64,
 }
 
 impl Locality {
@@ -40,6 +45,9 @@ impl Locality {
     pub fn problem(&self) -> Option<String> {
         if !(0.0..=1.0).contains(&self.reuse) {
             return Some(format!("loc needs a reuse fraction in [0, 1], found {}", self.reuse));
+        }
+        if !(0.0..=1.0).contains(&self.read_written) {
+            return Some(format!("loc needs a read-of-written fraction in [0, 1], found {}", self.read_written));
         }
         if !(self.distance.is_finite() && self.distance >= 1.0) {
             return Some(format!("loc needs a mean reuse distance of at least 1 run, found {}", self.distance));
@@ -67,6 +75,9 @@ pub struct LocalityState {
     /// Run starts, most recent at the back; each address once.
     stack: VecDeque<u64>,
     depth: usize,
+    /// Write run starts so far (a uniform sample of them once `MAX_DEPTH` are held).
+    written: Vec<u64>,
+    writes_seen: u64,
 }
 
 impl LocalityState {
@@ -78,6 +89,8 @@ impl LocalityState {
             next: [None, None],
             stack: VecDeque::with_capacity(depth.min(1 << 16)),
             depth,
+            written: Vec::new(),
+            writes_seen: 0,
         }
     }
 
@@ -89,18 +102,32 @@ impl LocalityState {
             Some(next) if next + len <= space && rng.gen_bool(Locality::sequential_share(run)) => Some(next),
             _ => None,
         };
-        let offset = continued.unwrap_or_else(|| self.run_start(rng, len, space, slot));
+        let offset = continued.unwrap_or_else(|| self.run_start(rng, read, len, space, slot));
         self.next[kind] = Some(offset + len);
         offset
     }
 
-    fn run_start(&mut self, rng: &mut Xoshiro256PlusPlus, len: u64, space: u64, slot: u64) -> u64 {
+    fn run_start(&mut self, rng: &mut Xoshiro256PlusPlus, read: bool, len: u64, space: u64, slot: u64) -> u64 {
         let start = if !self.stack.is_empty() && rng.gen_bool(self.params.reuse) {
             let d = (1 + self.distance.sample(rng) as usize).min(self.stack.len());
             self.stack.remove(self.stack.len() - d).expect("distance within the stack")
+        } else if read && !self.written.is_empty() && rng.gen_bool(self.params.read_written) {
+            self.written[rng.gen_range(0..self.written.len())]
         } else {
             rng.gen_range(0..space / slot) * slot
         };
+        if !read {
+            // Reservoir sampling keeps `written` a uniform sample of every write run start.
+            self.writes_seen += 1;
+            if self.written.len() < MAX_DEPTH {
+                self.written.push(start);
+            } else {
+                let at = rng.gen_range(0..self.writes_seen);
+                if at < MAX_DEPTH as u64 {
+                    self.written[at as usize] = start;
+                }
+            }
+        }
         if self.stack.len() == self.depth {
             self.stack.pop_front();
         }
@@ -172,12 +199,34 @@ mod tests {
         assert!((mean - 50.0).abs() < 2.0, "mean stack distance {mean}");
     }
 
+    /// With `read_written` 1 and no reuse, every read run starts where an earlier write run
+    /// started; with 0, almost none does (fresh slots of a 64 GiB space rarely meet).
+    #[test]
+    fn read_runs_start_at_written_data_as_asked() {
+        for (read_written, want) in [(1.0, 1.0), (0.5, 0.5), (0.0, 0.0)] {
+            let r = requests(&format!("requests=20000,write=0.5,addr=loc:0:10:1:1:{read_written},size=4096"));
+            let mut written = std::collections::HashSet::new();
+            let (mut reads, mut of_written) = (0usize, 0usize);
+            for q in &r {
+                if q.kind == IoKind::Write {
+                    written.insert(q.offset_bytes);
+                } else if !written.is_empty() {
+                    reads += 1;
+                    of_written += written.contains(&q.offset_bytes) as usize;
+                }
+            }
+            let got = share(of_written, reads);
+            assert!((got - want).abs() < 0.02, "read_written {read_written}: {got} of reads at written starts");
+        }
+    }
+
     #[test]
     fn bad_parameters_are_named() {
         for (spec, says) in [
             ("addr=loc:1.5:10:1:1", "reuse fraction"),
             ("addr=loc:0.5:0:1:1", "reuse distance"),
             ("addr=loc:0.5:10:0.5:1", "run lengths"),
+            ("addr=loc:0.5:10:1:1:2", "read-of-written fraction"),
             ("addr=loc:0.5:10", "loc:REUSE:DIST:RRUN:WRUN"),
         ] {
             let err = spec.parse::<SynthSpec>().unwrap_err().to_string();
