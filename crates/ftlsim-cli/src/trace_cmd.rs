@@ -6,8 +6,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
+use ftlsim::workload::generator::parse_bytes;
 use ftlsim::workload::presets::PRESETS;
-use ftlsim::workload::stats::{StatsBuilder, TraceStats};
+use ftlsim::workload::stats::{LruModel, StatsBuilder, TraceStats};
 use ftlsim::workload::write::TraceWriter;
 use ftlsim::workload::Format;
 
@@ -16,12 +17,18 @@ use crate::trace_args::ReadArgs;
 
 #[derive(Subcommand)]
 pub enum TraceCommand {
-    /// Requests, write %, mean sizes (KB = 1024 B), footprint, sequentiality, inter-arrival
-    /// times and address range of a trace.
+    /// Requests, write %, mean sizes (KB = 1024 B), footprint, sequentiality, locality (LRU
+    /// mapping-cache hit ratio, WR_max), inter-arrival times and address range of a trace.
     Stats {
         file: PathBuf,
         #[command(flatten)]
         read: ReadArgs,
+        /// Entries of the LRU mapping cache whose hit ratio is reported (default: paper 000's DFTL).
+        #[arg(long, value_name = "N", default_value_t = LruModel::PAPER000_DFTL.0)]
+        cache_entries: u64,
+        /// Logical page size of that cache's entries, e.g. 4KiB (default: 8KiB, paper 000's).
+        #[arg(long, value_name = "BYTES", default_value = "8KiB")]
+        cache_page: String,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -54,10 +61,16 @@ pub struct ConvertArgs {
 
 pub fn run(command: TraceCommand) -> Result<()> {
     match command {
-        TraceCommand::Stats { file, read, json } => {
+        TraceCommand::Stats { file, read, json, cache_entries, cache_page } => {
+            let page = parse_bytes(&cache_page)
+                .filter(|b| *b >= 512.0 && b.fract() == 0.0)
+                .with_context(|| format!("--cache-page: expected a page size such as 4KiB, found \"{cache_page}\""))?;
+            if cache_entries == 0 {
+                bail!("--cache-entries: the mapping cache needs at least 1 entry");
+            }
             let workload = read.open(&file)?;
             let (skipped, passed_over) = (workload.skipped.clone(), workload.passed_over.clone());
-            let mut stats = StatsBuilder::default();
+            let mut stats = StatsBuilder::with_cache(cache_entries, page as u64);
             for r in workload.requests {
                 stats.add(&r?);
             }
@@ -98,6 +111,15 @@ pub fn stats_table(s: &TraceStats) -> String {
                 s.sequential_percent, s.sequential_read_percent, s.sequential_write_percent
             ),
         ],
+        vec![
+            format!(
+                "LRU mapping cache hits, {} entries of {} KiB (%)",
+                s.mapping_cache.entries,
+                s.mapping_cache.page_bytes as f64 / 1024.0
+            ),
+            format!("{:.2}", s.mapping_cache.hit_percent),
+        ],
+        vec!["WR_max: page reads of written pages (%)".into(), format!("{:.2}", s.wr_max_percent)],
         vec!["address range (bytes)".into(), format!("{} .. {}", s.min_offset_bytes, s.max_end_bytes)],
         vec!["duration (s)".into(), format!("{:.3}", s.duration_s)],
         vec![

@@ -39,10 +39,25 @@ fn stats_of_a_real_sample() {
     assert_eq!(s["writes"], 40);
     assert_eq!(s["write_percent"], 100.0);
     assert_eq!(s["min_offset_bytes"], 765_952);
+    // Only writes: no page read, WR_max 0; the cache size is the one asked.
+    assert_eq!(s["wr_max_percent"], 0.0);
+    let small = stats(&fixture("msr_hm_1.head40.csv.gz"), &["--cache-entries", "1", "--cache-page", "4KiB"]);
+    assert_eq!(
+        (small["mapping_cache"]["entries"].as_u64(), small["mapping_cache"]["page_bytes"].as_u64()),
+        (Some(1), Some(4096))
+    );
+    assert!(small["mapping_cache"]["hit_percent"].as_f64() <= s["mapping_cache"]["hit_percent"].as_f64());
     let table = ok(&ftlsim(&["trace", "stats", &fixture("tpcc.mqsim.head40.trace")]));
-    for row in
-        ["write requests (%)", "average read size (KB)", "footprint", "sequential", "inter-arrival", "address range"]
-    {
+    for row in [
+        "write requests (%)",
+        "average read size (KB)",
+        "footprint",
+        "sequential",
+        "inter-arrival",
+        "address range",
+        "LRU mapping cache hits, 2048 entries of 8 KiB",
+        "WR_max",
+    ] {
         assert!(table.contains(row), "{row}: {table}");
     }
 }
@@ -144,6 +159,11 @@ fn bad_options_are_one_line_errors() {
         (vec!["trace", "stats", "/nonexistent/t.csv"], "/nonexistent/t.csv: cannot read"),
         (vec!["gen", "nosuch", "-o", "/tmp/x.csv"], "unknown preset"),
         (vec!["gen", "requests=10,read=7", "-o", "/tmp/x.csv"], "synthetic.read"),
+        (vec!["trace", "stats", "/nonexistent/t.csv", "--cache-page", "4x"], "--cache-page: expected a page size"),
+        (
+            vec!["trace", "stats", "/nonexistent/t.csv", "--cache-entries", "0"],
+            "--cache-entries: the mapping cache needs",
+        ),
     ] {
         let out = ftlsim(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

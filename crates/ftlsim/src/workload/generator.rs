@@ -23,6 +23,7 @@ use rand_distr::{Distribution, Exp, Geometric, Zipf};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Serialize;
 
+use super::locality::{Locality, LocalityState};
 use super::{presets, IoKind, Request, Workload};
 use crate::error::{Result, SimError};
 
@@ -47,6 +48,8 @@ pub enum Pattern {
     Sequential {
         streams: u32,
     },
+    /// Sequential runs and re-referenced run starts (temporal and spatial locality).
+    Locality(Locality),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -175,10 +178,19 @@ fn parse_pattern(s: &str) -> Result<Vec<Component>> {
                 ["seq", n] => Pattern::Sequential {
                     streams: n.parse().map_err(|_| bad("addr", format!("expected a stream count, found \"{n}\"")))?,
                 },
+                ["loc", reuse, distance, read_run, write_run, read_written @ ..] if read_written.len() <= 1 => {
+                    Pattern::Locality(Locality {
+                        reuse: number("addr", reuse)?,
+                        distance: number("addr", distance)?,
+                        read_run: number("addr", read_run)?,
+                        write_run: number("addr", write_run)?,
+                        read_written: read_written.first().map_or(Ok(0.0), |w| number("addr", w))?,
+                    })
+                }
                 _ => {
                     return Err(bad(
                         "addr",
-                        format!("expected uniform, zipf:THETA, hotcold:ACCESS:SPACE or seq:STREAMS, found \"{p}\""),
+                        format!("expected uniform, zipf:THETA, hotcold:ACCESS:SPACE, seq:STREAMS or loc:REUSE:DIST:RRUN:WRUN[:READ_WRITTEN], found \"{p}\""),
                     ))
                 }
             };
@@ -312,6 +324,11 @@ impl SynthSpec {
                     return Err(bad("addr", format!("hotcold needs an access fraction in [0, 1] and a space fraction in (0, 1), found {access}:{space}")))
                 }
                 Pattern::Sequential { streams: 0 } => return Err(bad("addr", "seq needs at least one stream")),
+                Pattern::Locality(ref l) => {
+                    if let Some(problem) = l.problem() {
+                        return Err(bad("addr", problem));
+                    }
+                }
                 _ => {}
             }
         }
@@ -429,6 +446,7 @@ struct Generator {
     /// Multiplier that scatters Zipf ranks over the slots (coprime with the slot count).
     scatter: u64,
     cursors: Vec<Vec<u64>>,
+    locality: Vec<Option<LocalityState>>,
     read_sizes: Sizes,
     write_sizes: Sizes,
     arrival: Arrival,
@@ -464,6 +482,13 @@ impl Generator {
                 _ => Vec::new(),
             })
             .collect();
+        let locality = components
+            .iter()
+            .map(|(_, p)| match p {
+                Pattern::Locality(l) => Some(LocalityState::new(l)),
+                _ => None,
+            })
+            .collect();
         let scatter = [2_654_435_761u64, 2_246_822_519, 3_266_489_917, 668_265_263]
             .into_iter()
             .find(|p| gcd(*p % slots.max(1), slots) == 1 || slots == 1)
@@ -479,6 +504,7 @@ impl Generator {
             zipf,
             scatter,
             cursors,
+            locality,
             read_sizes: Sizes::new(&spec.read_size, reads),
             write_sizes: Sizes::new(&spec.write_size, spec.requests - reads),
             arrival: spec.arrival.clone(),
@@ -487,7 +513,7 @@ impl Generator {
     }
 
     /// A 4 KiB-aligned offset for a request of `len` bytes, inside the space.
-    fn offset(&mut self, len: u64) -> u64 {
+    fn offset(&mut self, len: u64, read: bool) -> u64 {
         let total: f64 = self.components.iter().map(|(w, _)| w).sum();
         let mut x = self.rng.gen_range(0.0..total);
         let mut which = self.components.len() - 1;
@@ -522,6 +548,10 @@ impl Generator {
                 let offset = *cursor;
                 *cursor += len;
                 return offset.min(self.space - len);
+            }
+            Pattern::Locality(_) => {
+                let state = self.locality[which].as_mut().expect("locality state");
+                return state.offset(&mut self.rng, read, len, self.space, SLOT);
             }
         };
         (slot * SLOT).min(self.space - len) / SECTOR * SECTOR
@@ -562,7 +592,7 @@ impl Generator {
             self.write_sizes.sample(&mut self.rng, space)
         };
         self.reads_left -= read as u64;
-        let offset = self.offset(len);
+        let offset = self.offset(len, read);
         self.issued += 1;
         Some(Ok(Request::new(arrival, if read { IoKind::Read } else { IoKind::Write }, offset, len, self.issued)))
     }

@@ -21,6 +21,7 @@ mod ssdsim;
 
 pub mod fingerprint;
 pub mod generator;
+pub mod locality;
 pub mod options;
 mod pipeline;
 pub mod presets;

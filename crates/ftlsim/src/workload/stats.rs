@@ -1,8 +1,11 @@
 //! Statistics of a request stream: the columns of paper 000 Tables 4.2 and 4.4 (requests,
 //! write %, mean size, mean read size, mean write size, with KB = 1024 B), plus footprint,
-//! sequentiality, inter-arrival distribution and address range.
+//! sequentiality, inter-arrival distribution and address range; and locality measures: the hit
+//! ratio of an LRU mapping cache (paper 000 chapter 5's DFTL: 2048 entries of 8 KiB pages, by
+//! default) and WR_max (paper 001 section 2.3.3: the share of page reads that read a page the
+//! trace wrote before).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -52,11 +55,84 @@ pub struct TraceStats {
     pub max_end_bytes: u64,
     pub duration_s: f64,
     pub interarrival: InterArrival,
+    /// Page lookups of an LRU mapping cache that hit, percent of lookups.
+    pub mapping_cache: MappingCacheStats,
+    /// Page reads (4 KiB) of pages written earlier in the trace, percent of page reads (WR_max).
+    pub wr_max_percent: f64,
     /// Malformed lines skipped while reading.
     pub skipped_lines: u64,
     /// Lines read that hold no request: other blkparse events (plugs, completions, messages),
     /// SPC lines of ASUs not selected, a header.
     pub non_request_lines: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MappingCacheStats {
+    /// Entries the cache holds, one per logical page.
+    pub entries: u64,
+    pub page_bytes: u64,
+    /// Page lookups (every logical page of every read and write request).
+    pub lookups: u64,
+    pub hit_percent: f64,
+}
+
+/// An LRU cache of one entry per logical page, as a demand-based FTL's entry cache (DFTL).
+pub struct LruModel {
+    entries: u64,
+    page_bytes: u64,
+    /// Page -> the stamp of its last use.
+    last_use: HashMap<u64, u64>,
+    /// Stamp -> page, oldest first.
+    by_age: BTreeMap<u64, u64>,
+    clock: u64,
+    hits: u64,
+}
+
+impl LruModel {
+    /// Paper 000 chapter 5's DFTL: 16,896 bytes of 66-bit entries on 8 KiB pages (`mlc8g`).
+    pub const PAPER000_DFTL: (u64, u64) = (2048, 8192);
+
+    pub fn new(entries: u64, page_bytes: u64) -> LruModel {
+        LruModel {
+            entries: entries.max(1),
+            page_bytes: page_bytes.max(1),
+            last_use: HashMap::new(),
+            by_age: BTreeMap::new(),
+            clock: 0,
+            hits: 0,
+        }
+    }
+
+    fn access(&mut self, page: u64) {
+        self.clock += 1;
+        match self.last_use.insert(page, self.clock) {
+            Some(previous) => {
+                self.hits += 1;
+                self.by_age.remove(&previous);
+            }
+            None if self.last_use.len() as u64 > self.entries => {
+                let (_, oldest) = self.by_age.pop_first().expect("a full cache has an oldest entry");
+                self.last_use.remove(&oldest);
+            }
+            None => {}
+        }
+        self.by_age.insert(self.clock, page);
+    }
+
+    fn request(&mut self, offset: u64, len: u64) {
+        for page in offset / self.page_bytes..=(offset + len - 1) / self.page_bytes {
+            self.access(page);
+        }
+    }
+
+    fn stats(&self) -> MappingCacheStats {
+        MappingCacheStats {
+            entries: self.entries,
+            page_bytes: self.page_bytes,
+            lookups: self.clock,
+            hit_percent: percent(self.hits, self.clock),
+        }
+    }
 }
 
 /// A set of page numbers kept as 4096-page bitmaps: memory follows the footprint.
@@ -75,6 +151,11 @@ impl PageSet {
         self.count += (*word & mask == 0) as u64;
         *word |= mask;
     }
+
+    fn contains(&self, page: u64) -> bool {
+        let bit = page % CHUNK_PAGES;
+        self.chunks.get(&(page / CHUNK_PAGES)).is_some_and(|c| c[(bit / 64) as usize] & (1u64 << (bit % 64)) != 0)
+    }
 }
 
 /// Accumulates [`TraceStats`] one request at a time.
@@ -87,6 +168,9 @@ pub struct StatsBuilder {
     previous_end_kind: [Option<u64>; 3],
     touched: PageSet,
     written: PageSet,
+    page_reads: u64,
+    page_reads_of_written: u64,
+    cache: LruModel,
     min_offset: u64,
     max_end: u64,
     first_arrival: Option<u64>,
@@ -105,6 +189,9 @@ impl Default for StatsBuilder {
             previous_end_kind: [None; 3],
             touched: PageSet::default(),
             written: PageSet::default(),
+            page_reads: 0,
+            page_reads_of_written: 0,
+            cache: LruModel::new(LruModel::PAPER000_DFTL.0, LruModel::PAPER000_DFTL.1),
             min_offset: u64::MAX,
             max_end: 0,
             first_arrival: None,
@@ -139,6 +226,11 @@ fn kb(bytes: u64, count: u64) -> f64 {
 }
 
 impl StatsBuilder {
+    /// Statistics whose mapping-cache hit ratio is that of `entries` entries of `page_bytes` pages.
+    pub fn with_cache(entries: u64, page_bytes: u64) -> StatsBuilder {
+        StatsBuilder { cache: LruModel::new(entries, page_bytes), ..StatsBuilder::default() }
+    }
+
     pub fn add(&mut self, r: &Request) {
         let k = kind_index(r.kind);
         let end = r.offset_bytes.saturating_add(r.len_bytes);
@@ -153,8 +245,12 @@ impl StatsBuilder {
                 self.touched.insert(page);
                 if r.kind == IoKind::Write {
                     self.written.insert(page);
+                } else {
+                    self.page_reads += 1;
+                    self.page_reads_of_written += self.written.contains(page) as u64;
                 }
             }
+            self.cache.request(r.offset_bytes, r.len_bytes);
         }
         self.min_offset = self.min_offset.min(r.offset_bytes);
         self.max_end = self.max_end.max(end);
@@ -198,6 +294,8 @@ impl StatsBuilder {
                 p99_us: us(h.value_at_quantile(0.99)),
                 max_us: us(h.max()),
             },
+            mapping_cache: self.cache.stats(),
+            wr_max_percent: percent(self.page_reads_of_written, self.page_reads),
             skipped_lines,
             non_request_lines,
         }
@@ -236,5 +334,39 @@ mod tests {
         assert_eq!((s.min_offset_bytes, s.max_end_bytes), (0, 12288));
         assert_eq!(s.interarrival.mean_us, 2.0);
         assert_eq!(s.skipped_lines, 2);
+        // Reads of pages 0 (written) twice: WR_max 100%.
+        assert_eq!(s.wr_max_percent, 100.0);
+    }
+
+    /// A read of a page written before counts toward WR_max, one never written does not.
+    #[test]
+    fn wr_max_counts_page_reads_of_written_pages() {
+        let reqs = [
+            Request::new(0, IoKind::Read, 0, 8192, 1),     // pages 0, 1: not written yet
+            Request::new(1, IoKind::Write, 4096, 8192, 2), // pages 1, 2
+            Request::new(2, IoKind::Read, 0, 16384, 3),    // pages 0..3: 1 and 2 written
+        ];
+        let s = stats(reqs.into_iter().map(Ok)).unwrap().finish(0, 0);
+        assert_eq!(s.wr_max_percent, 100.0 * 2.0 / 6.0);
+    }
+
+    /// An LRU of 2 entries: a cyclic scan of 3 pages always misses, of 2 pages hits after the
+    /// first pass; multi-page requests look up each page.
+    #[test]
+    fn lru_mapping_cache_hits() {
+        let scan = |pages: u64| {
+            let mut b = StatsBuilder::with_cache(2, 4096);
+            for i in 0..12 {
+                b.add(&Request::new(i, IoKind::Read, (i % pages) * 4096, 4096, i + 1));
+            }
+            b.finish(0, 0).mapping_cache
+        };
+        assert_eq!(scan(3).hit_percent, 0.0);
+        assert_eq!(scan(2).hit_percent, 100.0 * 10.0 / 12.0);
+        let mut b = StatsBuilder::with_cache(4, 8192);
+        b.add(&Request::new(0, IoKind::Write, 4096, 16384, 1)); // pages 0, 1, 2
+        b.add(&Request::new(1, IoKind::Read, 0, 8192, 2)); // page 0
+        let c = b.finish(0, 0).mapping_cache;
+        assert_eq!((c.lookups, c.hit_percent), (4, 25.0));
     }
 }
