@@ -253,6 +253,26 @@ const CASES: &[Case] = &[
         expect: &["precondition.age_factor", "must be in [0, 64]", "1e300"],
     },
     Case {
+        name: "a sequentially written share beyond the logical space",
+        args: &["run", "--set", "precondition.fill_fraction=1.3"],
+        files: &[],
+        expect: &["precondition.fill_fraction", "must be in (0, 1]", "1.3"],
+    },
+    Case {
+        name: "aging overwrites outside what was written",
+        args: &[
+            "run",
+            "--set",
+            "precondition.mode=\"age\"",
+            "--set",
+            "precondition.fill_fraction=0.7",
+            "--set",
+            "precondition.age_span=0.9",
+        ],
+        files: &[],
+        expect: &["precondition.age_span", "fill_fraction = 0.7", "0.9"],
+    },
+    Case {
         name: "--set unknown program order",
         args: &["run", "--set", "device.program_order=\"random\""],
         files: &[],

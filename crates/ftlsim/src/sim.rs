@@ -13,7 +13,8 @@ use crate::config::{BufferOnPowerLoss, Config, PreconditionMode};
 use crate::controller::{BufferStats, WriteBuffer};
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, OpKind, OpLog, Purpose};
-use crate::ftl::{build_ftl, Ftl, FtlCtx, Prefetch, SramBreakdown};
+use crate::ftl::precondition::replay_plan;
+use crate::ftl::{build_ftl, Ftl, FtlCtx, PageLayout, Prefetch, SramBreakdown};
 use crate::host::{Host, PageRequest, SectorSpan};
 use crate::metrics::latency_log::LatencyLog;
 use crate::metrics::report::ReportInputs;
@@ -81,6 +82,8 @@ pub struct Simulation {
     host_in_flight: u64,
     /// Victims background GC reclaimed, all run long and since preconditioning.
     background_gc_victims: u64,
+    /// Wall time the last preconditioning took.
+    precondition_seconds: f64,
 }
 
 /// What the FTL and the write buffer did with one request's pages.
@@ -133,6 +136,7 @@ impl Simulation {
             waiting_writes: VecDeque::new(),
             host_in_flight: 0,
             background_gc_victims: 0,
+            precondition_seconds: 0.0,
             config: config.clone(),
             sram_at_start: ftl.sram(),
             ftl,
@@ -202,18 +206,23 @@ impl Simulation {
 
     /// Brings the device to the configured starting state, takes no simulated time, and resets
     /// every statistic afterwards (caches start cold).
+    ///
+    /// An FTL that takes the shared page layout ([`Ftl::takes_page_layout`]) starts from it,
+    /// built without its write path ([`PageLayout`]); another replays the host writes.
     pub fn precondition(&mut self) -> Result<()> {
-        let logical = self.config.device.logical_pages();
+        let started = Instant::now();
         if self.config.precondition.mode != PreconditionMode::None {
-            for lpn in Lpn::range(0, logical) {
-                self.untimed_write(lpn)?;
-            }
-        }
-        if self.config.precondition.mode == PreconditionMode::Age {
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(self.config.seed ^ 0xA6E5_0F0F);
-            let overwrites = (logical as f64 * self.config.precondition.age_factor) as u64;
-            for _ in 0..overwrites {
-                self.untimed_write(Lpn::new(rng.gen_range(0..logical)))?;
+            if self.ftl.takes_page_layout() {
+                let oracle = &mut self.oracle;
+                let mut ctx = FtlCtx { flash: &mut self.flash, ops: &mut self.ops, cache: &mut self.cache };
+                let layout = PageLayout::build(&self.config, |lpn| oracle.next_version(lpn), &mut ctx)?;
+                self.ops.clear();
+                let (ftl, mut ctx) = self.ctx();
+                ftl.adopt_page_layout(&layout, &mut ctx)?;
+            } else {
+                for lpn in replay_plan(&self.config) {
+                    self.untimed_write(lpn)?;
+                }
             }
         }
         let (ftl, mut ctx) = self.ctx();
@@ -229,6 +238,7 @@ impl Simulation {
         self.buffer_base = self.buffer.as_ref().map(|b| b.stats.clone()).unwrap_or_default();
         self.timing = new_timing(&self.config);
         self.background_gc_victims = 0;
+        self.precondition_seconds = started.elapsed().as_secs_f64();
         Ok(())
     }
 
@@ -669,6 +679,7 @@ impl Simulation {
             busiest_busy_ns: self.timing.busiest_busy_ns(),
             recovery: self.recovery.clone(),
             wall_seconds,
+            precondition_seconds: self.precondition_seconds,
             state_bytes,
             flash_times: OpCosts::new(&self.config.device).page_times(),
             array_times: FlashTimes {

@@ -323,6 +323,12 @@ pub enum PreconditionMode {
     Age,
 }
 
+/// Whether `precondition.fill_fraction` has its default, left out of result files (which then
+/// read as before the key existed).
+fn is_one(x: &f64) -> bool {
+    *x == 1.0
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PreconditionConfig {
@@ -331,6 +337,37 @@ pub struct PreconditionConfig {
     /// With `age`: random single-page overwrites, as a multiple of the exported pages.
     #[serde(default = "two")]
     pub age_factor: f64,
+    /// The share of the logical space written sequentially, from LPN 0 (1: all of it; paper 004's
+    /// aging writes 0.7). The rest stays unmapped.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub fill_fraction: f64,
+    /// With `age`: the share of the logical space, from LPN 0, the random overwrites land in
+    /// (default: all that was written). Paper 004's aging mode B confines them to 0.2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub age_span: Option<f64>,
+}
+
+impl PreconditionConfig {
+    /// Logical pages written sequentially.
+    pub fn written_pages(&self, logical_pages: u32) -> u32 {
+        (logical_pages as f64 * self.fill_fraction).round() as u32
+    }
+
+    /// Random single-page overwrites after the sequential part (none unless `age`).
+    pub fn overwrites(&self, logical_pages: u32) -> u64 {
+        match self.mode {
+            PreconditionMode::Age => (logical_pages as f64 * self.age_factor) as u64,
+            _ => 0,
+        }
+    }
+
+    /// The LPNs `0..span` the random overwrites land in.
+    pub fn overwrite_span(&self, logical_pages: u32) -> u32 {
+        match self.age_span {
+            Some(share) => (logical_pages as f64 * share).round() as u32,
+            None => self.written_pages(logical_pages),
+        }
+    }
 }
 
 fn fill() -> PreconditionMode {
@@ -342,7 +379,7 @@ fn two() -> f64 {
 
 impl Default for PreconditionConfig {
     fn default() -> Self {
-        PreconditionConfig { mode: fill(), age_factor: two() }
+        PreconditionConfig { mode: fill(), age_factor: two(), fill_fraction: one(), age_span: None }
     }
 }
 
@@ -625,7 +662,44 @@ impl Config {
                 ),
             ));
         }
+        self.validate_precondition()?;
         crate::check::PowerLossPlan::parse(&self.check.power_loss_at)?;
+        Ok(())
+    }
+
+    /// The sequentially written share and the span of the random overwrites (paper 004's aging).
+    fn validate_precondition(&self) -> Result<()> {
+        let p = &self.precondition;
+        if !(p.fill_fraction > 0.0 && p.fill_fraction <= 1.0) {
+            return Err(SimError::config(
+                "precondition.fill_fraction",
+                format!(
+                    "must be in (0, 1] (the share of the logical space written sequentially), found {:?}",
+                    p.fill_fraction
+                ),
+            ));
+        }
+        if let Some(span) = p.age_span {
+            if !(span > 0.0 && span <= p.fill_fraction) {
+                return Err(SimError::config(
+                    "precondition.age_span",
+                    format!(
+                        "must be in (0, precondition.fill_fraction = {}] (random overwrites land in written pages), \
+                         found {span:?}",
+                        p.fill_fraction
+                    ),
+                ));
+            }
+            if p.mode != PreconditionMode::Age {
+                return Err(SimError::config("precondition.age_span", "only applies with precondition.mode = \"age\""));
+            }
+        }
+        if p.mode == PreconditionMode::None && p.fill_fraction != 1.0 {
+            return Err(SimError::config(
+                "precondition.fill_fraction",
+                "does not apply with precondition.mode = \"none\" (nothing is written)",
+            ));
+        }
         Ok(())
     }
 
@@ -849,8 +923,37 @@ mod tests {
         // 7% over the logical space (spec C5), rounded up to whole blocks.
         assert_eq!(g.total_blocks(), (32768.0f64 * 1.07).ceil() as u32);
         assert_eq!(c.device.timing.model, TimingModelKind::FifoSingle);
+        // Section VI-C's aging, mode A: 70% written sequentially, 20% of the space overwritten inside it.
         assert_eq!(c.precondition.mode, PreconditionMode::Age);
-        assert_eq!(c.precondition.age_factor, 0.2);
+        assert_eq!(
+            (c.precondition.fill_fraction, c.precondition.age_factor, c.precondition.age_span),
+            (0.7, 0.2, None)
+        );
+    }
+
+    #[test]
+    fn precondition_shares_out_of_range_are_named() {
+        let err = |sets: &[&str]| {
+            let mut b = ConfigBuilder::new();
+            for set in sets {
+                b = b.set(set).unwrap();
+            }
+            b.build().unwrap_err().to_string()
+        };
+        for bad in ["0", "1.5", "-0.1", "nan"] {
+            let e = err(&[&format!("precondition.fill_fraction={bad}")]);
+            assert!(e.contains("precondition.fill_fraction") && e.contains("must be in (0, 1]"), "{e}");
+        }
+        let e = err(&["precondition.mode=\"age\"", "precondition.fill_fraction=0.5", "precondition.age_span=0.7"]);
+        assert!(e.contains("precondition.age_span") && e.contains("fill_fraction = 0.5") && e.contains("0.7"), "{e}");
+        let e = err(&["precondition.mode=\"age\"", "precondition.age_span=0"]);
+        assert!(e.contains("precondition.age_span"), "{e}");
+        let e = err(&["precondition.mode=\"fill\"", "precondition.age_span=0.2"]);
+        assert!(e.contains("precondition.age_span") && e.contains("only applies with"), "{e}");
+        let e = err(&["precondition.mode=\"none\"", "precondition.fill_fraction=0.7"]);
+        assert!(e.contains("precondition.fill_fraction") && e.contains("does not apply"), "{e}");
+        let e = err(&["precondition.age_spam=0.2"]);
+        assert!(e.contains("age_spam"), "{e}");
     }
 
     /// Paper 001, section 4.5.1 and Table 4.3.

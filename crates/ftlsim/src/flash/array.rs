@@ -258,6 +258,51 @@ impl FlashArray {
         Ok(())
     }
 
+    /// Programs `count` consecutive pages of one block from `first` on, page `k` with the
+    /// logical number and version `page(k)` gives: [`FlashArray::program`]'s rules, checked once
+    /// for the run (preconditioning writes whole blocks this way).
+    pub fn program_run(
+        &mut self,
+        first: Ppn,
+        count: u32,
+        kind: PageKind,
+        mut page: impl FnMut(u32) -> (u32, u32),
+    ) -> Result<()> {
+        if count == 0 {
+            return Ok(());
+        }
+        let offset = self.geometry.page_offset(first);
+        if offset + count > self.geometry.pages_per_block {
+            let rule = format!("a run of {count} pages from offset {offset} leaves the block");
+            return Err(SimError::FlashRule { op: "program", ppn: first, rule });
+        }
+        // The first page's checks hold for the run: its pages follow it, free, in one block.
+        let (logical, version) = page(0);
+        self.program(first, kind, logical, version)?;
+        let start = first.index() + 1;
+        let end = first.index() + count as usize;
+        if let Some(taken) = self.version[start..end].iter().position(|&v| v != ERASED) {
+            let ppn = Ppn::new((start + taken) as u32);
+            return Err(SimError::FlashRule { op: "program", ppn, rule: "page is not free".into() });
+        }
+        for (k, i) in (1..count).zip(start..end) {
+            let (logical, version) = page(k);
+            if version == ERASED || version == CORRUPT {
+                return Err(SimError::FlashRule {
+                    op: "program",
+                    ppn: Ppn::new(i as u32),
+                    rule: format!("version {version} is reserved"),
+                });
+            }
+            self.logical[i] = logical;
+            self.version[i] = version;
+        }
+        let meta = &mut self.blocks[self.geometry.block_of(first).index()];
+        meta.write_ptr = offset + count;
+        meta.programmed += count - 1;
+        Ok(())
+    }
+
     /// Brings the state of `ppn` toward the cache ahead of use (see `Ftl::prefetch`).
     #[inline]
     pub fn prefetch_page(&self, ppn: Ppn) {
@@ -396,6 +441,21 @@ mod tests {
             block_layout: BlockLayout::Interleaved,
         };
         FlashArray::new(&geometry, order)
+    }
+
+    #[test]
+    fn a_run_programs_consecutive_pages_of_one_block_under_the_same_rules() {
+        let mut f = tiny();
+        f.program_run(Ppn::new(1), 3, PageKind::Data, |k| (10 + k, 1)).unwrap();
+        let spares: Vec<u32> = (1..4).map(|p| f.read(Ppn::new(p)).unwrap().logical).collect();
+        assert_eq!((spares, f.write_pointer(Pbn::new(0)), f.programmed_count(Pbn::new(0))), (vec![10, 11, 12], 4, 3));
+        let leaves = f.program_run(Ppn::new(6), 3, PageKind::Data, |k| (k, 1)).unwrap_err().to_string();
+        assert!(leaves.contains("leaves the block"), "{leaves}");
+        f.program(Ppn::new(5), PageKind::Data, 7, 1).unwrap();
+        let out_of_order = f.program_run(Ppn::new(4), 2, PageKind::Data, |k| (k, 1)).unwrap_err().to_string();
+        assert!(out_of_order.contains("out-of-order"), "{out_of_order}");
+        let reserved = f.program_run(Ppn::new(6), 2, PageKind::Data, |k| (k, k)).unwrap_err().to_string();
+        assert!(reserved.contains("reserved"), "{reserved}");
     }
 
     #[test]

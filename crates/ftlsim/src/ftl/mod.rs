@@ -15,6 +15,7 @@ pub mod fast;
 mod last;
 pub mod optimal;
 mod page;
+pub mod precondition;
 mod registry;
 mod sast;
 pub mod scftl;
@@ -23,6 +24,7 @@ pub mod tdftl;
 pub mod tpftl;
 
 pub use page::PageFtl;
+pub use precondition::PageLayout;
 pub use registry::{
     build_ftl, build_with, describe, ftl_info, ftl_names, ftl_params, no_test_overrides, one_stream_spare_blocks,
     validate_ftl_tables, Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema, REGISTRY,
@@ -168,6 +170,22 @@ pub trait Ftl: Send {
     /// default does nothing: schemes whose GC is merging log blocks collect in the foreground.
     fn collect_in_background(&mut self, _unit: u32, _ctx: &mut FtlCtx) -> Result<bool> {
         Ok(false)
+    }
+
+    /// Whether the FTL starts from the shared page layout ([`PageLayout`]: every page-mapped FTL's
+    /// data pages in the same places, built without any FTL's write path) and takes it over with
+    /// [`Ftl::adopt_page_layout`]. `false` (the default) has preconditioning replay its host
+    /// writes through [`Ftl::write`] (schemes that place data their own way).
+    fn takes_page_layout(&self) -> bool {
+        false
+    }
+
+    /// Takes over a device whose data pages preconditioning laid out on `ctx.flash` (`layout`:
+    /// where each LPN lives): the map, the block manager (`BlockManager::rebuild` with
+    /// `PageLayout::is_live`) and whatever the scheme keeps on flash about them. The caches stay
+    /// empty; [`Ftl::flush`] follows, so translation pages are written there. Issues no operation.
+    fn adopt_page_layout(&mut self, _layout: &PageLayout, _ctx: &mut FtlCtx) -> Result<()> {
+        Err(SimError::Other(format!("{} does not start from the shared page layout", self.name())))
     }
 
     /// Writes back dirty cached state (after preconditioning); a no-op for SRAM-only maps.

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::common::BlockManager;
 use super::registry::{no_test_overrides, one_stream_spare_blocks, Family, FtlInfo, ParamsSchema};
-use super::{ftl_params, Ftl, FtlCtx, PageFtl, Prefetch, SramBreakdown};
+use super::{ftl_params, Ftl, FtlCtx, PageFtl, PageLayout, Prefetch, SramBreakdown};
 use crate::config::Config;
 use crate::error::Result;
 use crate::flash::{FlashArray, Lpn, OpKind, Ppn, Purpose, BASIC_LAYOUT};
@@ -74,6 +74,14 @@ impl Ftl for OptimalFtl {
 
     fn collect_in_background(&mut self, unit: u32, ctx: &mut FtlCtx) -> Result<bool> {
         gc_updates_hit(ctx, |ctx| self.page.collect_in_background(unit, ctx))
+    }
+
+    fn takes_page_layout(&self) -> bool {
+        true
+    }
+
+    fn adopt_page_layout(&mut self, layout: &PageLayout, ctx: &mut FtlCtx) -> Result<()> {
+        self.page.adopt_page_layout(layout, ctx)
     }
 
     fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::common::{BlockManager, Relocate, StreamId, StreamSpec};
 use super::registry::{no_test_overrides, one_stream_spare_blocks, Family, FtlInfo, ParamsSchema};
-use super::{ftl_params, Ftl, FtlCtx, Prefetch, SramBreakdown, SramItem};
+use super::{ftl_params, Ftl, FtlCtx, PageLayout, Prefetch, SramBreakdown, SramItem};
 use crate::config::Config;
 use crate::error::Result;
 use crate::flash::{FlashArray, Lpn, PageKind, Ppn, Purpose, Spare, BASIC_LAYOUT};
@@ -79,6 +79,61 @@ impl PageFtl {
         let _: PageFtlParams = ftl_params(config, "pftl")?;
         Ok(Box::new(PageFtl::new(config)))
     }
+
+    /// Writes LPNs `0..pages` in order on an empty device, placing each where a host write would
+    /// (the `i`-th LPN on the `i`-th unit of the spread order, round robin and RAID-0 striping
+    /// agreeing on an empty device; each unit's pages in allocation order), programming flash a
+    /// block at a time with no operation logged (the shared preconditioning layout). The units
+    /// take turns a block at a time (they draw on their own pools, so the order changes nothing),
+    /// which keeps the LPN-indexed arrays' writes within a few consecutive cache lines.
+    pub(super) fn fill_sequential(
+        &mut self,
+        pages: u32,
+        version: &mut impl FnMut(Lpn) -> u32,
+        ctx: &mut FtlCtx,
+    ) -> Result<()> {
+        let units = self.blocks.units();
+        // Per position of the spread order: its LPNs are position, position + units, ...; how
+        // many it takes, and how many it has written.
+        let mut left: Vec<(u32, u32)> =
+            (0..units.min(pages)).map(|position| ((pages - position).div_ceil(units), 0)).collect();
+        while left.iter().any(|&(count, done)| done < count) {
+            for (position, (count, done)) in (0u32..).zip(left.iter_mut()) {
+                if *done == *count {
+                    continue;
+                }
+                let unit = self.blocks.striped_unit(position);
+                let first = self.blocks.allocate(unit, DATA, &mut self.map, ctx)?;
+                let run = 1 + self.blocks.allocate_following(first, DATA, *count - *done - 1);
+                let (l2p, written) = (&mut self.map.l2p, *done);
+                ctx.flash.program_run(first, run, PageKind::Data, |k| {
+                    let lpn = Lpn::new(position + (written + k) * units);
+                    l2p[lpn.index()] = Some(first.offset(k));
+                    (lpn.get(), version(lpn))
+                })?;
+                *done += run;
+            }
+        }
+        Ok(())
+    }
+
+    /// Keeps up to `blocks` free blocks of every unit out of use (as many as the unit can spare
+    /// beyond its own GC reserve, open block and slack).
+    pub(super) fn withhold(&mut self, blocks: u32, free_blocks_low: u32) -> Result<()> {
+        let own = crate::ftl::common::gc_threshold(free_blocks_low, 1) + 2;
+        for unit in 0..self.blocks.units() {
+            let spare = (self.blocks.free_blocks(unit) as u32).saturating_sub(own);
+            for _ in 0..blocks.min(spare) {
+                self.blocks.take_block(unit)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The LPN -> PPN table.
+    pub(super) fn into_map(self) -> Vec<Option<Ppn>> {
+        self.map.l2p
+    }
 }
 
 impl Ftl for PageFtl {
@@ -109,6 +164,16 @@ impl Ftl for PageFtl {
 
     fn collect_in_background(&mut self, unit: u32, ctx: &mut FtlCtx) -> Result<bool> {
         self.blocks.collect_in_background(unit, &mut self.map, ctx)
+    }
+
+    fn takes_page_layout(&self) -> bool {
+        true
+    }
+
+    fn adopt_page_layout(&mut self, layout: &PageLayout, ctx: &mut FtlCtx) -> Result<()> {
+        self.map.l2p.copy_from_slice(layout.map());
+        self.blocks.rebuild(ctx.flash, |ppn, spare| layout.is_live(ppn, spare));
+        Ok(())
     }
 
     fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {

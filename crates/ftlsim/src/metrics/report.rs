@@ -134,6 +134,8 @@ pub struct RecoveryReport {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SimulationReport {
     pub wall_seconds: f64,
+    /// Wall time preconditioning took (before the measured run).
+    pub precondition_seconds: f64,
     /// Every flash operation except recovery reads (an erase counts once).
     pub flash_page_ops: u64,
     pub flash_page_ops_per_second: f64,
@@ -242,6 +244,7 @@ pub struct ReportInputs<'a> {
     pub busiest_busy_ns: u64,
     pub recovery: RecoveryReport,
     pub wall_seconds: f64,
+    pub precondition_seconds: f64,
     pub state_bytes: u64,
     /// Page read, page program and block erase times, for the performance model.
     pub flash_times: FlashTimes,
@@ -362,6 +365,7 @@ impl Report {
             sram_total_bytes,
             simulation: SimulationReport {
                 wall_seconds: i.wall_seconds,
+                precondition_seconds: i.precondition_seconds,
                 flash_page_ops,
                 flash_page_ops_per_second: flash_page_ops as f64 / wall,
                 host_pages_per_second: (host_pages + c.pages_trimmed) as f64 / wall,

@@ -191,6 +191,12 @@ impl BlockManager {
         }
     }
 
+    /// The unit at `position` of the spread order (wrapping around): where the `position`-th
+    /// host write goes on an empty device, under either striping.
+    pub fn striped_unit(&self, position: u32) -> u32 {
+        self.frontiers.striped_unit(position)
+    }
+
     /// The unit a host write of `lpn` goes to (`device.striping`).
     #[inline]
     pub fn host_unit(&mut self, stream: StreamId, lpn: Lpn) -> u32 {
@@ -285,6 +291,13 @@ impl BlockManager {
             }
         }
         Err(last)
+    }
+
+    /// After [`BlockManager::allocate`] returned `ppn`, the up to `pages` pages that follow it in
+    /// its open block, to program at once (a run of host writes); returns how many it took.
+    pub fn allocate_following(&mut self, ppn: Ppn, stream: StreamId, pages: u32) -> u32 {
+        let unit = self.unit_of(self.geometry.block_of(ppn));
+        self.frontiers.take_pages(unit, stream, pages, self.geometry.pages_per_block)
     }
 
     #[inline]

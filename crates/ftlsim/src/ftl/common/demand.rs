@@ -12,7 +12,7 @@ use super::BlockManager;
 use crate::config::Config;
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, PageKind, Ppn, Purpose, Spare, Tpn};
-use crate::ftl::{Ftl, FtlCtx, PageRef, Prefetch, SramBreakdown, SramItem};
+use crate::ftl::{Ftl, FtlCtx, PageLayout, PageRef, Prefetch, SramBreakdown, SramItem};
 use crate::metrics::CacheAccess;
 
 /// The scheme-specific half of a demand-based FTL.
@@ -126,6 +126,21 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
 
     fn collect_in_background(&mut self, unit: u32, ctx: &mut FtlCtx) -> Result<bool> {
         self.blocks.collect_in_background(unit, &mut self.map, ctx)
+    }
+
+    fn takes_page_layout(&self) -> bool {
+        true
+    }
+
+    /// The layout's data pages become the store's content, with no translation page yet: the
+    /// flush after preconditioning writes every one, each covering every data page (recovery
+    /// then scans only what was written since, as after a replayed fill).
+    fn adopt_page_layout(&mut self, layout: &PageLayout, ctx: &mut FtlCtx) -> Result<()> {
+        self.map.clear_cache();
+        self.blocks.rebuild(ctx.flash, |ppn, spare| layout.is_live(ppn, spare));
+        self.map.store().adopt(layout.map(), &self.blocks, ctx.flash);
+        self.map.recovered();
+        Ok(())
     }
 
     fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {

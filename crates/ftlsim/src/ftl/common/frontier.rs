@@ -109,6 +109,15 @@ impl Frontiers {
         Some((block, offset))
     }
 
+    /// Takes up to `pages` more pages of the open block at once; returns how many it took.
+    pub fn take_pages(&mut self, unit: u32, stream: StreamId, pages: u32, pages_per_block: u32) -> u32 {
+        let i = self.slot(unit, stream);
+        let slot = &mut self.slots[i];
+        let taken = pages.min(pages_per_block - slot.next_offset);
+        slot.next_offset += taken;
+        taken
+    }
+
     /// Whether the open block has room for another page.
     pub fn has_room(&self, unit: u32, stream: StreamId, pages_per_block: u32) -> bool {
         let slot = &self.slots[self.slot(unit, stream)];

@@ -34,7 +34,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use super::{BlockManager, Relocate};
+use super::{BlockManager, BlockRole, Relocate};
 use super::{StreamId, StreamSpec};
 use crate::config::{Config, GtdSpan};
 use crate::error::{Result, SimError};
@@ -344,6 +344,31 @@ impl TranslationStore {
             let keys: Vec<Lpn> = self.recovered.range(lpns).map(|(&l, _)| l).collect();
             for lpn in keys {
                 self.image[lpn.index()] = self.recovered.remove(&lpn).expect("key just listed");
+            }
+        }
+    }
+
+    /// Takes `map` (LPN -> PPN, every page on `flash`) as the content of the map, with no
+    /// translation page written yet (preconditioning's shared layout; the flush that follows
+    /// writes them all). Stamps every programmed data page with a PSN in program order, block by
+    /// block, the open blocks last: recovery orders a unit's data blocks by their first page's
+    /// PSN, and an open block goes on being written after the others.
+    pub fn adopt(&mut self, map: &[Option<Ppn>], blocks: &BlockManager, flash: &FlashArray) {
+        self.image.copy_from_slice(map);
+        self.gtd.fill(None);
+        self.versions.fill(0);
+        self.covered.fill(0);
+        self.recovered.clear();
+        let g = flash.geometry().clone();
+        for open in [false, true] {
+            for pbn in g.blocks() {
+                let written = flash.write_pointer(pbn);
+                let role = blocks.role(pbn);
+                if written > 0 && flash.block_kind(pbn) == PageKind::Data && (role == BlockRole::Open) == open {
+                    for ppn in g.pages_below(pbn, written) {
+                        self.stamp(ppn);
+                    }
+                }
             }
         }
     }
