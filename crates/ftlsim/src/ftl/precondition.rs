@@ -103,8 +103,10 @@ mod tests {
 
     /// 2 dies x 2 planes x 32 blocks x 16 pages of 512 bytes (128 entries per translation page),
     /// a quarter spare, GC at one free block, with `sets`.
+    /// Spare areas large enough for every registered scheme's records (3DFTL's 112 B).
     fn device(sets: &[&str]) -> Config {
-        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let spare = ["device.geometry.spare_size=128", "device.geometry.spare_usable=112"];
+        let sets: Vec<String> = spare.iter().chain(sets).map(|s| s.to_string()).collect();
         test_device_for(ftl_info("pftl").unwrap(), 2, 2, 32, 16, &sets).unwrap()
     }
 
