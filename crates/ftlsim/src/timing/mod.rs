@@ -10,11 +10,13 @@ mod costs;
 mod event;
 mod fifo;
 mod scheduler;
+mod suspension;
 
 pub use costs::OpCosts;
 pub use event::{Completed, DieTimes, Dispatched, EventCore, Source};
 pub use fifo::FifoSingle;
 pub use scheduler::{Class, DieQueue, SchedulerKind};
+pub use suspension::{PeLatency, PePhases, ProgramSuspension, SuspensionConfig, SuspensionStats};
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
