@@ -676,7 +676,11 @@ impl EventCore {
             PeKind::Program => by_read && s.config.program != ProgramSuspension::None,
             PeKind::Erase if by_read => s.config.erase,
             PeKind::Erase => {
-                s.config.write_suspends_erase && o.kind == OpKind::Program && s.wse_allowed[die] && !queue.has_reads()
+                s.config.write_suspends_erase
+                    && o.kind == OpKind::Program
+                    && o.class == Class::Base
+                    && s.wse_allowed[die]
+                    && !queue.has_reads()
             }
         };
         if !allowed {

@@ -113,6 +113,21 @@ impl TimingEngine {
         }
     }
 
+    /// What P/E suspension did (`parallel`, on a device that describes its P/E phases).
+    pub fn suspension_stats(&self) -> Option<&SuspensionStats> {
+        match self {
+            TimingEngine::FifoSingle { .. } => None,
+            TimingEngine::Parallel(core) => core.pe_stats.as_ref(),
+        }
+    }
+
+    /// Lets writes suspend `die`'s erases or not (Write-Suspend-Erase's clean-space watermark).
+    pub fn set_wse_allowed(&mut self, die: usize, allowed: bool) {
+        if let TimingEngine::Parallel(core) = self {
+            core.set_wse_allowed(die, allowed);
+        }
+    }
+
     /// Runs the device until a request completes or a watched die falls idle; false when
     /// nothing is left to run.
     pub fn advance_to_completion(&mut self) -> bool {

@@ -459,6 +459,64 @@ pub struct SuspensionStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::ConfigBuilder;
+
+    /// The error a configuration on the chapter-3 MLC preset gets, or "" when it is valid.
+    fn config_error(sets: &[&str]) -> String {
+        let mut b = ConfigBuilder::new().preset("ssd16-ch3-mlc").unwrap();
+        for set in sets {
+            b = b.set(set).unwrap();
+        }
+        b.build().err().map(|e| e.to_string()).unwrap_or_default()
+    }
+
+    #[test]
+    fn bad_suspension_settings_name_their_field() {
+        assert_eq!(config_error(&["device.timing.suspension.program=\"ipc\"", "device.timing.suspension.erase=true"]), "");
+        let cases: &[(&[&str], &str)] = &[
+            (&["device.timing.suspension.p_ach=1.5"], "device.timing.suspension.p_ach"),
+            (&["device.timing.suspension.wse_watermark=1.0"], "device.timing.suspension.wse_watermark"),
+            (&["device.timing.phases.ispp_iterations=14"], "device.timing.phases.ispp_iterations"),
+            (&["device.timing.phases.ispp_iterations=0"], "device.timing.phases.ispp_iterations"),
+            (&["device.timing.phases.voltage_reset_us=30.0"], "device.timing.phases.voltage_reset_us"),
+            (&["device.timing.phases.buffer_load_us=-1.0"], "device.timing.phases.buffer_load_us"),
+            (&["device.latency.erase_us=20.0", "device.timing.phases.verify_us=24.0"], "device.timing.phases.erase_verify_us"),
+            (&["device.timing.suspension.erase=true", "device.timing.scheduler=\"fifo\""], "device.timing.suspension"),
+            (&["device.timing.suspension.max_write_queue=16", "device.timing.scheduler=\"fifo\""], "device.timing.suspension"),
+            (&["device.timing.suspension.program=\"ips\"", "device.timing.pe_latency=\"pe0\""], "device.timing.pe_latency"),
+        ];
+        for (sets, field) in cases {
+            let e = config_error(sets);
+            assert!(e.contains(field), "{sets:?}: {e}");
+        }
+        let e = ConfigBuilder::new()
+            .preset("ssd16")
+            .unwrap()
+            .set("device.timing.suspension.erase=true")
+            .unwrap()
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("device.timing.phases"), "{e}");
+    }
+
+    #[test]
+    fn the_chapter_3_presets_hold_table_3_1() {
+        for (preset, read, bus_page, program, iterations, pulse, verify, erase) in [
+            ("ssd16-ch3-slc", 10.0, 20_000, 140.0, 5, 20.0, 8.0, 1500.0),
+            ("ssd16-ch3-mlc", 25.0, 40_000, 660.0, 15, 20.0, 24.0, 3300.0),
+        ] {
+            let c = ConfigBuilder::new().preset(preset).unwrap().build().unwrap();
+            let d = &c.device;
+            let p = d.timing.phases.as_ref().unwrap();
+            assert_eq!((d.latency.read_us, d.latency.program_us), (read, program), "{preset}");
+            assert_eq!(crate::timing::OpCosts::new(d).page_transfer, bus_page, "{preset}");
+            assert_eq!((p.ispp_iterations, p.program_pulse_us, p.verify_us), (iterations, pulse, verify), "{preset}");
+            assert_eq!(d.latency.erase_us - p.erase_verify_us, erase, "{preset}: the erase pulse");
+            assert_eq!((p.voltage_reset_us, p.buffer_load_us), (4.0, 3.0), "{preset}");
+            assert_eq!((d.geometry.channels, d.geometry.planes_per_die, c.buffer.size_mb), (16, 4, 64.0), "{preset}");
+        }
+    }
 
     const US: Nanos = 1000;
 
