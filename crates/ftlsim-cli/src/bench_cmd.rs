@@ -154,8 +154,20 @@ const SCENARIOS: &[Scenario] = &[
     },
     Scenario { name: "sequential reads", ftl: "pftl", preset: "ssd16", sets: &[], stream: sequential_reads },
     // Paper 001 chapter 3 (issue 12): the same stream without and with P/E suspension.
-    Scenario { name: "random 4K 30% reads (aged, RPS)", ftl: "pftl", preset: "ssd16-ch3-mlc", sets: AGED_RPS_CH3, stream: random_mixed },
-    Scenario { name: "random 4K 30% reads (aged, PES_IPC)", ftl: "pftl", preset: "ssd16-ch3-mlc", sets: AGED_PES_IPC, stream: random_mixed },
+    Scenario {
+        name: "random 4K 30% reads (aged, RPS)",
+        ftl: "pftl",
+        preset: "ssd16-ch3-mlc",
+        sets: AGED_RPS_CH3,
+        stream: random_mixed,
+    },
+    Scenario {
+        name: "random 4K 30% reads (aged, PES_IPC)",
+        ftl: "pftl",
+        preset: "ssd16-ch3-mlc",
+        sets: AGED_PES_IPC,
+        stream: random_mixed,
+    },
     Scenario { name: "oltp-mix 50% reads", ftl: "optimal", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
     Scenario { name: "oltp-mix 50% reads", ftl: "dftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
     Scenario { name: "oltp-mix 50% reads", ftl: "cdftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },

@@ -156,7 +156,10 @@ pub fn run_table(r: &RunResult) -> String {
         ]);
         rows.push(vec![
             "  by erase-read / phase-end / cancel / write".into(),
-            format!("{} / {} / {} / {}", s.erase_by_read, s.program_at_phase_end, s.program_cancelled, s.erase_by_write),
+            format!(
+                "{} / {} / {} / {}",
+                s.erase_by_read, s.program_at_phase_end, s.program_cancelled, s.erase_by_write
+            ),
         ]);
         rows.push(vec![
             "  original / effective P/E latency (us)".into(),

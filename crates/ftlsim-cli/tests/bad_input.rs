@@ -55,7 +55,15 @@ const CASES: &[Case] = &[
     // P/E suspension.
     Case {
         name: "P/E suspension under the FIFO scheduler",
-        args: &["run", "--preset", "ssd16-ch3-mlc", "--set", "device.timing.scheduler=\"fifo\"", "--set", "device.timing.suspension.erase=true"],
+        args: &[
+            "run",
+            "--preset",
+            "ssd16-ch3-mlc",
+            "--set",
+            "device.timing.scheduler=\"fifo\"",
+            "--set",
+            "device.timing.suspension.erase=true",
+        ],
         files: &[],
         expect: &["device.timing.suspension", "rps"],
     },

@@ -472,7 +472,10 @@ mod tests {
 
     #[test]
     fn bad_suspension_settings_name_their_field() {
-        assert_eq!(config_error(&["device.timing.suspension.program=\"ipc\"", "device.timing.suspension.erase=true"]), "");
+        assert_eq!(
+            config_error(&["device.timing.suspension.program=\"ipc\"", "device.timing.suspension.erase=true"]),
+            ""
+        );
         let cases: &[(&[&str], &str)] = &[
             (&["device.timing.suspension.p_ach=1.5"], "device.timing.suspension.p_ach"),
             (&["device.timing.suspension.wse_watermark=1.0"], "device.timing.suspension.wse_watermark"),
@@ -480,10 +483,19 @@ mod tests {
             (&["device.timing.phases.ispp_iterations=0"], "device.timing.phases.ispp_iterations"),
             (&["device.timing.phases.voltage_reset_us=30.0"], "device.timing.phases.voltage_reset_us"),
             (&["device.timing.phases.buffer_load_us=-1.0"], "device.timing.phases.buffer_load_us"),
-            (&["device.latency.erase_us=20.0", "device.timing.phases.verify_us=24.0"], "device.timing.phases.erase_verify_us"),
+            (
+                &["device.latency.erase_us=20.0", "device.timing.phases.verify_us=24.0"],
+                "device.timing.phases.erase_verify_us",
+            ),
             (&["device.timing.suspension.erase=true", "device.timing.scheduler=\"fifo\""], "device.timing.suspension"),
-            (&["device.timing.suspension.max_write_queue=16", "device.timing.scheduler=\"fifo\""], "device.timing.suspension"),
-            (&["device.timing.suspension.program=\"ips\"", "device.timing.pe_latency=\"pe0\""], "device.timing.pe_latency"),
+            (
+                &["device.timing.suspension.max_write_queue=16", "device.timing.scheduler=\"fifo\""],
+                "device.timing.suspension",
+            ),
+            (
+                &["device.timing.suspension.program=\"ips\"", "device.timing.pe_latency=\"pe0\""],
+                "device.timing.pe_latency",
+            ),
         ];
         for (sets, field) in cases {
             let e = config_error(sets);
