@@ -268,11 +268,21 @@ struct Suspension {
     suspended: Vec<Vec<PeRun>>,
     /// Per die: whether writes may suspend its erases (clean space above the watermark).
     wse_allowed: Vec<bool>,
+    /// Per die: programs issued and not yet started, whether queued or waiting for the one
+    /// before on their block (the die's write queue, for `max_write_queue`).
+    writes_waiting: Vec<u32>,
     /// Draws whether a cancelled pulse reached its target (`p_ach`).
     rng: u64,
 }
 
 impl Suspension {
+    /// Whether `die` has `max_write_queue` writes or more waiting: reads lose their priority.
+    #[inline]
+    fn over_write_limit(&self, die: usize) -> bool {
+        let limit = self.config.max_write_queue;
+        limit > 0 && self.writes_waiting[die] >= limit
+    }
+
     fn achieved(rng: &mut u64, p_ach: f64) -> bool {
         if p_ach <= 0.0 {
             return false;
@@ -363,6 +373,7 @@ impl EventCore {
                 current: vec![None; dies],
                 suspended: vec![Vec::with_capacity(2); dies],
                 wse_allowed: vec![true; dies],
+                writes_waiting: vec![0; dies],
                 rng: 0,
             })
         });
@@ -522,6 +533,11 @@ impl EventCore {
                 }
             }
             self.order_on_block(slot, block.index());
+            if op.kind == OpKind::Program {
+                if let Some(s) = self.suspension.as_deref_mut() {
+                    s.writes_waiting[die as usize] += 1;
+                }
+            }
             self.submitting.push(slot);
         }
         // Only the operations ready now: enqueueing one may complete others at once (reads the
@@ -666,8 +682,7 @@ impl EventCore {
             return;
         }
         let queue = &self.dies[die].queue;
-        let limit = s.config.max_write_queue as usize;
-        if limit > 0 && queue.base_len() >= limit {
+        if s.over_write_limit(die) {
             return;
         }
         let o = &self.ops[op];
@@ -803,6 +818,9 @@ impl EventCore {
                 self.registers.program(plane, ppn);
                 let ispp_start = self.transfer_end(op);
                 let mut end = ispp_start + self.costs.program_array;
+                if let Some(s) = self.suspension.as_deref_mut() {
+                    s.writes_waiting[die] -= 1;
+                }
                 if let Some(s) = self.suspension.as_deref_mut().filter(|s| s.runs) {
                     let run = PeRun::program(op, now, ispp_start, &s.phases);
                     end = run.end(&s.phases);
@@ -831,8 +849,7 @@ impl EventCore {
     fn next_under_suspension(&mut self, die: usize) -> Option<Next> {
         let s = self.suspension.as_deref().expect("suspension is on");
         let queue = &mut self.dies[die].queue;
-        let limit = s.config.max_write_queue as usize;
-        let over = limit > 0 && queue.base_len() >= limit;
+        let over = s.over_write_limit(die);
         if !over {
             if let Some(read) = queue.pop_read() {
                 return Some(Next::Start(read));
