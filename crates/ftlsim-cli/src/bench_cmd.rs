@@ -86,6 +86,38 @@ const AGED_FIFO: &[&str] = &[
     "device.timing.scheduler=\"fifo\"",
 ];
 const EMPTY: &[&str] = &["precondition.mode=\"none\""];
+/// Paper 001 chapter 3's MLC device aged like `AGED_RPS`, with P/E suspension by IPC and erase
+/// suspension on; the stream mixes reads in so that reads suspend programs and erases.
+const AGED_PES_IPC: &[&str] = &[
+    "precondition.mode=\"age\"",
+    "precondition.age_factor=1.0",
+    "buffer.size_mb=0",
+    "gc.background_free_blocks=0",
+    "gc.free_blocks_low=286",
+    "device.timing.suspension.program=\"ipc\"",
+    "device.timing.suspension.erase=true",
+];
+const AGED_RPS_CH3: &[&str] = &[
+    "precondition.mode=\"age\"",
+    "precondition.age_factor=1.0",
+    "buffer.size_mb=0",
+    "gc.background_free_blocks=0",
+    "gc.free_blocks_low=286",
+];
+
+/// Uniform random 4 KB requests, 30% reads, arriving every 20 us (an open loop that keeps every
+/// die busy, so reads find programs and erases under way).
+fn random_mixed(requests: u64, logical_pages: u32, page_size: u32) -> Workload {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let slots = logical_pages as u64 * page_size as u64 / 4096;
+    workload(
+        "uniform random 4 KB, 30% reads",
+        (0..requests).map(move |i| {
+            let kind = if rng.gen_bool(0.3) { IoKind::Read } else { IoKind::Write };
+            Request::new(i * 20_000, kind, rng.gen_range(0..slots) * 4096, 4096, i + 1)
+        }),
+    )
+}
 
 /// The default mixed stream with half reads and 10% sequential requests: random-heavy, for the
 /// mapping caches (each at its paper's default size, e.g. 20 KB on `mlc8g`).
@@ -121,6 +153,21 @@ const SCENARIOS: &[Scenario] = &[
         stream: random_writes,
     },
     Scenario { name: "sequential reads", ftl: "pftl", preset: "ssd16", sets: &[], stream: sequential_reads },
+    // Paper 001 chapter 3 (issue 12): the same stream without and with P/E suspension.
+    Scenario {
+        name: "random 4K 30% reads (aged, RPS)",
+        ftl: "pftl",
+        preset: "ssd16-ch3-mlc",
+        sets: AGED_RPS_CH3,
+        stream: random_mixed,
+    },
+    Scenario {
+        name: "random 4K 30% reads (aged, PES_IPC)",
+        ftl: "pftl",
+        preset: "ssd16-ch3-mlc",
+        sets: AGED_PES_IPC,
+        stream: random_mixed,
+    },
     Scenario { name: "oltp-mix 50% reads", ftl: "optimal", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
     Scenario { name: "oltp-mix 50% reads", ftl: "dftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
     Scenario { name: "oltp-mix 50% reads", ftl: "cdftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },

@@ -149,6 +149,25 @@ pub fn run_table(r: &RunResult) -> String {
             rows.push(vec!["  GC victims in the background".into(), d.background_gc_victims.to_string()]);
         }
     }
+    if let Some(s) = &m.suspension {
+        rows.push(vec![
+            "P/E suspended: programs / erases (fraction)".into(),
+            format!("{} / {} ({})", s.suspended_programs, s.suspended_erases, opt(s.suspended_fraction, 4)),
+        ]);
+        rows.push(vec![
+            "  by erase-read / phase-end / cancel / write".into(),
+            format!(
+                "{} / {} / {} / {}",
+                s.erase_by_read, s.program_at_phase_end, s.program_cancelled, s.erase_by_write
+            ),
+        ]);
+        rows.push(vec![
+            "  original / effective P/E latency (us)".into(),
+            format!("{} / {}", opt(s.mean_original_us, 1), opt(s.mean_effective_us, 1)),
+        ]);
+        rows.push(vec!["  mean wait for the suspension point (us)".into(), opt(s.mean_wait_for_suspension_us, 2)]);
+        rows.push(vec!["device write latency, mean (us)".into(), opt(s.mean_device_write_us, 1)]);
+    }
     if m.recovery.events > 0 {
         rows.push(vec![
             "recovery pages read (RP)".into(),

@@ -52,6 +52,37 @@ const CASES: &[Case] = &[
         files: &[],
         expect: &["--only", "nosuch", "no scenario"],
     },
+    // P/E suspension.
+    Case {
+        name: "P/E suspension under the FIFO scheduler",
+        args: &[
+            "run",
+            "--preset",
+            "ssd16-ch3-mlc",
+            "--set",
+            "gc.background_free_blocks=0",
+            "--set",
+            "device.timing.scheduler=\"fifo\"",
+            "--set",
+            "device.timing.suspension.erase=true",
+        ],
+        files: &[],
+        expect: &["device.timing.suspension", "rps"],
+    },
+    Case {
+        name: "ISPP phases that do not add up to the program time",
+        args: &[
+            "run",
+            "--preset",
+            "ssd16-ch3-slc",
+            "--set",
+            "gc.background_free_blocks=0",
+            "--set",
+            "device.timing.phases.verify_us=9.0",
+        ],
+        files: &[],
+        expect: &["device.timing.phases.ispp_iterations", "program_us"],
+    },
     // Configuration files.
     Case {
         name: "missing config file",

@@ -337,6 +337,7 @@ impl Simulation {
                 let (ftl, mut ctx) = self.ctx();
                 if ftl.collect_in_background(unit, &mut ctx)? {
                     self.background_gc_victims += 1;
+                    self.update_write_suspends_erase();
                     let at = self.timing.now_or(0);
                     let request = PageRequest {
                         arrival: at,
@@ -393,6 +394,7 @@ impl Simulation {
             self.release_waiting_write(at)?;
         }
         self.write_evicted(at)?;
+        self.update_write_suspends_erase();
         self.record_completed()?;
         self.collector.unmapped_reads += pages.unmapped;
         self.requests += 1;
@@ -405,6 +407,24 @@ impl Simulation {
             self.power_loss()?;
         }
         Ok(())
+    }
+
+    /// Write-Suspend-Erase: writes may suspend a die's erases while every allocation unit of
+    /// the die has clean space above the watermark (a fraction of its share of the exported
+    /// space, as the GC trigger counts it).
+    fn update_write_suspends_erase(&mut self) {
+        let device = &self.config.device;
+        let suspension = &device.timing.suspension;
+        if !suspension.write_suspends_erase {
+            return;
+        }
+        let exported_blocks_per_unit =
+            device.logical_pages() as f64 / device.allocation_units() as f64 / device.geometry.pages_per_block as f64;
+        let watermark = suspension.wse_watermark * exported_blocks_per_unit;
+        for die in 0..device.geometry.total_dies() {
+            let clean = device.units_of_die(die).all(|unit| self.ftl.blocks().free_blocks(unit) as f64 > watermark);
+            self.timing.set_wse_allowed(die as usize, clean);
+        }
     }
 
     /// Records the responses of the requests the device has finished; a completed eviction
@@ -675,6 +695,7 @@ impl Simulation {
             spare_map: self.ftl.spare_map_stats().map(|m| m.since(&self.spare_map_base)),
             buffer: self.buffer.as_ref().map(|b| b.stats.since(&self.buffer_base)),
             dies: self.timing.die_times().map(|times| (times, self.background_gc_victims)),
+            suspension: self.timing.suspension_stats(),
             plane_register_hits: self.timing.register_hits(),
             busiest_busy_ns: self.timing.busiest_busy_ns(),
             recovery: self.recovery.clone(),

@@ -49,6 +49,27 @@ fn parallel(ftl: &FtlInfo) -> Result<Config, SimError> {
     least_spare_device_for(ftl, 2, 2, 16, 16, 4, &extra.map(String::from))
 }
 
+/// `parallel`'s device under P/E suspension (paper 001 chapter 3): reads suspend programs (IPC,
+/// half of the cancelled pulses found complete) and erases, writes suspend erases.
+fn suspending(ftl: &FtlInfo) -> Result<Config, SimError> {
+    let extra = [
+        "device.allocation_unit=\"plane\"",
+        "device.timing.model=\"parallel\"",
+        "device.timing.scheduler=\"rps\"",
+        "device.timing.phases.ispp_iterations=10",
+        "device.timing.phases.program_pulse_us=100.0",
+        "device.timing.phases.verify_us=30.0",
+        "device.timing.phases.erase_verify_us=30.0",
+        "device.timing.phases.voltage_reset_us=4.0",
+        "device.timing.phases.buffer_load_us=3.0",
+        "device.timing.suspension.erase=true",
+        "device.timing.suspension.program=\"ipc\"",
+        "device.timing.suspension.p_ach=0.5",
+        "device.timing.suspension.write_suspends_erase=true",
+    ];
+    least_spare_device_for(ftl, 2, 2, 16, 16, 4, &extra.map(String::from))
+}
+
 /// The standard device, its power losses striking inside requests (between the flash operations
 /// of a request, interrupting a program if one is under way).
 fn cut_inside(ftl: &FtlInfo) -> Result<Config, SimError> {
@@ -168,6 +189,7 @@ pub const WORKLOADS: &[Workload] = &[
     Workload { name: "hot_cold", device: filled, requests: hot_cold },
     Workload { name: "mixed_read_write", device: standard, requests: mixed },
     Workload { name: "mixed_parallel_cost_benefit", device: parallel, requests: mixed },
+    Workload { name: "mixed_parallel_suspension", device: suspending, requests: mixed },
     Workload { name: "trims", device: standard, requests: trims },
     Workload { name: "power_cuts_inside_requests", device: cut_inside, requests: mixed },
     Workload { name: "tiny_device_constant_gc", device: tiny, requests: overwrites },

@@ -79,6 +79,15 @@ pub struct TimingConfig {
     /// bus transfer (copy-back; `parallel` only).
     #[serde(default)]
     pub copy_back: bool,
+    /// PER / PE0 scenarios of paper 001 §3.3: program and erase array times set to the read's or to 0.
+    #[serde(default)]
+    pub pe_latency: crate::timing::PeLatency,
+    /// How programs and erases divide into phases (paper 001 Table 3.1), for P/E suspension.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<crate::timing::PePhases>,
+    /// P/E suspension (paper 001 chapter 3; `parallel` with `rps` only).
+    #[serde(default)]
+    pub suspension: crate::timing::SuspensionConfig,
 }
 
 /// The pages whose translation pages a demand-based FTL's directory (GTD) has entries for, in
@@ -630,6 +639,15 @@ impl Config {
                 "check.power_loss_inside",
                 "strikes inside a request's flash operations, which a write buffer takes away from host writes; \
                  use power losses between requests with buffer.size_mb",
+            ));
+        }
+        let t = &d.timing;
+        t.suspension.validate(t.phases.as_ref(), &d.latency, t.pe_latency)?;
+        let read_priority = t.model == TimingModelKind::Parallel && t.scheduler == crate::timing::SchedulerKind::Rps;
+        if (t.suspension.enabled() || t.suspension.max_write_queue > 0) && !read_priority {
+            return Err(SimError::config(
+                "device.timing.suspension",
+                "needs device.timing.model = \"parallel\" and device.timing.scheduler = \"rps\" (it builds on read priority)",
             ));
         }
         if d.timing.model == TimingModelKind::FifoSingle {

@@ -189,6 +189,9 @@ pub struct Report {
     /// Spare-area formats and translation levels of 3DFTL (absent for the others).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spare_map: Option<super::SpareMapReport>,
+    /// P/E suspension (present when the device describes its P/E phases, `device.timing.phases`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suspension: Option<SuspensionReport>,
     pub recovery: RecoveryReport,
     pub sram: Vec<SramItem>,
     pub sram_total_bytes: u64,
@@ -222,6 +225,62 @@ pub struct DieReport {
     pub background_gc_victims: u64,
 }
 
+/// What P/E suspension did (paper 001 Figs. 3.7-3.8), and the device write latency chapter 3
+/// compares.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SuspensionReport {
+    pub programs: u64,
+    pub erases: u64,
+    pub suspended_programs: u64,
+    pub suspended_erases: u64,
+    /// Suspended programs and erases over all of them.
+    pub suspended_fraction: Option<f64>,
+    /// Suspensions by kind: erases by reads, programs at a phase end (IPS), programs by
+    /// cancelling a phase (IPC), erases by writes (Write-Suspend-Erase).
+    pub erase_by_read: u64,
+    pub program_at_phase_end: u64,
+    pub program_cancelled: u64,
+    pub erase_by_write: u64,
+    /// Over the suspended operations: the latency each would have had uninterrupted, and the
+    /// latency it had (first start to completion), means in microseconds.
+    pub mean_original_us: Option<f64>,
+    pub mean_effective_us: Option<f64>,
+    /// Die time the suspended operations used beyond their original latency (resets, buffer
+    /// reloads, re-biases, redone phases), in total.
+    pub resume_overhead_us: f64,
+    /// Reads (or writes) that suspended an operation, and their mean wait for its suspension point.
+    pub preemptions: u64,
+    pub mean_wait_for_suspension_us: Option<f64>,
+    /// Writes of evicted buffer pages to flash: mean from dispatch to program completion.
+    pub device_writes: u64,
+    pub mean_device_write_us: Option<f64>,
+}
+
+impl SuspensionReport {
+    fn new(s: &crate::timing::SuspensionStats) -> Self {
+        let mean = |ns: u128, n: u64| (n > 0).then(|| ns as f64 / n as f64 / 1000.0);
+        let suspended = s.suspended_programs + s.suspended_erases;
+        SuspensionReport {
+            programs: s.programs,
+            erases: s.erases,
+            suspended_programs: s.suspended_programs,
+            suspended_erases: s.suspended_erases,
+            suspended_fraction: ratio(suspended, s.programs + s.erases),
+            erase_by_read: s.erase_by_read,
+            program_at_phase_end: s.program_at_phase_end,
+            program_cancelled: s.program_cancelled,
+            erase_by_write: s.erase_by_write,
+            mean_original_us: mean(s.original_ns, suspended),
+            mean_effective_us: mean(s.effective_ns, suspended),
+            resume_overhead_us: (s.used_ns as f64 - s.original_ns as f64) / 1000.0,
+            preemptions: s.preemptions,
+            mean_wait_for_suspension_us: mean(s.wait_for_suspension_ns, s.preemptions),
+            device_writes: s.device_writes,
+            mean_device_write_us: mean(s.device_write_ns, s.device_writes),
+        }
+    }
+}
+
 fn ratio(a: u64, b: u64) -> Option<f64> {
     (b != 0).then(|| a as f64 / b as f64)
 }
@@ -239,6 +298,7 @@ pub struct ReportInputs<'a> {
     pub spare_map: Option<super::SpareMapStats>,
     pub buffer: Option<crate::controller::BufferStats>,
     pub dies: Option<(&'a crate::timing::DieTimes, u64)>,
+    pub suspension: Option<&'a crate::timing::SuspensionStats>,
     pub plane_register_hits: u64,
     /// Busy time of the timing model's busiest server, ns.
     pub busiest_busy_ns: u64,
@@ -360,6 +420,7 @@ impl Report {
             flash_time: FlashTimeReport::new(&i.gc_stats, &reads, &spare_reads, &programs, &erases, i.array_times),
             clusters: i.gc_stats.clusters.map(ClusterReport::new),
             spare_map: i.spare_map.map(super::SpareMapReport::new),
+            suspension: i.suspension.map(SuspensionReport::new),
             recovery: i.recovery,
             sram: i.sram,
             sram_total_bytes,

@@ -1,5 +1,6 @@
 //! Latency of each operation: array time plus bus transfer of the bytes moved.
 
+use super::suspension::{PeLatency, PhaseCosts};
 use super::Nanos;
 use crate::config::DeviceConfig;
 use crate::flash::Geometry;
@@ -15,6 +16,8 @@ pub struct OpCosts {
     /// Bus time of the spare area alone.
     pub spare_transfer: Nanos,
     pub geometry: Geometry,
+    /// The phases of programs and erases, when the device describes them (P/E suspension).
+    pub phases: Option<PhaseCosts>,
 }
 
 fn us(v: f64) -> Nanos {
@@ -26,13 +29,19 @@ impl OpCosts {
         let g = &device.geometry;
         let l = &device.latency;
         let page_bytes = g.page_size as u64 + if l.transfer_includes_spare { g.spare_size as u64 } else { 0 };
+        let (program_array, erase) = match device.timing.pe_latency {
+            PeLatency::AsConfigured => (us(l.program_us), us(l.erase_us)),
+            PeLatency::Per => (us(l.read_us), us(l.read_us)),
+            PeLatency::Pe0 => (0, 0),
+        };
         OpCosts {
             read_array: us(l.read_us),
-            program_array: us(l.program_us),
-            erase: us(l.erase_us),
+            program_array,
+            erase,
             page_transfer: (page_bytes as f64 * l.bus_ns_per_byte).round() as Nanos,
             spare_transfer: (g.spare_size as f64 * l.bus_ns_per_byte).round() as Nanos,
             geometry: g.clone(),
+            phases: device.timing.phases.as_ref().map(|p| PhaseCosts::new(p, l.erase_us)),
         }
     }
 

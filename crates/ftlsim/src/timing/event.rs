@@ -24,6 +24,7 @@ use std::collections::VecDeque;
 use std::num::NonZeroU32;
 
 use super::scheduler::{Class, DieQueue, SchedulerKind};
+use super::suspension::{PeKind, PeRun, PhaseCosts, ProgramSuspension, SuspensionConfig, SuspensionStats};
 use super::{Nanos, OpCosts, PlaneRegisters, Served};
 use crate::config::DeviceConfig;
 use crate::flash::{FlashOp, OpKind, Ppn, Purpose};
@@ -66,6 +67,8 @@ enum Phase {
     Sensing,
     /// The last phase: its end completes the operation.
     Finishing,
+    /// A program or erase winding down to the point where it is suspended (P/E suspension).
+    Suspending,
 }
 
 /// An operation's place in the list of operations in flight, stored as index + 1 so that
@@ -252,8 +255,60 @@ pub struct DieTimes {
     pub idle_slot_ns: u128,
 }
 
+/// P/E suspension's state: the settings, and per die the program or erase under way and those
+/// suspended (an erase, a program, or an erase below a program).
+struct Suspension {
+    config: SuspensionConfig,
+    /// Programs and erases run as phases that may be suspended (false when only the write-queue
+    /// limit is set).
+    runs: bool,
+    phases: PhaseCosts,
+    /// Per die.
+    current: Vec<Option<PeRun>>,
+    suspended: Vec<Vec<PeRun>>,
+    /// Per die: whether writes may suspend its erases (clean space above the watermark).
+    wse_allowed: Vec<bool>,
+    /// Per die: programs issued and not yet started, whether queued or waiting for the one
+    /// before on their block (the die's write queue, for `max_write_queue`).
+    writes_waiting: Vec<u32>,
+    /// Draws whether a cancelled pulse reached its target (`p_ach`).
+    rng: u64,
+}
+
+impl Suspension {
+    /// Whether `die` has `max_write_queue` writes or more waiting: reads lose their priority.
+    #[inline]
+    fn over_write_limit(&self, die: usize) -> bool {
+        let limit = self.config.max_write_queue;
+        limit > 0 && self.writes_waiting[die] >= limit
+    }
+
+    fn achieved(rng: &mut u64, p_ach: f64) -> bool {
+        if p_ach <= 0.0 {
+            return false;
+        }
+        // splitmix64: deterministic, a fixed seed.
+        *rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        ((z >> 11) as f64 / (1u64 << 53) as f64) < p_ach
+    }
+}
+
+/// What a die takes next under P/E suspension.
+enum Next {
+    Start(u32),
+    Resume,
+}
+
 pub struct EventCore {
     costs: OpCosts,
+    /// P/E suspension or the write-queue limit (absent otherwise: the plain policy's path).
+    suspension: Option<Box<Suspension>>,
+    /// What suspension did; present when the device describes its P/E phases.
+    pub(crate) pe_stats: Option<SuspensionStats>,
     policy: SchedulerKind,
     copy_back: bool,
     pub(crate) registers: PlaneRegisters,
@@ -280,11 +335,51 @@ pub struct EventCore {
     channel_of: Vec<u32>,
 }
 
+/// Counts a completed program or erase, with its run if P/E suspension ran it in phases.
+fn count_pe(stats: &mut SuspensionStats, kind: OpKind, run: Option<PeRun>, now: Nanos, since: Nanos) {
+    match kind {
+        OpKind::Program => stats.programs += 1,
+        OpKind::Erase => stats.erases += 1,
+        _ => return,
+    }
+    let Some(run) = run.filter(|run| run.suspensions > 0) else { return };
+    match run.kind {
+        PeKind::Program => stats.suspended_programs += 1,
+        PeKind::Erase => stats.suspended_erases += 1,
+    }
+    stats.original_ns += run.original as u128;
+    stats.effective_ns += (now - run.first_start) as u128;
+    stats.used_ns += (run.used + now - since) as u128;
+}
+
 impl EventCore {
     pub fn new(costs: OpCosts, device: &DeviceConfig) -> Self {
         let g = &device.geometry;
         let dies = g.total_dies() as usize;
+        let config = &device.timing.suspension;
+        let suspension = (config.enabled() || config.max_write_queue > 0).then(|| {
+            Box::new(Suspension {
+                config: config.clone(),
+                runs: config.enabled(),
+                phases: costs.phases.unwrap_or(PhaseCosts {
+                    iterations: 1,
+                    pulse: costs.program_array,
+                    verify: 0,
+                    erase_pulse: costs.erase,
+                    erase_verify: 0,
+                    reset: 0,
+                    buffer: 0,
+                }),
+                current: vec![None; dies],
+                suspended: vec![Vec::with_capacity(2); dies],
+                wse_allowed: vec![true; dies],
+                writes_waiting: vec![0; dies],
+                rng: 0,
+            })
+        });
         EventCore {
+            suspension,
+            pe_stats: costs.phases.map(|_| SuspensionStats::default()),
             policy: device.timing.scheduler,
             copy_back: device.timing.copy_back,
             registers: PlaneRegisters::new(device.timing.plane_register, g.total_planes()),
@@ -438,6 +533,11 @@ impl EventCore {
                 }
             }
             self.order_on_block(slot, block.index());
+            if op.kind == OpKind::Program {
+                if let Some(s) = self.suspension.as_deref_mut() {
+                    s.writes_waiting[die as usize] += 1;
+                }
+            }
             self.submitting.push(slot);
         }
         // Only the operations ready now: enqueueing one may complete others at once (reads the
@@ -566,7 +666,73 @@ impl EventCore {
         self.dies[die].queue.push(self.policy, op, self.ops[op].class);
         if self.dies[die].current.is_none() {
             self.start_next(die);
+        } else if self.suspension.is_some() {
+            self.preempt(die, op);
         }
+    }
+
+    /// `op` just queued on busy `die`: a read suspends the program or erase under way where the
+    /// settings allow it, and so does a write an erase under Write-Suspend-Erase.
+    fn preempt(&mut self, die: usize, op: u32) {
+        let now = self.now;
+        let Some(s) = self.suspension.as_deref_mut() else { return };
+        let Some(run) = s.current[die] else { return };
+        let current = self.dies[die].current.expect("a die with a run under way has an operation");
+        if self.ops[current].phase != Phase::Finishing {
+            return;
+        }
+        let queue = &self.dies[die].queue;
+        if s.over_write_limit(die) {
+            return;
+        }
+        let o = &self.ops[op];
+        let by_read = o.class == Class::Read;
+        let allowed = match run.kind {
+            PeKind::Program => by_read && s.config.program != ProgramSuspension::None,
+            PeKind::Erase if by_read => s.config.erase,
+            PeKind::Erase => {
+                s.config.write_suspends_erase
+                    && o.kind == OpKind::Program
+                    && o.class == Class::Base
+                    && s.wse_allowed[die]
+                    && !queue.has_reads()
+            }
+        };
+        if !allowed {
+            return;
+        }
+        let ipc = s.config.program == ProgramSuspension::Ipc;
+        let (rng, p_ach) = (&mut s.rng, s.config.p_ach);
+        let Some(suspend) = run.suspend(now, ipc, &s.phases, || Suspension::achieved(rng, p_ach)) else { return };
+        s.current[die] = Some(PeRun { suspensions: run.suspensions + 1, ..suspend.rest });
+        if let Some(stats) = self.pe_stats.as_mut() {
+            match (run.kind, by_read) {
+                (PeKind::Erase, true) => stats.erase_by_read += 1,
+                (PeKind::Erase, false) => stats.erase_by_write += 1,
+                (PeKind::Program, _) if suspend.cancelled => stats.program_cancelled += 1,
+                (PeKind::Program, _) => stats.program_at_phase_end += 1,
+            }
+            stats.preemptions += 1;
+            stats.wait_for_suspension_ns += (suspend.at - now) as u128;
+        }
+        self.ops[current].phase = Phase::Suspending;
+        self.events.set(die, suspend.at);
+    }
+
+    /// `die`'s program or erase has reached its suspension point: it waits on the die's stack
+    /// of suspended operations while the die serves what preempted it.
+    fn suspend_current(&mut self, die: usize) {
+        let now = self.now;
+        let d = &mut self.dies[die];
+        let op = d.current.take().expect("a suspension belongs to a die's operation");
+        self.times.busy_ns[die] += now - d.since;
+        let s = self.suspension.as_deref_mut().expect("suspension is on");
+        let mut run = s.current[die].take().expect("a suspended operation has a run");
+        debug_assert_eq!(run.op, op);
+        run.used += now - d.since;
+        s.suspended[die].push(run);
+        debug_assert!(s.suspended[die].len() <= 2, "at most an erase and a program are suspended");
+        self.start_next(die);
     }
 
     /// The current phase of `die`'s operation ends at `at`.
@@ -606,7 +772,19 @@ impl EventCore {
     /// The idle die `die` takes its next operation, if it has one.
     fn start_next(&mut self, die: usize) {
         let now = self.now;
-        let Some(op) = self.dies[die].queue.pop(self.policy) else {
+        let next = match self.suspension.is_some() {
+            false => self.dies[die].queue.pop(self.policy).map(Next::Start),
+            true => self.next_under_suspension(die),
+        };
+        let op = match next {
+            Some(Next::Start(op)) => Some(op),
+            Some(Next::Resume) => {
+                self.resume(die);
+                return;
+            }
+            None => None,
+        };
+        let Some(op) = op else {
             self.events.clear(die);
             self.dies[die].since = now;
             if self.watch_idle {
@@ -638,13 +816,84 @@ impl EventCore {
             }
             OpKind::Program => {
                 self.registers.program(plane, ppn);
-                let end = self.transfer_end(op) + self.costs.program_array;
+                let ispp_start = self.transfer_end(op);
+                let mut end = ispp_start + self.costs.program_array;
+                if let Some(s) = self.suspension.as_deref_mut() {
+                    s.writes_waiting[die] -= 1;
+                }
+                if let Some(s) = self.suspension.as_deref_mut().filter(|s| s.runs) {
+                    let run = PeRun::program(op, now, ispp_start, &s.phases);
+                    end = run.end(&s.phases);
+                    s.current[die] = Some(run);
+                }
                 self.phase_ends(die, Phase::Finishing, end);
             }
             OpKind::Erase => {
                 self.registers.erase(plane, ppn, self.costs.geometry.pages_per_block);
-                self.phase_ends(die, Phase::Finishing, now + self.costs.erase);
+                let mut end = now + self.costs.erase;
+                if let Some(s) = self.suspension.as_deref_mut().filter(|s| s.runs) {
+                    let run = PeRun::erase(op, now, &s.phases);
+                    end = run.end(&s.phases);
+                    s.current[die] = Some(run);
+                }
+                self.phase_ends(die, Phase::Finishing, end);
             }
+        }
+    }
+
+    /// What idle `die` takes next under P/E suspension (spec 3.6): reads first (all of them,
+    /// before anything suspended resumes), then a suspended program, then, below a suspended
+    /// erase, the writes Write-Suspend-Erase lets through, then the erase; the base queue and
+    /// background work when nothing is suspended. Past the write-queue limit, reads lose their
+    /// priority.
+    fn next_under_suspension(&mut self, die: usize) -> Option<Next> {
+        let s = self.suspension.as_deref().expect("suspension is on");
+        let queue = &mut self.dies[die].queue;
+        let over = s.over_write_limit(die);
+        if !over {
+            if let Some(read) = queue.pop_read() {
+                return Some(Next::Start(read));
+            }
+        }
+        match s.suspended[die].last().map(|run| run.kind) {
+            Some(PeKind::Program) => return Some(Next::Resume),
+            Some(PeKind::Erase) => {
+                let write_first = s.config.write_suspends_erase
+                    && s.wse_allowed[die]
+                    && !queue.has_reads()
+                    && queue.front_base().is_some_and(|op| self.ops[op].kind == OpKind::Program);
+                return Some(if write_first {
+                    Next::Start(queue.pop_base().expect("a write waits"))
+                } else {
+                    Next::Resume
+                });
+            }
+            None => {}
+        }
+        queue.pop_base().or_else(|| queue.pop_read()).or_else(|| queue.pop_base_or_background()).map(Next::Start)
+    }
+
+    /// Idle `die` resumes the operation it suspended last.
+    fn resume(&mut self, die: usize) {
+        let now = self.now;
+        let s = self.suspension.as_deref_mut().expect("suspension is on");
+        let run = s.suspended[die].pop().expect("a suspended operation to resume").resume(now, &s.phases);
+        let end = run.end(&s.phases);
+        s.current[die] = Some(run);
+        let d = &mut self.dies[die];
+        if d.since < now {
+            self.times.idle_slots += 1;
+            self.times.idle_slot_ns += (now - d.since) as u128;
+        }
+        d.current = Some(run.op);
+        d.since = now;
+        self.phase_ends(die, Phase::Finishing, end);
+    }
+
+    /// Lets writes suspend `die`'s erases or not (its clean space against the watermark).
+    pub fn set_wse_allowed(&mut self, die: usize, allowed: bool) {
+        if let Some(s) = self.suspension.as_deref_mut() {
+            s.wse_allowed[die] = allowed;
         }
     }
 
@@ -657,6 +906,7 @@ impl EventCore {
                 self.phase_ends(die, Phase::Finishing, end);
             }
             Phase::Finishing => self.complete(die, op),
+            Phase::Suspending => self.suspend_current(die),
             Phase::Queued => unreachable!("a queued operation has no phase to end"),
         }
     }
@@ -664,6 +914,10 @@ impl EventCore {
     /// `op` has finished: its die is free, its successors perhaps ready, its request perhaps done.
     fn complete(&mut self, die: usize, op: u32) {
         self.times.busy_ns[die] += self.now - self.dies[die].since;
+        if let Some(stats) = self.pe_stats.as_mut() {
+            let run = self.suspension.as_deref_mut().and_then(|s| s.current[die].take());
+            count_pe(stats, self.ops[op].kind, run, self.now, self.dies[die].since);
+        }
         self.dies[die].current = None;
         self.retire(op);
         if self.dies[die].current.is_none() {
@@ -684,6 +938,12 @@ impl EventCore {
         request.remaining -= 1;
         if request.remaining == 0 {
             let served = Served { start: request.start, finish: self.now };
+            if let Some(stats) = self.pe_stats.as_mut() {
+                if request.dispatched.source == Source::Eviction {
+                    stats.device_writes += 1;
+                    stats.device_write_ns += (self.now - request.dispatched.at) as u128;
+                }
+            }
             self.completed.push_back(Completed { dispatched: request.dispatched, served });
             self.requests.remove(o.request);
         }
@@ -705,6 +965,11 @@ mod tests {
     }
 
     fn device(channels: u32, chips_per_channel: u32, scheduler: &str, copy_back: bool) -> EventCore {
+        device_with(channels, chips_per_channel, scheduler, copy_back, "")
+    }
+
+    /// [`device`] with more TOML tables (`extra`) appended.
+    fn device_with(channels: u32, chips_per_channel: u32, scheduler: &str, copy_back: bool, extra: &str) -> EventCore {
         let c = ConfigBuilder::new()
             .toml(
                 "test",
@@ -734,6 +999,7 @@ mod tests {
                 copy_back = {copy_back}
                 [gc]
                 free_blocks_low = 1
+                {extra}
                 "#
                 ),
             )
@@ -952,5 +1218,178 @@ mod tests {
         t.submit(request(0, 5), &[]);
         assert_eq!(t.pop_completed().unwrap().served, Served { start: 5, finish: 5 });
         assert_eq!(t.outstanding(), 0);
+    }
+
+    /// P/E phases for the two-die device: 5 ISPP iterations of a 20 us pulse and a 20 us verify
+    /// (200 us), an erase of a 1480 us pulse and a 20 us verify, 4 us resets, a 3 us buffer reload.
+    fn suspending(suspension: &str) -> EventCore {
+        let extra = format!(
+            r#"
+            [device.timing.phases]
+            ispp_iterations = 5
+            program_pulse_us = 20.0
+            verify_us = 20.0
+            erase_verify_us = 20.0
+            voltage_reset_us = 4.0
+            buffer_load_us = 3.0
+            [device.timing.suspension]
+            {suspension}
+            "#
+        );
+        device_with(2, 1, "rps", false, &extra)
+    }
+
+    const US: Nanos = 1000;
+
+    /// Paper 001 Fig. 3.1 on die 0: RD1, WT1, RD2 and RD3 (reads of block 2, the write to
+    /// block 0); RD3 arrives while WT1 is in its first verify, [192.88, 212.88] us.
+    const TOY: &[Timed] = &[
+        (0, &[(OpKind::Read, Purpose::Host, 8)]),
+        (10 * US, &[(OpKind::Program, Purpose::Host, 0)]),
+        (20 * US, &[(OpKind::Read, Purpose::Host, 9)]),
+        (200 * US, &[(OpKind::Read, Purpose::Host, 10)]),
+    ];
+
+    #[test]
+    fn figure_3_1_toy_timeline_under_fifo_rps_ips_and_ipc() {
+        let fifo = run(&mut two_dies("fifo", false), TOY);
+        let wt1 = READ;
+        assert_eq!(
+            fifo,
+            [
+                (0, READ),
+                (wt1, wt1 + PROGRAM),
+                (wt1 + PROGRAM, wt1 + PROGRAM + READ),
+                (wt1 + PROGRAM + READ, wt1 + PROGRAM + 2 * READ)
+            ]
+        );
+        // RPS: RD2 before WT1, but RD3 waits for all of it.
+        let rps = run(&mut two_dies("rps", false), TOY);
+        let wt1 = 2 * READ;
+        assert_eq!(rps, [(0, READ), (wt1, wt1 + PROGRAM), (READ, 2 * READ), (wt1 + PROGRAM, wt1 + PROGRAM + READ)]);
+        // ISPP starts at 2 READ + XFER = 172.88 us; RD3 at 200 us falls in the first verify.
+        let ispp = wt1 + XFER;
+        assert_eq!(ispp, 172_880);
+        // IPS: RD3 waits for the verify's end, WT1 resumes after RD3 and T_buffer with 4 iterations left.
+        let mut ips = suspending("program = \"ips\"");
+        let done = run(&mut ips, TOY);
+        let point = ispp + 40 * US;
+        assert_eq!(done[3], (point, point + READ));
+        assert_eq!(done[1], (wt1, point + READ + 3 * US + 4 * 40 * US));
+        // IPC: RD3 waits only for the reset; WT1 redoes the cancelled verify.
+        let mut ipc = suspending("program = \"ipc\"");
+        let done = run(&mut ipc, TOY);
+        assert_eq!(done[3], (204 * US, 204 * US + READ));
+        assert_eq!(done[1], (wt1, 204 * US + READ + 3 * US + 20 * US + 4 * 40 * US));
+        let stats = ipc.pe_stats.as_ref().unwrap();
+        assert_eq!((stats.program_cancelled, stats.program_at_phase_end, stats.suspended_programs), (1, 0, 1));
+        assert_eq!(stats.wait_for_suspension_ns, 4 * US as u128);
+        assert_eq!(stats.original_ns, PROGRAM as u128);
+        assert_eq!(stats.effective_ns, (done[1].1 - wt1) as u128);
+        // Die time used beyond the original: the cancelled verify's elapsed part and its reset
+        // (204 - 192.88 us) and T_buffer; the redone verify replaces the cancelled one.
+        let used = stats.used_ns - stats.original_ns;
+        assert_eq!(used, (204 * US - (ispp + 20 * US) + 3 * US) as u128);
+        assert_eq!(ips.pe_stats.as_ref().unwrap().program_at_phase_end, 1);
+    }
+
+    #[test]
+    fn a_read_preempts_an_erase_with_its_reset_and_the_erase_resumes_after_a_re_bias() {
+        // An erase of block 4 at 0; a read of block 2 at 1000 us.
+        let requests: &[Timed] =
+            &[(0, &[(OpKind::Erase, Purpose::Gc, 16)]), (1000 * US, &[(OpKind::Read, Purpose::Host, 8)])];
+        let done = run(&mut suspending("erase = true"), requests);
+        assert_eq!(done[1], (1004 * US, 1004 * US + READ));
+        // 480 us of pulse left after a 4 us re-bias, then the verify.
+        assert_eq!(done[0], (0, 1004 * US + READ + 4 * US + 480 * US + 20 * US));
+        // Without erase suspension the read waits for the whole erase.
+        let done = run(&mut suspending("program = \"ipc\""), requests);
+        assert_eq!(done[1], (1500 * US, 1500 * US + READ));
+    }
+
+    #[test]
+    fn nested_suspension_a_write_suspends_an_erase_and_a_read_the_write() {
+        // An erase of block 4; a write to block 0 at 100 us suspends it (WSE); a read at 200 us
+        // cancels the write's second pulse, [184.96, 204.96] us.
+        let requests: &[Timed] = &[
+            (0, &[(OpKind::Erase, Purpose::Gc, 16)]),
+            (100 * US, &[(OpKind::Program, Purpose::Host, 0)]),
+            (200 * US, &[(OpKind::Read, Purpose::Host, 8)]),
+        ];
+        let mut core = suspending("erase = true\nprogram = \"ipc\"\nwrite_suspends_erase = true");
+        let done = run(&mut core, requests);
+        assert_eq!(done[1].0, 104 * US, "the write starts after the erase's reset");
+        assert_eq!(done[2], (204 * US, 204 * US + READ));
+        // The write: T_buffer, a verify, then the cancelled iteration (2 of 5) and the rest.
+        let write_end = 204 * US + READ + 3 * US + 20 * US + 4 * 40 * US;
+        assert_eq!(done[1].1, write_end);
+        // The erase last: re-bias, the 1380 us of pulse left, its verify.
+        assert_eq!(done[0].1, write_end + 4 * US + 1380 * US + 20 * US);
+        let stats = core.pe_stats.as_ref().unwrap();
+        assert_eq!((stats.erase_by_write, stats.program_cancelled, stats.preemptions), (1, 1, 2));
+        assert_eq!((stats.suspended_erases, stats.suspended_programs), (1, 1));
+    }
+
+    #[test]
+    fn writes_suspend_an_erase_only_above_the_clean_space_watermark() {
+        let requests: &[Timed] =
+            &[(0, &[(OpKind::Erase, Purpose::Gc, 16)]), (100 * US, &[(OpKind::Program, Purpose::Host, 0)])];
+        let mut core = suspending("write_suspends_erase = true");
+        core.set_wse_allowed(0, false);
+        assert_eq!(run(&mut core, requests)[1], (1500 * US, 1500 * US + PROGRAM));
+        let mut core = suspending("write_suspends_erase = true");
+        assert_eq!(run(&mut core, requests)[1], (104 * US, 104 * US + PROGRAM));
+    }
+
+    #[test]
+    fn the_write_queue_limit_stops_reads_preempting_and_serves_writes_first() {
+        // A program of block 0, one of block 2 queued behind it, then a read of block 4.
+        let requests: &[Timed] = &[
+            (0, &[(OpKind::Program, Purpose::Host, 0)]),
+            (10 * US, &[(OpKind::Program, Purpose::Host, 8)]),
+            (100 * US, &[(OpKind::Read, Purpose::Host, 16)]),
+        ];
+        let free = run(&mut suspending("program = \"ipc\""), requests);
+        assert!(free[2].1 < PROGRAM, "the read preempts: {free:?}");
+        let limited = run(&mut suspending("program = \"ipc\"\nmax_write_queue = 1"), requests);
+        assert_eq!(limited, [(0, PROGRAM), (PROGRAM, 2 * PROGRAM), (2 * PROGRAM, 2 * PROGRAM + READ)]);
+    }
+
+    #[test]
+    fn a_read_of_the_page_being_programmed_never_preempts_it() {
+        let requests: &[Timed] =
+            &[(0, &[(OpKind::Program, Purpose::Host, 0)]), (100 * US, &[(OpKind::Read, Purpose::Host, 0)])];
+        let mut core = suspending("program = \"ipc\"");
+        assert_eq!(run(&mut core, requests), [(0, PROGRAM), (100 * US, 100 * US)]);
+        assert_eq!(core.pe_stats.as_ref().unwrap().preemptions, 0);
+    }
+
+    #[test]
+    fn suspension_adds_only_the_resume_costs_it_reports_to_the_dies_work() {
+        // The mix of `fifo_and_rps_do_the_same_work`, with erases of blocks 0-7 and reads of
+        // blocks 8-15.
+        let mut requests: Vec<(Nanos, Vec<Op>)> = Vec::new();
+        for i in 0..200u32 {
+            let kind = [OpKind::Read, OpKind::Program, OpKind::Read, OpKind::Erase][i as usize % 4];
+            let ppn = match kind {
+                OpKind::Erase => (i * 7) % 32 / 4 * 4,
+                OpKind::Program => (i * 7) % 32,
+                _ => 32 + (i * 7) % 32,
+            };
+            requests.push((i as Nanos * 30_000, vec![(kind, Purpose::Host, ppn)]));
+        }
+        let requests: Vec<Timed> = requests.iter().map(|(t, ops)| (*t, &ops[..])).collect();
+        let mut rps = two_dies("rps", false);
+        run(&mut rps, &requests);
+        for config in ["erase = true\nprogram = \"ips\"", "erase = true\nprogram = \"ipc\"\np_ach = 0.5"] {
+            let mut pes = suspending(config);
+            run(&mut pes, &requests);
+            let stats = pes.pe_stats.clone().unwrap();
+            assert!(stats.suspended_programs > 0 && stats.suspended_erases > 0, "{config}: {stats:?}");
+            let extra = stats.used_ns as i128 - stats.original_ns as i128;
+            let busy = |core: &EventCore| core.times.busy_ns.iter().sum::<Nanos>() as i128;
+            assert_eq!(busy(&pes), busy(&rps) + extra, "{config}");
+            assert_eq!((stats.programs, stats.erases), (50, 50));
+        }
     }
 }

@@ -10,11 +10,13 @@ mod costs;
 mod event;
 mod fifo;
 mod scheduler;
+mod suspension;
 
 pub use costs::OpCosts;
 pub use event::{Completed, DieTimes, Dispatched, EventCore, Source};
 pub use fifo::FifoSingle;
 pub use scheduler::{Class, DieQueue, SchedulerKind};
+pub use suspension::{PeLatency, PePhases, ProgramSuspension, SuspensionConfig, SuspensionStats};
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -108,6 +110,21 @@ impl TimingEngine {
         match self {
             TimingEngine::FifoSingle { .. } => None,
             TimingEngine::Parallel(core) => Some(&core.times),
+        }
+    }
+
+    /// What P/E suspension did (`parallel`, on a device that describes its P/E phases).
+    pub fn suspension_stats(&self) -> Option<&SuspensionStats> {
+        match self {
+            TimingEngine::FifoSingle { .. } => None,
+            TimingEngine::Parallel(core) => core.pe_stats.as_ref(),
+        }
+    }
+
+    /// Lets writes suspend `die`'s erases or not (Write-Suspend-Erase's clean-space watermark).
+    pub fn set_wse_allowed(&mut self, die: usize, allowed: bool) {
+        if let TimingEngine::Parallel(core) = self {
+            core.set_wse_allowed(die, allowed);
         }
     }
 

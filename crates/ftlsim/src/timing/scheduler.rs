@@ -73,6 +73,41 @@ impl DieQueue {
         foreground.or_else(|| self.background.pop_front())
     }
 
+    /// The next read of RPS's priority queue.
+    #[inline]
+    pub fn pop_read(&mut self) -> Option<u32> {
+        self.reads.pop_front()
+    }
+
+    /// The next operation of the base queue, then of background work.
+    #[inline]
+    pub fn pop_base_or_background(&mut self) -> Option<u32> {
+        self.base.pop_front().or_else(|| self.background.pop_front())
+    }
+
+    /// The next operation of the base queue, if any (RPS: the write a suspended erase may let
+    /// through).
+    #[inline]
+    pub fn front_base(&self) -> Option<u32> {
+        self.base.front().copied()
+    }
+
+    #[inline]
+    pub fn pop_base(&mut self) -> Option<u32> {
+        self.base.pop_front()
+    }
+
+    /// Operations waiting in the base queue (under RPS: the die's write queue).
+    #[inline]
+    pub fn base_len(&self) -> usize {
+        self.base.len()
+    }
+
+    #[inline]
+    pub fn has_reads(&self) -> bool {
+        !self.reads.is_empty()
+    }
+
     pub fn len(&self) -> usize {
         self.base.len() + self.reads.len() + self.background.len()
     }
