@@ -61,6 +61,21 @@ def _num(value: Any) -> float:
     return float("nan") if value is None else float(value)
 
 
+#: More lines than this get no legend (it would hide the plot); the report's table names them.
+MAX_LEGEND = 16
+
+
+def _width(groups: float) -> float:
+    """A figure's width in inches for this many groups of bars: wide enough to tell them
+    apart, never wider than a page."""
+    return min(14.0, max(6.0, 0.9 * groups + 2))
+
+
+def _legend(ax: Any) -> None:
+    if len(ax.lines) <= MAX_LEGEND:
+        ax.legend(fontsize=6, ncol=2)
+
+
 def _points(frame: "pandas.DataFrame") -> List[str]:
     return [c for c in frame.columns if c.startswith("sweep.")]
 
@@ -81,7 +96,7 @@ def _grouped_bars(
     ftls = list(dict.fromkeys(frame["ftl"]))
     keys = list(dict.fromkeys(_group_label(row, points) for _, row in frame.iterrows()))
     width = 0.8 / max(len(ftls), 1)
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(keys) * max(len(ftls), 1) ** 0.5 + 2), 4.2))
+    fig, ax = plt.subplots(figsize=(_width(len(keys) * max(len(ftls), 1) ** 0.5), 4.2))
     for i, ftl in enumerate(ftls):
         of_ftl = frame[frame["ftl"] == ftl]
         values = {_group_label(row, points): _num(row[metric]) for _, row in of_ftl.iterrows()}
@@ -92,7 +107,7 @@ def _grouped_bars(
         ax.bar(xs, [paper.get(f, float("nan")) for f in ftls], width, hatch="//", fill=False, label="paper")
         keys = keys + ["paper"]
     ax.set_xticks(range(len(keys)))
-    ax.set_xticklabels(keys, fontsize=7)
+    ax.set_xticklabels(keys, fontsize=7, rotation=90 if len(keys) > 12 else 0)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend(fontsize=7, ncol=min(len(ftls) + 1, 6))
@@ -121,7 +136,7 @@ def miss_classes(frame: "pandas.DataFrame", title: str = "Cache accesses by clas
     runs = frame[frame.get("report.cache.accesses", 0) > 0]
     points = _points(runs)
     labels = [f"{row['ftl']}\n{_group_label(row, points)}" for _, row in runs.iterrows()]
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.6 * len(labels) + 2), 4.2))
+    fig, ax = plt.subplots(figsize=(_width(0.7 * len(labels)), 4.2))
     bottom = [0.0] * len(runs)
     total = runs["report.cache.accesses"].astype(float).tolist()
     for column, label in MISS_CLASSES:
@@ -146,7 +161,7 @@ def translation_traffic(
     labels = [f"{row['ftl']}\n{_group_label(row, points)}" for _, row in frame.iterrows()]
     reads = (frame["report.reads.translation"] + frame.get("report.spare_reads.translation", 0)).tolist()
     writes = frame["report.programs.translation"].tolist()
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.6 * len(labels) + 2), 4.2))
+    fig, ax = plt.subplots(figsize=(_width(0.7 * len(labels)), 4.2))
     xs = list(range(len(labels)))
     ax.bar([x - 0.2 for x in xs], reads, 0.4, label="translation reads")
     ax.bar([x + 0.2 for x in xs], writes, 0.4, label="translation writes")
@@ -187,7 +202,7 @@ def cache_sweep(
     ax.set_xlabel(x[len("sweep."):])
     ax.set_ylabel(metric)
     ax.set_title(title or f"{metric} against {x[len('sweep.'):]}")
-    ax.legend(fontsize=6, ncol=2)
+    _legend(ax)
     fig.tight_layout()
     return fig
 
@@ -226,7 +241,7 @@ def latency_cdf(
     ax.set_xlabel("response time (us)")
     ax.set_ylabel("cumulative fraction of requests")
     ax.set_title(title)
-    ax.legend(fontsize=6)
+    _legend(ax)
     fig.tight_layout()
     return fig
 
@@ -277,6 +292,7 @@ def save_all(results: Union[str, os.PathLike], out: Union[str, os.PathLike]) -> 
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
+    """The command line: ``python -m ftlsim.plot RESULTS -o DIR``."""
     parser = argparse.ArgumentParser(prog="python -m ftlsim.plot", description=__doc__.split("\n\n")[0])
     parser.add_argument("results", help="a results directory (ftlsim experiment --out DIR)")
     parser.add_argument("-o", "--out", required=True, help="where the PNG and SVG files go")

@@ -150,6 +150,7 @@ def write(results: Sequence[Union[str, os.PathLike]], out: Union[str, os.PathLik
 
 
 def main(argv: Optional[List[str]] = None) -> None:
+    """The command line: ``python -m ftlsim.report RESULTS... -o FILE``."""
     parser = argparse.ArgumentParser(prog="python -m ftlsim.report", description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", help="results directories (ftlsim experiment --out DIR)")
     parser.add_argument("-o", "--out", default="report.html", help="the HTML file to write")

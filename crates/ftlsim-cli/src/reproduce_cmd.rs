@@ -86,7 +86,5 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<()> {
         results.push(out);
     }
     let report = args.output.join("report.html");
-    crate::python::report(&results, &report)?;
-    println!("{}", report.display());
-    Ok(())
+    crate::python::report(&results, &report)
 }
