@@ -180,9 +180,30 @@ impl ExperimentRun {
         serde_json::from_str(self.result.get()).expect("a run's result is JSON it wrote or checked")
     }
 
+    /// The FTL and the mean response time, the latter read from its text with Rust's exact
+    /// float parsing (serde_json's default parsing may be one ulp off, and NT must be the same
+    /// whether a run was just made or read back from the cache).
     fn ftl_and_mean(&self) -> (String, f64) {
-        let v = self.result_value();
-        (v["ftl"].as_str().unwrap_or_default().to_string(), v["report"]["response"]["mean_us"].as_f64().unwrap_or(0.0))
+        #[derive(Deserialize)]
+        struct Run<'a> {
+            ftl: String,
+            #[serde(borrow)]
+            report: Report<'a>,
+        }
+        #[derive(Deserialize)]
+        struct Report<'a> {
+            #[serde(borrow)]
+            response: Response<'a>,
+        }
+        #[derive(Deserialize)]
+        struct Response<'a> {
+            #[serde(borrow)]
+            mean_us: &'a RawValue,
+        }
+        match serde_json::from_str::<Run>(self.result.get()) {
+            Ok(run) => (run.ftl, run.report.response.mean_us.get().parse().unwrap_or(0.0)),
+            Err(_) => (String::new(), 0.0),
+        }
     }
 }
 
