@@ -3,8 +3,11 @@
     >>> import ftlsim
     >>> result = ftlsim.run({"device": {"overprovisioning": 0.07}}, ftl="pftl", requests=1000)
     >>> result["report"]["write_amplification"]
+    >>> frame = ftlsim.sweep(ftls=["pftl", "dftl"], synthetic=["p000-hm0"], requests=20_000,
+    ...                      grid={"ftl.dftl.cache_bytes": [8192, 16384]}, jobs=2)
 
-`run` returns the same object the CLI prints with ``--json``. Every error is an
+`run` returns the same object the CLI prints with ``--json`` (a dict, with ``to_frame()``);
+`compare`, `sweep` and `experiment` return pandas DataFrames, one row per run. Every error is an
 :class:`FtlsimError`: a :class:`ConfigError` names the configuration field, a :class:`TraceError`
 the file, line and field, anything else is a :class:`SimulationError`.
 """
@@ -27,7 +30,10 @@ __version__ = _ftlsim.__version__
 
 __all__ = [
     "run",
+    "RunResult",
     "compare",
+    "sweep",
+    "experiment",
     "to_frame",
     "read_trace",
     "ftls",
@@ -94,27 +100,81 @@ def _errors() -> Iterator[None]:
         raise _typed(error) from None
 
 
+class RunResult(dict):
+    """The result of one run: the dict the CLI prints with ``--json`` (``tool``, ``version``,
+    ``ftl``, ``workload``, ``config``, ``report``, ...), plus conversions."""
+
+    def to_dict(self) -> dict:
+        """The result as a plain dict."""
+        return dict(self)
+
+    def to_frame(self) -> "pandas.DataFrame":
+        """The result as a one-row DataFrame (:func:`to_frame`)."""
+        return to_frame(self)
+
+
+def _sets(
+    set: Union[Iterable[str], Mapping[str, Any]],
+    address_policy: Optional[str] = None,
+    time_scale: Optional[float] = None,
+    seed: Optional[int] = None,
+    precondition: Optional[str] = None,
+) -> List[str]:
+    """The overrides of a call as ``key=value`` strings: ``set`` (such strings, or a dict of
+    dotted keys) and the keyword shortcuts for the CLI's options."""
+    if isinstance(set, Mapping):
+        out = [f"{key}={_toml_literal(value)}" for key, value in set.items()]
+    elif isinstance(set, str):
+        out = [set]
+    else:
+        out = list(set)
+    for key, value in (
+        ("host.address_policy", address_policy),
+        ("host.time_scale", time_scale),
+        ("seed", seed),
+        ("precondition.mode", precondition),
+    ):
+        if value is not None:
+            out.append(f"{key}={_toml_literal(value)}")
+    return out
+
+
+def _toml_literal(value: Any) -> str:
+    """A Python value as a TOML literal (numbers, booleans, strings and lists of them)."""
+    return json.dumps(value)
+
+
 def run(
     config: Union[Mapping[str, Any], str, os.PathLike, None] = None,
     *,
     trace: Optional[Union[str, os.PathLike]] = None,
     ftl: str = "pftl",
-    set: Iterable[str] = (),
+    set: Union[Iterable[str], Mapping[str, Any]] = (),
     format: Optional[str] = None,
     on_bad_line: Optional[str] = None,
     synthetic: Optional[str] = None,
     requests: Optional[int] = None,
     latency_log: Optional[Union[str, os.PathLike]] = None,
-) -> dict:
-    """Runs one FTL and returns the result as a dict (the CLI's JSON).
+    address_policy: Optional[str] = None,
+    time_scale: Optional[float] = None,
+    seed: Optional[int] = None,
+    precondition: Optional[str] = None,
+    _stop: Any = None,
+) -> RunResult:
+    """Runs one FTL and returns its result (a dict: the CLI's JSON, with ``to_frame()``).
+
+    Ctrl-C stops the run within a fraction of a second (``KeyboardInterrupt``).
 
     config: a dict laid out like the TOML configuration (e.g. ``{"preset": "ssd16"}``), or the
         path of a TOML file, or None for the default preset (mlc8g).
     trace: a trace file (any format ``ftlsim list formats`` names, possibly compressed); without
         it, ``synthetic`` (a workload preset such as ``"p000-hm0"`` or a generator spec), else the
         embedded synthetic OLTP-like stream.
-    set: ``key=value`` overrides, applied last.
+    set: ``key=value`` overrides (strings, or a dict of dotted keys), applied last.
     format: the trace format (detected when None); on_bad_line: ``"error"`` or ``"skip"``.
+    address_policy (``host.address_policy``: ``"error"``, ``"fold"``, ``"scale"``), time_scale
+        (``host.time_scale``), seed, precondition (``precondition.mode``: ``"none"``, ``"fill"``,
+        ``"age"``): the CLI's options, as keywords.
     requests: requests of a synthetic stream.
     latency_log: a CSV file for every request's arrival, start, completion and response time
         (simulated ns), operation, first LPN, pages and bytes (compressed if the name ends in
@@ -131,15 +191,16 @@ def run(
             ftl,
             config_json=config_json,
             config_path=config_path,
-            sets=list(set),
+            sets=_sets(set, address_policy, time_scale, seed, precondition),
             trace=None if trace is None else os.fspath(trace),
             format=format,
             on_bad_line=on_bad_line,
             synthetic=synthetic,
             requests=requests,
             latency_log=None if latency_log is None else os.fspath(latency_log),
+            stop=_stop,
         )
-    return json.loads(out)
+    return RunResult(json.loads(out))
 
 
 def compare(
@@ -164,12 +225,151 @@ def compare(
         names = [name for name, family in _ftlsim.ftl_families() if family in ("page-mapped", "demand-based")]
     else:
         names = list(ftls)
+    stop = _ftlsim.StopToken()
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        results = list(pool.map(lambda name: run(config, ftl=name, **run_args), names))
+        try:
+            results = list(pool.map(lambda name: run(config, ftl=name, _stop=stop, **run_args), names))
+        except BaseException:
+            stop.set()  # Ctrl-C (or a failed run): the other runs stop within a fraction of a second
+            raise
     frame = to_frame(results)
     if "pftl" in names:
         baseline = frame.loc[frame["ftl"] == "pftl", "report.response.mean_us"].iloc[0]
         frame["nt"] = frame["report.response.mean_us"] / baseline
+    return frame
+
+
+PathLike = Union[str, os.PathLike]
+
+
+def sweep(
+    config: Union[Mapping[str, Any], str, os.PathLike, None] = None,
+    *,
+    ftls: Sequence[str],
+    traces: Sequence[PathLike] = (),
+    synthetic: Union[str, Sequence[str]] = (),
+    grid: Optional[Mapping[str, Sequence[Any]]] = None,
+    seeds: Sequence[int] = (),
+    set: Union[Iterable[str], Mapping[str, Any]] = (),
+    requests: Optional[int] = None,
+    format: Optional[str] = None,
+    on_bad_line: Optional[str] = None,
+    address_policy: Optional[str] = None,
+    time_scale: Optional[float] = None,
+    seed: Optional[int] = None,
+    precondition: Optional[str] = None,
+    preset: Optional[str] = None,
+    baseline: str = "pftl",
+    jobs: Optional[int] = None,
+    cache: Optional[PathLike] = None,
+    backend: str = "local",
+) -> "pandas.DataFrame":
+    """Runs a grid, FTLs x ``grid`` points x workloads x seeds, and returns one row per run.
+
+    config: a dict laid out like the TOML configuration (or a TOML file's path), applied over
+        ``preset`` (default mlc8g) before ``set`` and the keyword shortcuts.
+    traces: trace files; synthetic: workload presets or generator specs (one workload each;
+        at least one of the two), ``requests`` long.
+    grid: dotted key -> values, e.g. ``{"ftl.dftl.cache_bytes": [8192, 16384]}``; a key
+        ``ftl.*.<param>`` sweeps the parameter of every FTL that has it. seeds: one run per seed.
+    jobs: runs at a time (default: one per core); cache: a results directory, so a re-run, or
+        a sweep interrupted by Ctrl-C, runs only what is missing; backend: ``"local"`` or
+        ``"ray"`` (one Ray task per run on the cluster ``ray.init()`` joined; every node must
+        see the trace paths and the cache directory, and have ftlsim installed).
+    The frame's columns: ``experiment, workload, source``, ``sweep.<key>`` per swept key,
+    ``nt`` (mean response time over ``baseline``'s at the same workload and point), ``ftl``,
+    ``trace``, ``preset``, ``seed``, ``version``, ``key`` (the cache key), ``cached``,
+    ``param.<name>`` (the FTL's parameters) and ``report.<metric>`` (docs/metrics.md).
+    """
+    sets = _config_sets(config) + _sets(set, address_policy, time_scale, seed, precondition)
+    description = {
+        "name": "sweep",
+        "preset": preset or "",
+        "set": sets,
+        "ftls": list(ftls),
+        "grid": {key: list(values) for key, values in (grid or {}).items()},
+        "seeds": [int(s) for s in seeds],
+        "traces": [os.fspath(t) for t in traces],
+        "synthetic": [synthetic] if isinstance(synthetic, str) else list(synthetic),
+        "format": format,
+        "on_bad_line": on_bad_line,
+        "requests": requests,
+        "baseline": baseline,
+    }
+    with _errors():
+        spec = _ftlsim.sweep_spec(json.dumps(description))
+    return _execute(spec, ".", jobs=jobs, cache=cache, backend=backend)
+
+
+def experiment(
+    spec: PathLike,
+    *,
+    requests: Optional[int] = None,
+    traces: Optional[Mapping[str, PathLike]] = None,
+    jobs: Optional[int] = None,
+    cache: Optional[PathLike] = None,
+    backend: str = "local",
+) -> "pandas.DataFrame":
+    """Runs an experiment spec (``experiments/*.toml``, as ``ftlsim experiment``) and returns one
+    row per run, with :func:`sweep`'s columns.
+
+    requests: requests of every synthetic stand-in; traces: workload name -> a trace to replay
+    for it instead of what the spec names; jobs, cache, backend: as :func:`sweep`.
+    """
+    given = [(name, os.fspath(path)) for name, path in (traces or {}).items()]
+    with _errors():
+        spec_json, base = _ftlsim.load_spec(os.fspath(spec), requests=requests, traces=given)
+    return _execute(spec_json, base, jobs=jobs, cache=cache, backend=backend)
+
+
+def _config_sets(config: Union[Mapping[str, Any], str, os.PathLike, None]) -> List[str]:
+    """A configuration (dict or TOML file) as ``key=value`` overrides of its leaves."""
+    if config is None:
+        return []
+    if not isinstance(config, Mapping):
+        try:
+            import tomllib  # Python 3.11+
+        except ImportError:  # pragma: no cover - older Pythons
+            import tomli as tomllib  # type: ignore[no-redef]
+        path = os.fspath(config)
+        try:
+            with open(path, "rb") as f:
+                config = tomllib.load(f)
+        except (OSError, ValueError) as error:
+            raise ConfigError(f"{path}: {error}", field="config") from None
+    flat = _flatten(config, "")
+    preset = flat.pop("preset", None)
+    sets = [] if preset is None else [f"preset={_toml_literal(preset)}"]
+    return sets + [f"{key}={_toml_literal(value)}" for key, value in flat.items()]
+
+
+def _execute(
+    spec_json: str, base: str, *, jobs: Optional[int], cache: Optional[PathLike], backend: str
+) -> "pandas.DataFrame":
+    """Runs every run of a spec on a backend and returns the tidy frame."""
+    import pandas as pd
+
+    cache_dir = None if cache is None else os.fspath(os.path.abspath(cache))
+    if backend == "local":
+        with _errors():
+            runs = _ftlsim.execute_runs(spec_json, base, jobs=jobs or 0, cache=cache_dir)
+    elif backend == "ray":
+        from . import _ray
+
+        with _errors():
+            size = _ftlsim.plan_size(spec_json, base)
+        runs = _ray.execute(spec_json, base, size, cache_dir)
+    else:
+        raise ConfigError(f"backend {backend!r}: expected 'local' or 'ray'", field="backend")
+    runs = sorted(runs, key=lambda r: r[0])
+    with _errors():
+        rows = _ftlsim.tidy_rows(spec_json, [(key, run) for _, key, _, run in runs])
+    records = [json.loads(line) for line in rows.splitlines()]
+    for record, (_, _, cached, _) in zip(records, runs):
+        record["cached"] = cached
+    frame = pd.DataFrame.from_records(records)
+    if "cached" in frame.columns:  # next to the other identity columns
+        frame.insert(list(frame.columns).index("key") + 1, "cached", frame.pop("cached"))
     return frame
 
 

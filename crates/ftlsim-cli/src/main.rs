@@ -5,6 +5,8 @@ mod bench_cmd;
 mod experiment_cmd;
 mod gen_cmd;
 mod output;
+mod python;
+mod reproduce_cmd;
 mod spool;
 mod trace_args;
 mod trace_cmd;
@@ -63,16 +65,36 @@ enum Command {
         /// Requests of every synthetic stand-in (overrides the spec; for quick looks).
         #[arg(long)]
         requests: Option<u64>,
-        /// Print JSON lines, one per run.
-        #[arg(long, conflicts_with = "csv")]
-        json: bool,
-        /// Print CSV: a header and one row per run.
-        #[arg(long)]
-        csv: bool,
         /// Replay FILE for the workload called NAME (repeatable), instead of what the spec names.
         #[arg(long = "trace", value_name = "NAME=FILE")]
         traces: Vec<String>,
+        /// Draw the figures the spec names into DIR as PNG and SVG (needs the Python package;
+        /// the results go to DIR too unless --out says where).
+        #[arg(long, value_name = "DIR")]
+        plot: Option<PathBuf>,
+        #[command(flatten)]
+        exec: experiment_cmd::ExecArgs,
     },
+    /// Run a grid: FTLs x swept parameters x workloads x seeds, in parallel, with a results cache.
+    Sweep {
+        #[command(flatten)]
+        grid: experiment_cmd::SweepArgs,
+        #[command(flatten)]
+        exec: experiment_cmd::ExecArgs,
+    },
+    /// Write one self-contained HTML page (configuration, tables, figures, the paper's numbers
+    /// beside ours) for results directories written by `experiment --out` or `sweep --out`.
+    Report {
+        /// Results directories.
+        #[arg(required = true)]
+        results: Vec<PathBuf>,
+        /// The HTML file to write.
+        #[arg(short, long, value_name = "FILE", default_value = "report.html")]
+        output: PathBuf,
+    },
+    /// Run every shipped experiment (on stand-ins, or on the real traces found in --traces) and
+    /// write one report with every figure ftlsim can produce.
+    Reproduce(reproduce_cmd::ReproduceArgs),
     /// Measure the simulator's own speed and memory on fixed scenarios.
     Bench {
         /// Measured requests per scenario.
@@ -375,9 +397,12 @@ fn main_inner(cli: Cli) -> Result<()> {
             let results: Vec<RunResult> = results.into_iter().collect::<Result<_>>()?;
             print_results(&results, &common, false)
         }
-        Command::Experiment { spec, requests, json, csv, traces } => {
-            experiment_cmd::experiment(&spec, requests, &traces, json, csv)
+        Command::Experiment { spec, requests, traces, plot, exec } => {
+            experiment_cmd::experiment(&spec, requests, &traces, &exec, plot.as_deref())
         }
+        Command::Sweep { grid, exec } => experiment_cmd::sweep(&grid, &exec),
+        Command::Report { results, output } => python::report(&results, &output),
+        Command::Reproduce(args) => reproduce_cmd::reproduce(&args),
         Command::Bench { requests, only, json } => bench_cmd::bench(requests, only.as_deref(), json),
         Command::Trace { command } => trace_cmd::run(command),
         Command::Gen(args) => gen_cmd::run(args),

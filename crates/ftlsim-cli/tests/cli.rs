@@ -149,7 +149,7 @@ fn experiment_runs_every_point_and_normalises_to_the_baseline() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 1 + 4, "2 sweep points x 2 FTLs: {text}");
     assert!(lines[0].starts_with("experiment,workload,source,sweep.ftl.*.cache_bytes,nt,ftl,"), "{}", lines[0]);
-    assert!(lines[1].starts_with("e,w,synthetic,4224,1.000000,pftl,"), "{}", lines[1]);
+    assert!(lines[1].starts_with("e,w,synthetic,4224,1.0,pftl,"), "{}", lines[1]);
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -45,6 +45,10 @@ pub enum SimError {
     #[error("block {pbn}: {message}")]
     Block { pbn: Pbn, message: String },
 
+    /// The run was asked to stop (Ctrl-C, or a sweep that failed elsewhere) before it finished.
+    #[error("interrupted")]
+    Interrupted,
+
     #[error("{0}")]
     Other(String),
 }

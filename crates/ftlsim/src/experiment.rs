@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use crate::config::{Config, ConfigBuilder};
 use crate::error::{Result, SimError};
@@ -46,6 +47,48 @@ pub struct ExperimentSpec {
     pub size_device_to_trace: bool,
     #[serde(rename = "workload")]
     pub workloads: Vec<WorkloadEntry>,
+    /// The figures the experiment produces (`ftlsim experiment --plot`, `ftlsim report`).
+    #[serde(default, rename = "figure")]
+    pub figures: Vec<FigureSpec>,
+}
+
+/// One figure of an experiment, drawn from its results by `ftlsim.plot`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FigureSpec {
+    pub kind: FigureKind,
+    #[serde(default)]
+    pub title: String,
+    /// The sweep key on the x axis (`cache-sweep`); default: the experiment's only swept key.
+    #[serde(default)]
+    pub x: Option<String>,
+    /// The metric drawn, a dotted result column (default: the figure kind's own).
+    #[serde(default)]
+    pub metric: Option<String>,
+    /// The paper's numbers for this figure, by FTL (drawn beside ours in the report).
+    #[serde(default)]
+    pub paper: BTreeMap<String, f64>,
+    /// Where the paper's numbers come from (figure or table, page).
+    #[serde(default)]
+    pub paper_source: Option<String>,
+}
+
+/// The papers' figure types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FigureKind {
+    /// Normalized response time per workload and FTL (paper 000 Figure 5.x).
+    NtBars,
+    /// Cache accesses by miss class, stacked per FTL and workload.
+    MissClasses,
+    /// Translation-page reads and writes per FTL and workload.
+    TranslationTraffic,
+    /// A metric against a swept parameter, one line per FTL (and workload).
+    CacheSweep,
+    /// A metric per FTL and workload as grouped bars.
+    MetricBars,
+    /// Response-time distribution per FTL, from each run's percentiles (p50 to max).
+    LatencyCdf,
 }
 
 /// The smallest device a trace is given when the device is sized to it, in blocks (a trace
@@ -69,6 +112,9 @@ pub struct WorkloadEntry {
     /// Synthetic stand-in (a preset name or generator spec) used when the trace is absent.
     #[serde(default)]
     pub synthetic: Option<String>,
+    /// `error` (default) or `skip`: what a malformed trace line does.
+    #[serde(default)]
+    pub on_bad_line: Option<String>,
     /// Requests of the synthetic stand-in (default: the preset's count).
     #[serde(default)]
     pub requests: Option<u64>,
@@ -84,17 +130,81 @@ pub struct WorkloadEntry {
 }
 
 /// One run of an experiment and where it belongs.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ExperimentRun {
     pub experiment: String,
     pub workload: String,
     /// `trace` or `synthetic`.
-    pub source: &'static str,
+    pub source: String,
     /// The swept values of this run, `key=value`.
     pub point: BTreeMap<String, String>,
     /// t_FTL / t_baseline on the same workload and point.
     pub normalized_response_time: Option<f64>,
-    pub result: RunResult,
+    /// The run's [`RunResult`] as JSON, kept as text so that a run read back from the results
+    /// cache is exactly the run that was written.
+    pub result: Box<RawValue>,
+}
+
+impl ExperimentRun {
+    pub fn new(
+        experiment: &str,
+        workload: &str,
+        source: &str,
+        point: BTreeMap<String, String>,
+        result: &RunResult,
+    ) -> Result<Self> {
+        let json = serde_json::to_string(result).map_err(|e| SimError::Other(format!("result: {e}")))?;
+        Self::from_result_json(experiment, workload, source, point, json)
+    }
+
+    /// A run whose result is already JSON (read from the cache).
+    pub fn from_result_json(
+        experiment: &str,
+        workload: &str,
+        source: &str,
+        point: BTreeMap<String, String>,
+        json: String,
+    ) -> Result<Self> {
+        Ok(ExperimentRun {
+            experiment: experiment.to_string(),
+            workload: workload.to_string(),
+            source: source.to_string(),
+            point,
+            normalized_response_time: None,
+            result: RawValue::from_string(json).map_err(|e| SimError::Other(format!("result: {e}")))?,
+        })
+    }
+
+    /// The result as a JSON value (for tables and rows).
+    pub fn result_value(&self) -> serde_json::Value {
+        serde_json::from_str(self.result.get()).expect("a run's result is JSON it wrote or checked")
+    }
+
+    /// The FTL and the mean response time, the latter read from its text with Rust's exact
+    /// float parsing (serde_json's default parsing may be one ulp off, and NT must be the same
+    /// whether a run was just made or read back from the cache).
+    fn ftl_and_mean(&self) -> (String, f64) {
+        #[derive(Deserialize)]
+        struct Run<'a> {
+            ftl: String,
+            #[serde(borrow)]
+            report: Report<'a>,
+        }
+        #[derive(Deserialize)]
+        struct Report<'a> {
+            #[serde(borrow)]
+            response: Response<'a>,
+        }
+        #[derive(Deserialize)]
+        struct Response<'a> {
+            #[serde(borrow)]
+            mean_us: &'a RawValue,
+        }
+        match serde_json::from_str::<Run>(self.result.get()) {
+            Ok(run) => (run.ftl, run.report.response.mean_us.get().parse().unwrap_or(0.0)),
+            Err(_) => (String::new(), 0.0),
+        }
+    }
 }
 
 /// A planned run: what to build before running.
@@ -118,6 +228,11 @@ impl ExperimentSpec {
             .parse::<toml::Table>()
             .map(toml::Value::Table)
             .map_err(|e| SimError::config(origin, e.message().to_string()))?;
+        Self::from_value(origin, value)
+    }
+
+    /// A spec given as a TOML value (a sweep built in code, or one from Python).
+    pub fn from_value(origin: &str, value: toml::Value) -> Result<Self> {
         let spec: ExperimentSpec = serde_path_to_error::deserialize(value)
             .map_err(|e| SimError::config(format!("{origin}: {}", e.path()), e.into_inner().message().to_string()))?;
         if spec.ftls.is_empty() {
@@ -167,7 +282,7 @@ impl ExperimentSpec {
         }
         for entry in &mut self.workloads {
             let Some(trace) = entry.trace.as_ref().map(|t| base.join(t)).filter(|p| p.exists()) else { continue };
-            let options = TraceOptions { format: trace_format(entry)?, ..TraceOptions::default() };
+            let options = trace_options(entry)?;
             let stats = crate::workload::stats::stats(crate::workload::open(&trace, &options)?.requests)?;
             entry.trace_end_bytes = Some(stats.finish(0, 0).max_end_bytes);
         }
@@ -242,10 +357,15 @@ impl ExperimentSpec {
     /// Builds the configuration and the FTL of every run without running any, so that a bad
     /// point fails before hours of runs start (runs sharing a configuration and FTL are built once).
     pub fn check(&self) -> Result<()> {
+        self.check_runs(&self.plan())
+    }
+
+    /// [`ExperimentSpec::check`] for some of the runs.
+    pub fn check_runs(&self, runs: &[PlannedRun]) -> Result<()> {
         let mut built = std::collections::BTreeSet::new();
-        for run in self.plan() {
-            let tagged = |e: SimError| SimError::Other(format!("{}: {e}", self.label(&run)));
-            let config = self.config(&run).map_err(tagged)?;
+        for run in runs {
+            let tagged = |e: SimError| self.in_run(run, e);
+            let config = self.config(run).map_err(tagged)?;
             if built.insert((run.ftl.clone(), config.to_json().to_string())) {
                 build_ftl(&run.ftl, &config).map_err(tagged)?;
             }
@@ -253,21 +373,39 @@ impl ExperimentSpec {
         Ok(())
     }
 
+    /// An error of one run, prefixed with the run's label; a configuration error keeps its field
+    /// and an input error its location, so callers can still tell them apart.
+    pub fn in_run(&self, run: &PlannedRun, e: SimError) -> SimError {
+        let label = self.label(run);
+        match e {
+            SimError::Config { field, message } => SimError::Config { field, message: format!("{message} ({label})") },
+            SimError::Input { location, message } => {
+                SimError::Input { location, message: format!("{message} ({label})") }
+            }
+            SimError::Interrupted => SimError::Interrupted,
+            other => SimError::Other(format!("{label}: {other}")),
+        }
+    }
+
+    /// The trace a workload replays: its file when it exists (else the stand-in runs).
+    pub fn trace_path(&self, base: &Path, index: usize) -> Option<PathBuf> {
+        self.workloads[index].trace.as_ref().map(|t| base.join(t)).filter(|p| p.exists())
+    }
+
     /// The workload of a run: the trace when it exists, else the synthetic stand-in.
     pub fn open_workload(&self, base: &Path, index: usize, config: &Config) -> Result<(Workload, &'static str)> {
         let entry = &self.workloads[index];
-        let trace = entry.trace.as_ref().map(|t| base.join(t)).filter(|p| p.exists());
+        let trace = self.trace_path(base, index);
         if trace.is_none() && entry.synthetic.is_none() {
             return Err(SimError::config(
                 format!("workload {}", entry.name),
                 "its trace is missing and it has no synthetic stand-in",
             ));
         }
-        let format = trace_format(entry)?;
         let source = if trace.is_some() { "trace" } else { "synthetic" };
         let choice = WorkloadChoice {
             trace,
-            options: TraceOptions { format, ..TraceOptions::default() },
+            options: trace_options(entry)?,
             synthetic: entry.synthetic.clone(),
             requests: entry.requests,
             trace_name: None,
@@ -292,14 +430,19 @@ fn sized_to_trace(b: ConfigBuilder, end_bytes: u64) -> Result<Config> {
         .build()
 }
 
-/// The format a workload names, if any.
-fn trace_format(entry: &WorkloadEntry) -> Result<Option<crate::workload::Format>> {
-    entry
-        .format
-        .as_deref()
-        .map(str::parse)
-        .transpose()
-        .map_err(|e: String| SimError::config(format!("workload {}: format", entry.name), e))
+/// How a workload's trace is read: the format it names (detected when absent) and what a
+/// malformed line does.
+fn trace_options(entry: &WorkloadEntry) -> Result<TraceOptions> {
+    let mut options = TraceOptions::default();
+    if let Some(format) = &entry.format {
+        options.format =
+            Some(format.parse().map_err(|e: String| SimError::config(format!("workload {}: format", entry.name), e))?);
+    }
+    if let Some(policy) = &entry.on_bad_line {
+        options.on_bad_line =
+            policy.parse().map_err(|e: String| SimError::config(format!("workload {}: on_bad_line", entry.name), e))?;
+    }
+    Ok(options)
 }
 
 /// Whether `ftl` runs at a sweep point (a bundle's `only` may restrict it).
@@ -314,16 +457,16 @@ fn runs_at(point: &BTreeMap<String, toml::Value>, ftl: &str) -> bool {
 /// Attaches NT to every run: its mean response time over the baseline's on the same workload
 /// and sweep point.
 pub fn normalize(spec: &ExperimentSpec, runs: &mut [ExperimentRun]) {
+    let measured: Vec<(String, f64)> = runs.iter().map(ExperimentRun::ftl_and_mean).collect();
     let baseline: BTreeMap<(String, BTreeMap<String, String>), f64> = runs
         .iter()
-        .filter(|r| r.result.ftl == spec.baseline)
-        .map(|r| ((r.workload.clone(), r.point.clone()), r.result.report.response.mean_us))
+        .zip(&measured)
+        .filter(|(_, (ftl, _))| *ftl == spec.baseline)
+        .map(|(r, (_, mean))| ((r.workload.clone(), r.point.clone()), *mean))
         .collect();
-    for r in runs.iter_mut() {
-        r.normalized_response_time = baseline
-            .get(&(r.workload.clone(), r.point.clone()))
-            .filter(|b| **b > 0.0)
-            .map(|b| r.result.report.response.mean_us / b);
+    for (r, (_, mean)) in runs.iter_mut().zip(measured) {
+        r.normalized_response_time =
+            baseline.get(&(r.workload.clone(), r.point.clone())).filter(|b| **b > 0.0).map(|b| mean / b);
     }
 }
 
@@ -332,7 +475,7 @@ pub fn geometric_means(runs: &[ExperimentRun]) -> Vec<(BTreeMap<String, String>,
     let mut groups: BTreeMap<(BTreeMap<String, String>, String), Vec<f64>> = BTreeMap::new();
     for r in runs {
         if let Some(nt) = r.normalized_response_time {
-            groups.entry((r.point.clone(), r.result.ftl.clone())).or_default().push(nt);
+            groups.entry((r.point.clone(), r.ftl_and_mean().0)).or_default().push(nt);
         }
     }
     groups
@@ -438,6 +581,7 @@ mod tests {
         let bad = ExperimentSpec::parse("t.toml", &SPEC.replace("[4096, 8192]", "[4096, 1073741824]")).unwrap();
         let e = bad.check().unwrap_err().to_string();
         assert!(e.contains("workload a, FTL dftl") && e.contains("ftl.dftl.cache_bytes"), "{e}");
+        assert!(matches!(bad.check(), Err(SimError::Config { field, .. }) if field == "ftl.dftl.cache_bytes"));
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod mem;
 pub mod metrics;
 pub mod names;
 pub mod sim;
+pub mod sweep;
 pub mod timing;
 pub mod workload;
 

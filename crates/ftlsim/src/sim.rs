@@ -2,6 +2,8 @@
 
 use std::collections::VecDeque;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use rand::{Rng, SeedableRng};
@@ -46,6 +48,10 @@ const POWER_CUT_WITHIN: usize = 6;
 /// How often the progress callback is called, in requests.
 pub const PROGRESS_EVERY: u64 = 1 << 16;
 
+/// How often a run looks at its stop flag, in requests: often enough that even a slow FTL stops
+/// well within a second, rarely enough to cost nothing.
+const STOP_CHECK_EVERY: u64 = 1 << 10;
+
 pub struct Simulation {
     config: Config,
     ftl: Box<dyn Ftl>,
@@ -84,6 +90,8 @@ pub struct Simulation {
     background_gc_victims: u64,
     /// Wall time the last preconditioning took.
     precondition_seconds: f64,
+    /// Set from elsewhere (Ctrl-C, a failed sweep) to stop the run ([`Simulation::stop_when`]).
+    stop: Option<Arc<AtomicBool>>,
 }
 
 /// What the FTL and the write buffer did with one request's pages.
@@ -137,6 +145,7 @@ impl Simulation {
             host_in_flight: 0,
             background_gc_victims: 0,
             precondition_seconds: 0.0,
+            stop: None,
             config: config.clone(),
             sram_at_start: ftl.sram(),
             ftl,
@@ -158,6 +167,11 @@ impl Simulation {
     }
 
     /// Requests a power loss struck inside (`check.power_loss_inside`).
+    /// Makes [`Simulation::run`] return [`SimError::Interrupted`] soon after `flag` is set.
+    pub fn stop_when(&mut self, flag: Arc<AtomicBool>) {
+        self.stop = Some(flag);
+    }
+
     pub fn power_cuts(&self) -> u64 {
         self.power_cuts
     }
@@ -273,6 +287,11 @@ impl Simulation {
             self.serve(page_request)?;
             if self.requests.is_multiple_of(PROGRESS_EVERY) {
                 progress(self.requests);
+            }
+            if self.requests.is_multiple_of(STOP_CHECK_EVERY)
+                && self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
+            {
+                return Err(SimError::Interrupted);
             }
         }
         self.finish_requests()?;

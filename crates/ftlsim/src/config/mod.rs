@@ -825,7 +825,8 @@ fn toml_error_line(e: &toml::de::Error) -> String {
     }
 }
 
-fn parse_value(raw: &str) -> toml::Value {
+/// A `--set` value: TOML when it parses as TOML, else a bare string.
+pub fn parse_value(raw: &str) -> toml::Value {
     let doc = format!("v = {raw}");
     match doc.parse::<toml::Table>() {
         Ok(mut t) => t.remove("v").expect("parsed key"),
