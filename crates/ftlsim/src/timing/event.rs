@@ -1139,6 +1139,18 @@ mod tests {
         assert_eq!(rps, [(0, PROGRAM), (PROGRAM + READ, 2 * PROGRAM + READ), (PROGRAM, PROGRAM + READ)]);
     }
 
+    /// Request `i`'s first operation in the mixed workloads below: reads of blocks 8-15, programs
+    /// and erases of blocks 0-7 (so no read finds its page being programmed).
+    fn mixed_op(i: u32) -> (OpKind, u32) {
+        let kind = [OpKind::Read, OpKind::Program, OpKind::Read, OpKind::Erase][i as usize % 4];
+        let ppn = match kind {
+            OpKind::Erase => (i * 7) % 32 / 4 * 4,
+            OpKind::Program => (i * 7) % 32,
+            _ => 32 + (i * 7) % 32,
+        };
+        (kind, ppn)
+    }
+
     #[test]
     fn fifo_and_rps_do_the_same_work() {
         // Reads, programs and erases on both dies, arriving faster than they are served. Reads
@@ -1146,12 +1158,7 @@ mod tests {
         // programmed (the controller would serve it, and how many do depends on the order).
         let mut requests: Vec<(Nanos, Vec<Op>)> = Vec::new();
         for i in 0..200u32 {
-            let kind = [OpKind::Read, OpKind::Program, OpKind::Read, OpKind::Erase][i as usize % 4];
-            let ppn = match kind {
-                OpKind::Erase => (i * 7) % 32 / 4 * 4,
-                OpKind::Program => (i * 7) % 32,
-                _ => 32 + (i * 7) % 32,
-            };
+            let (kind, ppn) = mixed_op(i);
             requests.push((
                 i as Nanos * 30_000,
                 vec![(kind, Purpose::Host, ppn), (OpKind::Read, Purpose::Host, 32 + (ppn + 9) % 32)],
@@ -1370,12 +1377,7 @@ mod tests {
         // blocks 8-15.
         let mut requests: Vec<(Nanos, Vec<Op>)> = Vec::new();
         for i in 0..200u32 {
-            let kind = [OpKind::Read, OpKind::Program, OpKind::Read, OpKind::Erase][i as usize % 4];
-            let ppn = match kind {
-                OpKind::Erase => (i * 7) % 32 / 4 * 4,
-                OpKind::Program => (i * 7) % 32,
-                _ => 32 + (i * 7) % 32,
-            };
+            let (kind, ppn) = mixed_op(i);
             requests.push((i as Nanos * 30_000, vec![(kind, Purpose::Host, ppn)]));
         }
         let requests: Vec<Timed> = requests.iter().map(|(t, ops)| (*t, &ops[..])).collect();
