@@ -13,9 +13,13 @@
 //! dispatch order at their dispatch time, after every event up to that time has run.
 //!
 //! An operation waits for the one before it in its chain (the FTL's order for one logical page)
-//! and for what it must not overtake on its block: a program follows the block's earlier
-//! programs and erases (pages are programmed in order), an erase follows them and the reads of
-//! the block issued before it. A read of a page whose program is still under way is served by
+//! and for what it must not overtake on its block: a program follows the block's erase issued
+//! before it, an erase follows the block's programs and erase issued before it and its reads in
+//! flight. The programs of one block run one at a time, in the order their data became ready,
+//! not in the order the FTL allocated their pages: a controller binds a free page of the block
+//! to a program when it issues it, so the page the FTL chose is a label, and a program still
+//! waiting for its chain holds back none of the block's later ones (in the FTL's order it would
+//! stall every later program of its block: the translation blocks of a demand-based FTL). A read of a page whose program is still under way is served by
 //! the controller, which holds the data it is programming, without touching the flash (it never
 //! waits for that program). Operations on different blocks are independent, whatever their
 //! issue order.
@@ -74,7 +78,7 @@ enum Phase {
 }
 
 /// An operation's place in the list of operations in flight, stored as index + 1 so that
-/// `Option<Slot>` takes four bytes (an operation in flight takes 36).
+/// `Option<Slot>` takes four bytes (an operation in flight takes 44).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Slot(NonZeroU32);
 
@@ -95,10 +99,23 @@ impl Slot {
 struct BlockPlace {
     plane: u32,
     die: u32,
-    /// The programs and erases issued on the block that have not completed, oldest first (they
-    /// complete in that order: each waits for the one before), linked through `next_write`.
+    /// The programs and erases issued on the block that have not completed, in issue order,
+    /// linked both ways through `next_write` and `prev_write` (programs may complete in any
+    /// order).
     first_write: Option<Slot>,
     last_write: Option<Slot>,
+    /// The erases among them, oldest and newest: each waits for the one before, and programs
+    /// issued after an erase wait for it.
+    first_erase: Option<Slot>,
+    last_erase: Option<Slot>,
+    /// Programs issued since the newest pending erase (all of them without one) not completed:
+    /// the next erase waits for them.
+    open_programs: u32,
+    /// The program of the block in its die's queue or under way (one at a time), and those
+    /// ready after it, in the order they became ready, linked through `next_ready`.
+    programming: Option<Slot>,
+    first_ready: Option<Slot>,
+    last_ready: Option<Slot>,
     /// Reads of the block's pages in flight, issued before any erase still pending.
     reads: u32,
     /// An erase waiting for those reads.
@@ -114,9 +131,12 @@ struct InFlight {
     request: u32,
     /// The next operation of its chain.
     next: Option<Slot>,
-    /// The next program or erase issued on its block (for a program or an erase), which waits
-    /// for this one.
+    /// The program or erase issued on its block just after this one, and just before it (for
+    /// a program or an erase).
     next_write: Option<Slot>,
+    prev_write: Option<Slot>,
+    /// The program of its block that became ready after this one (for a ready program).
+    next_ready: Option<Slot>,
     kind: OpKind,
     class: Class,
     phase: Phase,
@@ -129,7 +149,7 @@ struct InFlight {
     from_controller: bool,
     /// Predecessors not yet completed: its chain predecessor, a program or erase of its block
     /// it must follow, the reads an erase must follow (counted as one).
-    waiting: u8,
+    waiting: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -411,6 +431,12 @@ impl EventCore {
                         die: plane / g.planes_per_die,
                         first_write: None,
                         last_write: None,
+                        first_erase: None,
+                        last_erase: None,
+                        open_programs: 0,
+                        programming: None,
+                        first_ready: None,
+                        last_ready: None,
                         reads: 0,
                         erase: None,
                     }
@@ -525,6 +551,8 @@ impl EventCore {
                 request,
                 next: None,
                 next_write: None,
+                prev_write: None,
+                next_ready: None,
                 kind: op.kind,
                 class: if dispatched.source == Source::Background {
                     Class::Background
@@ -574,15 +602,18 @@ impl EventCore {
         }
     }
 
-    /// Makes `op` wait for what it must not overtake on its block: a program follows the
-    /// block's previous program or erase (programs in offset order), an erase follows them and
-    /// every read of the block in flight. A read of a page whose program is still pending is
-    /// served by the controller and waits for nothing on the block.
+    /// Makes `op` wait for what it must not overtake on its block: a program follows the erase
+    /// of the block issued before it, if that erase is pending; an erase follows the programs
+    /// issued since the erase before it, that erase, and every read of the block in flight. The
+    /// programs of one block run one at a time in the order they become ready ([`Self::enqueue`]):
+    /// the controller binds a page of the block to each when it issues it (what the FTL chose is
+    /// the same page in time), so a program whose data is late never holds back the block's next
+    /// ones. A read of a page whose
+    /// program is still pending is served by the controller and waits for nothing on the block.
     #[inline]
     fn order_on_block(&mut self, op: u32, block: usize) {
         let b = &mut self.blocks[block];
-        let kind = self.ops[op].kind;
-        let after = match kind {
+        match self.ops[op].kind {
             OpKind::Read | OpKind::SpareRead => {
                 let (first, ppn) = (b.first_write, self.ops[op].ppn);
                 if self.pending_program_of(first, ppn).is_some() {
@@ -591,22 +622,29 @@ impl EventCore {
                     self.blocks[block].reads += 1;
                     self.ops[op].counted_read = true;
                 }
-                None
             }
-            OpKind::Program => self.append_write(op, block),
+            OpKind::Program => {
+                b.open_programs += 1;
+                // Released by that erase when it completes.
+                self.ops[op].waiting += b.last_erase.is_some() as u32;
+                self.append_write(op, block);
+            }
             OpKind::Erase => {
                 // An erase already waiting for the reads in flight goes first; this one follows it.
                 if b.reads > 0 && b.erase.is_none() {
                     b.erase = Some(Slot::new(op));
                     self.ops[op].waiting += 1;
                 }
-                self.append_write(op, block)
+                let b = &mut self.blocks[block];
+                self.ops[op].waiting += b.open_programs + b.last_erase.is_some() as u32;
+                b.open_programs = 0;
+                if b.first_erase.is_none() {
+                    b.first_erase = Some(Slot::new(op));
+                }
+                b.last_erase = Some(Slot::new(op));
+                self.append_write(op, block);
             }
             OpKind::Compute(_) => unreachable!("CPU work is not ordered on a block"),
-        };
-        if after.is_some() {
-            // Released through the earlier write's `next_write` when it completes.
-            self.ops[op].waiting += 1;
         }
     }
 
@@ -624,16 +662,16 @@ impl EventCore {
         None
     }
 
-    /// Appends the program or erase `op` to its block's pending writes; returns the one before.
+    /// Appends the program or erase `op` to its block's pending writes.
     #[inline]
-    fn append_write(&mut self, op: u32, block: usize) -> Option<Slot> {
+    fn append_write(&mut self, op: u32, block: usize) {
         let b = &mut self.blocks[block];
         let before = b.last_write.replace(Slot::new(op));
+        self.ops[op].prev_write = before;
         match before {
             Some(w) => self.ops[w.index()].next_write = Some(Slot::new(op)),
             None => b.first_write = Some(Slot::new(op)),
         }
-        before
     }
 
     /// `op` completed: the bookkeeping of its block, and whatever waited on it there is released.
@@ -651,17 +689,60 @@ impl EventCore {
                     }
                 }
             }
-            OpKind::Program | OpKind::Erase => {
-                debug_assert_eq!(b.first_write, Some(Slot::new(op)), "a block's writes complete in issue order");
-                b.first_write = o.next_write;
-                if b.last_write == Some(Slot::new(op)) {
-                    b.last_write = None;
+            OpKind::Program => {
+                debug_assert_eq!(b.programming, Some(Slot::new(op)), "a block programs one page at a time");
+                b.programming = b.first_ready;
+                if let Some(next) = b.first_ready {
+                    b.first_ready = self.ops[next.index()].next_ready;
+                    if b.first_ready.is_none() {
+                        b.last_ready = None;
+                    }
+                    self.enqueue_on_die(next.index());
+                }
+                self.unlink_write(o);
+                // The erases issued before it have completed: the oldest pending one, if any,
+                // was issued after it and counted it.
+                let b = &mut self.blocks[o.block as usize];
+                match b.first_erase {
+                    Some(erase) => self.release(erase.index()),
+                    None => b.open_programs -= 1,
+                }
+            }
+            OpKind::Erase => {
+                debug_assert_eq!(b.first_erase, Some(Slot::new(op)), "a block's erases complete in issue order");
+                self.unlink_write(o);
+                // Release the programs issued after it, up to the next erase, and that erase.
+                let mut next = o.next_write;
+                let mut next_erase = None;
+                while let Some(w) = next {
+                    let after = self.ops[w.index()];
+                    self.release(w.index());
+                    if after.kind == OpKind::Erase {
+                        next_erase = Some(w);
+                        break;
+                    }
+                    next = after.next_write;
+                }
+                let b = &mut self.blocks[o.block as usize];
+                b.first_erase = next_erase;
+                if next_erase.is_none() {
+                    b.last_erase = None;
                 }
             }
             OpKind::Compute(_) => {}
         }
-        if let Some(next) = o.next_write {
-            self.release(next.index());
+    }
+
+    /// Takes the completed program or erase `o` out of its block's pending writes.
+    #[inline]
+    fn unlink_write(&mut self, o: &InFlight) {
+        match o.prev_write {
+            Some(w) => self.ops[w.index()].next_write = o.next_write,
+            None => self.blocks[o.block as usize].first_write = o.next_write,
+        }
+        match o.next_write {
+            Some(w) => self.ops[w.index()].prev_write = o.prev_write,
+            None => self.blocks[o.block as usize].last_write = o.prev_write,
         }
     }
 
@@ -695,6 +776,24 @@ impl EventCore {
             self.retire(op);
             return;
         }
+        if self.ops[op].kind == OpKind::Program {
+            // One program of a block at a time, in the order their data became ready.
+            let b = &mut self.blocks[self.ops[op].block as usize];
+            if b.programming.is_some() {
+                match b.last_ready.replace(Slot::new(op)) {
+                    Some(last) => self.ops[last.index()].next_ready = Some(Slot::new(op)),
+                    None => b.first_ready = Some(Slot::new(op)),
+                }
+                return;
+            }
+            b.programming = Some(Slot::new(op));
+        }
+        self.enqueue_on_die(op);
+    }
+
+    /// `op`, ready, enters its die's queue.
+    #[inline]
+    fn enqueue_on_die(&mut self, op: u32) {
         let die = self.die_of(op);
         self.dies[die].queue.push(self.policy, op, self.ops[op].class);
         if self.dies[die].current.is_none() {
@@ -1168,6 +1267,30 @@ mod tests {
     }
 
     #[test]
+    fn programs_of_a_block_do_not_wait_for_each_other_and_an_erase_separates_them() {
+        // Die 0 erases block 0 until ERASE. A program of page 5 (block 1, die 1) waits for a
+        // translation read queued behind that erase; a later program of page 6 (same block) runs
+        // at once: the controller binds pages when it issues programs, so a late one holds back
+        // nothing (the convoy the FTL's order would cause). An erase of block 1 waits for both
+        // programs; a program issued after it waits for it.
+        const ERASE: Nanos = 1_500_000;
+        let late = [(OpKind::Read, Purpose::Translation, 8), (OpKind::Program, Purpose::Host, 5)];
+        let requests: &[Timed] = &[
+            (0, &[(OpKind::Erase, Purpose::Gc, 0)]),
+            (1, &late),
+            (2, &[(OpKind::Program, Purpose::Host, 6)]),
+            (3, &[(OpKind::Erase, Purpose::Gc, 4)]),
+            (4, &[(OpKind::Program, Purpose::Host, 4)]),
+        ];
+        let done = serve(&mut two_dies("fifo", false), requests, true);
+        let late_program = ERASE + READ + PROGRAM;
+        assert_eq!(done[1].finish, late_program);
+        assert_eq!(done[2], Served { start: 2, finish: 2 + PROGRAM }, "not behind the late program");
+        assert_eq!(done[3], Served { start: late_program, finish: late_program + ERASE });
+        assert_eq!(done[4], Served { start: late_program + ERASE, finish: late_program + ERASE + PROGRAM });
+    }
+
+    #[test]
     fn an_erase_waits_for_the_reads_of_its_block_issued_before_it() {
         // A read of page 4 (block 1, die 1) waits for a translation read on die 0; an erase of
         // block 1 issued after it waits for it, although die 1 is idle.
@@ -1300,8 +1423,8 @@ mod tests {
     }
 
     #[test]
-    fn an_operation_in_flight_takes_36_bytes() {
-        assert_eq!(std::mem::size_of::<InFlight>(), 36);
+    fn an_operation_in_flight_takes_44_bytes() {
+        assert_eq!(std::mem::size_of::<InFlight>(), 44);
     }
 
     #[test]
