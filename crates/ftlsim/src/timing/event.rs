@@ -862,6 +862,7 @@ impl EventCore {
         let mut run = s.current[die].take().expect("a suspended operation has a run");
         debug_assert_eq!(run.op, op);
         run.used += now - d.since;
+        d.since = now;
         s.suspended[die].push(run);
         debug_assert!(s.suspended[die].len() <= 2, "at most an erase and a program are suspended");
         self.start_next(die);
@@ -1071,6 +1072,8 @@ impl EventCore {
             let run = self.suspension.as_deref_mut().and_then(|s| s.current[die].take());
             count_pe(stats, self.ops[op].kind, run, self.now, self.dies[die].since);
         }
+        // Free from now: an operation it takes at once follows without an idle slot.
+        self.dies[die].since = self.now;
         self.dies[die].current = None;
         self.retire(op);
         if self.dies[die].current.is_none() {
@@ -1400,6 +1403,18 @@ mod tests {
         let done = serve(&mut two_dies("fifo", false), &[(0, &chain), (READ, &read)], true);
         assert_eq!(done[1], Served { start: READ, finish: 2 * READ });
         assert_eq!(done[0].finish, READ + COMPRESS);
+    }
+
+    #[test]
+    fn only_a_gap_between_two_operations_of_a_die_is_an_idle_slot() {
+        // Two programs back to back on die 0, then one after a gap of 1 ms.
+        let mut core = two_dies("fifo", false);
+        let program = |page| [(OpKind::Program, Purpose::Host, page)];
+        let (first, second, third) = (program(0), program(1), program(2));
+        serve(&mut core, &[(0, &first), (0, &second), (2 * PROGRAM + 1_000_000, &third)], true);
+        assert_eq!(core.times.idle_slots, 1);
+        assert_eq!(core.times.idle_slot_ns, 1_000_000);
+        assert_eq!(core.times.busy_ns[0], 3 * PROGRAM);
     }
 
     #[test]
