@@ -83,6 +83,34 @@ const CASES: &[Case] = &[
         files: &[],
         expect: &["device.timing.phases.ispp_iterations", "program_us"],
     },
+    Case {
+        name: "a negative write-wait limit",
+        args: &[
+            "run",
+            "--preset",
+            "ssd16-ch3-mlc",
+            "--set",
+            "gc.background_free_blocks=0",
+            "--set",
+            "device.timing.suspension.max_write_wait_us=-5.0",
+        ],
+        files: &[],
+        expect: &["device.timing.suspension.max_write_wait_us", ">= 0"],
+    },
+    Case {
+        name: "a write-wait limit that is not a number",
+        args: &[
+            "run",
+            "--preset",
+            "ssd16-ch3-mlc",
+            "--set",
+            "gc.background_free_blocks=0",
+            "--set",
+            "device.timing.suspension.max_write_wait_us=\"soon\"",
+        ],
+        files: &[],
+        expect: &["device.timing.suspension.max_write_wait_us"],
+    },
     // Configuration files.
     Case {
         name: "missing config file",
