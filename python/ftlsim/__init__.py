@@ -119,6 +119,10 @@ def _sets(
     time_scale: Optional[float] = None,
     seed: Optional[int] = None,
     precondition: Optional[str] = None,
+    preset: Optional[str] = None,
+    check: Optional[int] = None,
+    power_loss_at: Optional[str] = None,
+    max_memory: Optional[int] = None,
 ) -> List[str]:
     """The overrides of a call as ``key=value`` strings: ``set`` (such strings, or a dict of
     dotted keys) and the keyword shortcuts for the CLI's options."""
@@ -128,11 +132,16 @@ def _sets(
         out = [set]
     else:
         out = list(set)
+    if check is not None:  # as `ftlsim run --check N`: the invariants every N requests, and the oracle
+        out += [f"check.invariants_every={_toml_literal(check)}", "check.oracle=true"]
     for key, value in (
+        ("preset", preset),
         ("host.address_policy", address_policy),
         ("host.time_scale", time_scale),
         ("seed", seed),
         ("precondition.mode", precondition),
+        ("check.power_loss_at", power_loss_at),
+        ("check.max_memory", max_memory),
     ):
         if value is not None:
             out.append(f"{key}={_toml_literal(value)}")
@@ -150,8 +159,13 @@ def run(
     trace: Optional[Union[str, os.PathLike]] = None,
     ftl: str = "pftl",
     set: Union[Iterable[str], Mapping[str, Any]] = (),
+    preset: Optional[str] = None,
     format: Optional[str] = None,
     on_bad_line: Optional[str] = None,
+    columns: Optional[str] = None,
+    out_of_order: Optional[str] = None,
+    asu: Optional[Union[str, int]] = None,
+    events: Optional[str] = None,
     synthetic: Optional[str] = None,
     requests: Optional[int] = None,
     latency_log: Optional[Union[str, os.PathLike]] = None,
@@ -159,6 +173,9 @@ def run(
     time_scale: Optional[float] = None,
     seed: Optional[int] = None,
     precondition: Optional[str] = None,
+    check: Optional[int] = None,
+    power_loss_at: Optional[str] = None,
+    max_memory: Optional[int] = None,
     _stop: Any = None,
 ) -> RunResult:
     """Runs one FTL and returns its result (a dict: the CLI's JSON, with ``to_frame()``).
@@ -171,10 +188,19 @@ def run(
         it, ``synthetic`` (a workload preset such as ``"p000-hm0"`` or a generator spec), else the
         embedded synthetic OLTP-like stream.
     set: ``key=value`` overrides (strings, or a dict of dotted keys), applied last.
-    format: the trace format (detected when None); on_bad_line: ``"error"`` or ``"skip"``.
+    preset: the device preset (``ftlsim.presets()``; default mlc8g), under ``config``.
+    format: the trace format (detected when None); on_bad_line: ``"error"`` or ``"skip"``;
+        columns: the generic reader's column mapping, e.g.
+        ``"delim=ws,skip=1,time=1:us,op=2,offset=3:sector,size=4:B"`` (implies the generic
+        format; docs/formats.md); out_of_order (``"error"``, ``"keep"``, ``"sort[:N]"``), asu
+        (``"concat"`` or an ASU number, SPC) and events (blkparse action letters): the CLI's
+        trace options of the same names.
     address_policy (``host.address_policy``: ``"error"``, ``"fold"``, ``"scale"``), time_scale
         (``host.time_scale``), seed, precondition (``precondition.mode``: ``"none"``, ``"fill"``,
         ``"age"``): the CLI's options, as keywords.
+    check: run the full invariant check every ``check`` requests and check every read against
+        the oracle (``--check N``); power_loss_at: ``"N"``, ``"N,M,..."`` or ``"random:K"``
+        (``--power-loss-at``); max_memory: the simulator memory a run may take, bytes.
     requests: requests of a synthetic stream.
     latency_log: a CSV file for every request's arrival, start, completion and response time
         (simulated ns), operation, first LPN, pages and bytes (compressed if the name ends in
@@ -191,10 +217,16 @@ def run(
             ftl,
             config_json=config_json,
             config_path=config_path,
-            sets=_sets(set, address_policy, time_scale, seed, precondition),
+            sets=_sets(
+                set, address_policy, time_scale, seed, precondition, preset, check, power_loss_at, max_memory
+            ),
             trace=None if trace is None else os.fspath(trace),
             format=format,
             on_bad_line=on_bad_line,
+            columns=columns,
+            out_of_order=out_of_order,
+            asu=None if asu is None else str(asu),
+            events=events,
             synthetic=synthetic,
             requests=requests,
             latency_log=None if latency_log is None else os.fspath(latency_log),
@@ -254,6 +286,7 @@ def sweep(
     requests: Optional[int] = None,
     format: Optional[str] = None,
     on_bad_line: Optional[str] = None,
+    columns: Optional[str] = None,
     address_policy: Optional[str] = None,
     time_scale: Optional[float] = None,
     seed: Optional[int] = None,
@@ -269,7 +302,8 @@ def sweep(
     config: a dict laid out like the TOML configuration (or a TOML file's path), applied over
         ``preset`` (default mlc8g) before ``set`` and the keyword shortcuts.
     traces: trace files; synthetic: workload presets or generator specs (one workload each;
-        at least one of the two), ``requests`` long.
+        at least one of the two), ``requests`` long. format, on_bad_line, columns: how the
+        traces are read, as :func:`run`.
     grid: dotted key -> values, e.g. ``{"ftl.dftl.cache_bytes": [8192, 16384]}``; a key
         ``ftl.*.<param>`` sweeps the parameter of every FTL that has it. seeds: one run per seed.
     jobs: runs at a time (default: one per core); cache: a results directory, so a re-run, or
@@ -293,6 +327,7 @@ def sweep(
         "synthetic": [synthetic] if isinstance(synthetic, str) else list(synthetic),
         "format": format,
         "on_bad_line": on_bad_line,
+        "columns": columns,
         "requests": requests,
         "baseline": baseline,
     }
@@ -406,18 +441,22 @@ def read_trace(
     *,
     format: Optional[str] = None,
     on_bad_line: Optional[str] = None,
+    columns: Optional[str] = None,
     chunk: int = 65536,
 ) -> Iterator[Dict[str, Any]]:
     """Streams a trace as chunks of numpy arrays (memory independent of the trace's length).
 
     Each chunk is a dict with ``arrival_ns``, ``offset_bytes``, ``len_bytes`` and ``line``
     (uint64) and ``kind`` (uint8: 0 read, 1 write, 2 trim), at most ``chunk`` requests long.
-    Errors name the file, line and field, as in the CLI (a :class:`TraceError`).
+    Errors name the file, line and field, as in the CLI (a :class:`TraceError`). columns: the
+    generic reader's column mapping, as :func:`run`.
     """
     import numpy as np
 
     with _errors():
-        reader = _ftlsim.read_trace(os.fspath(path), format=format, on_bad_line=on_bad_line, chunk=chunk)
+        reader = _ftlsim.read_trace(
+            os.fspath(path), format=format, on_bad_line=on_bad_line, chunk=chunk, columns=columns
+        )
     while True:
         with _errors():
             columns = next(reader, None)

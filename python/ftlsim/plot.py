@@ -246,12 +246,24 @@ def latency_cdf(
     return fig
 
 
+def of_workloads(frame: "pandas.DataFrame", spec: Mapping[str, Any]) -> "pandas.DataFrame":
+    """The runs a figure draws: those of the workloads whose names contain its ``workloads``."""
+    part = spec.get("workloads")
+    return frame if not part else frame[frame["workload"].astype(str).str.contains(part, regex=False)]
+
+
 def figure(frame: "pandas.DataFrame", spec: Mapping[str, Any]) -> "matplotlib.figure.Figure":
     """The figure one ``[[figure]]`` table of an experiment spec describes."""
     kind = spec["kind"]
     title = spec.get("title") or ""
     metric = spec.get("metric") or DEFAULT_METRIC.get(kind)
+    frame = of_workloads(frame, spec)
+    # The paper's numbers are drawn beside ours when they are of the drawn metric, per FTL; the
+    # others (changes against a reference, another metric, a sweep point) are in the report's
+    # table only.
     paper = spec.get("paper") or None
+    if spec.get("paper_relative_to") or spec.get("paper_metric") or any(" vs " in k or "@" in k for k in paper or {}):
+        paper = None
     if kind == "nt-bars":
         return _grouped_bars(frame, metric, title or "Normalized response time", "normalized response time", paper)
     if kind == "metric-bars":

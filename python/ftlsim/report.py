@@ -77,27 +77,83 @@ def _runs_table(frame: "pandas.DataFrame") -> str:
     return _table([label for _, label in columns], rows)
 
 
-def _ours(frame: "pandas.DataFrame", metric: str, ftl: str) -> float:
-    """Our number for an FTL: the geometric mean of NT across workloads, else the mean."""
-    values = [v for v in frame.loc[frame["ftl"] == ftl, metric].tolist() if isinstance(v, (int, float))]
-    values = [v for v in values if not math.isnan(v)]
+def _selected(frame: "pandas.DataFrame", selector: str) -> "pandas.DataFrame":
+    """The runs a paper key names: ``PART@PART...``, each part an FTL, the value of a swept key
+    (a sweep point's label or number) or the start of workload names (``Financial``)."""
+    points = [c for c in frame.columns if c.startswith("sweep.")]
+    mask = frame["ftl"] == frame["ftl"]
+    for part in selector.split("@"):
+        match = (frame["ftl"] == part) | frame["workload"].astype(str).str.startswith(part)
+        for column in points:
+            match |= frame[column].astype(str) == part
+        mask &= match
+    return frame[mask]
+
+
+def _values(runs: "pandas.DataFrame", metric: str) -> "pandas.Series":
+    """A metric column, or the ratio of two (``A / B``); undefined values dropped."""
+    import pandas as pd
+
+    if "/" in metric:
+        top, bottom = (_values(runs, m.strip()) for m in metric.split("/"))
+        values = top / bottom
+    else:
+        values = pd.to_numeric(runs[metric], errors="coerce") if metric in runs.columns else pd.Series(dtype=float)
+    return values.replace([math.inf, -math.inf], math.nan).dropna()
+
+
+def _mean(values: Sequence[float], geometric: bool) -> float:
     if not values:
         return float("nan")
-    if metric == "nt" and all(v > 0 for v in values):
+    if geometric and all(v > 0 for v in values):
         return math.exp(sum(math.log(v) for v in values) / len(values))
     return sum(values) / len(values)
+
+
+def _ours(frame: "pandas.DataFrame", metric: str, key: str, relative_to: Optional[str] = None) -> float:
+    """Our number for a paper key: the geometric mean of NT across workloads, else the mean;
+    with ``relative_to``, the mean across workloads of the per-workload ratio to those runs, as a
+    percent change."""
+    runs = _selected(frame, key)
+    if relative_to is None:
+        return _mean(_values(runs, metric).tolist(), metric == "nt")
+    base = _selected(frame, relative_to)
+    ratios = []
+    for workload in dict.fromkeys(runs["workload"]):
+        ours = _values(runs[runs["workload"] == workload], metric).tolist()
+        theirs = _values(base[base["workload"] == workload], metric).tolist()
+        if ours and theirs and _mean(theirs, False) != 0:
+            ratios.append(_mean(ours, False) / _mean(theirs, False))
+    return (_mean(ratios, metric == "nt") - 1) * 100
 
 
 def _paper_table(frame: "pandas.DataFrame", fig_spec: Mapping[str, Any]) -> str:
     paper = fig_spec.get("paper") or {}
     if not paper:
         return ""
-    metric = fig_spec.get("metric") or plot.DEFAULT_METRIC.get(fig_spec["kind"], "nt")
-    rows = [[ftl, theirs, _ours(frame, metric, ftl)] for ftl, theirs in paper.items()]
+    frame = plot.of_workloads(frame, fig_spec)
+    metric = (
+        fig_spec.get("paper_metric") or fig_spec.get("metric") or plot.DEFAULT_METRIC.get(fig_spec["kind"], "nt")
+    )
+    default_base = fig_spec.get("paper_relative_to")
+    rows = []
+    for key, theirs in paper.items():
+        # "KEY vs BASE": a percent change against BASE (default: paper_relative_to).
+        selector, _, base = key.partition(" vs ")
+        rows.append([key, theirs, _ours(frame, metric, selector, base or default_base)])
     source = html.escape(fig_spec.get("paper_source") or "the paper")
-    how = "geometric mean across workloads" if metric == "nt" else "mean across runs"
-    return f"<p>The paper's numbers ({source}) beside ours ({how}):</p>" + _table(
-        ["FTL", f"paper {metric}", f"ftlsim {metric}"], rows
+    relative = default_base or any(" vs " in key for key in paper)
+    if relative:
+        against = f" {default_base}" if default_base else " the key's base"
+        how = f"% change against{against}, mean across workloads of the per-workload ratio"
+        heading = f"% change of {metric}"
+    else:
+        how = "geometric mean across workloads" if metric == "nt" else "mean across runs"
+        heading = metric
+    if fig_spec.get("workloads"):
+        how += f", workloads {fig_spec['workloads']}"
+    return f"<p>The paper's numbers ({source}) beside ours ({html.escape(how)}):</p>" + _table(
+        ["key", f"paper {heading}", f"ftlsim {heading}"], rows
     )
 
 

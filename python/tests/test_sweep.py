@@ -188,3 +188,20 @@ def test_the_ray_backend_gives_the_local_backends_frame(tmp_path):
     pd.testing.assert_frame_equal(measured(cached), measured(local), check_exact=True)
     # (PFTL runs once per cache size with one configuration: a key both of its runs share.)
     assert resumed["cached"].all() and not cached.loc[cached["ftl"] == "dftl", "cached"].any()
+
+
+def test_sweep_reads_generic_csv_traces_with_columns(tmp_path):
+    from test_run import generic_copy_of_the_msr_fixture
+
+    path, mapping = generic_copy_of_the_msr_fixture(tmp_path)
+    fold = {"host.address_policy": "fold"}
+    frame = ftlsim.sweep(ftls=["pftl", "dftl"], traces=[path], columns=mapping, set=fold, jobs=1)
+    assert list(frame["ftl"]) == ["pftl", "dftl"] and set(frame["source"]) == {"trace"}
+    msr = ftlsim.run({"host": {"address_policy": "fold"}}, trace=FIXTURES / "msr_hm_1.head40.csv.gz", ftl="dftl")
+    assert frame.loc[1, "report.response.mean_us"] == msr["report"]["response"]["mean_us"]
+    with pytest.raises(ftlsim.ConfigError) as bad:
+        ftlsim.sweep(ftls=["pftl"], traces=[path], columns="op=2,offset=x,size=1", set=fold)
+    assert "columns" in bad.value.field
+    with pytest.raises(ftlsim.TraceError) as misread:
+        ftlsim.sweep(ftls=["pftl"], traces=[path], columns=mapping.replace("write=Write", "write=W"), set=fold)
+    assert (misread.value.line, misread.value.field) == (2, "op")

@@ -75,6 +75,10 @@ pub struct SweepArgs {
     /// What a malformed trace line does: error or skip.
     #[arg(long, value_name = "error|skip")]
     on_bad_line: Option<String>,
+    /// Generic reader column mapping for the traces, e.g.
+    /// delim=ws,skip=1,time=1:us,op=2,offset=3:sector,size=4:B (implies --format generic).
+    #[arg(long, value_name = "MAPPING")]
+    columns: Option<String>,
     /// The FTL whose mean response time normalises the others (NT; default pftl).
     #[arg(long)]
     baseline: Option<String>,
@@ -107,6 +111,7 @@ impl SweepArgs {
             synthetic: self.synthetic.clone(),
             format: self.format.clone(),
             on_bad_line: self.on_bad_line.clone(),
+            columns: self.columns.clone(),
             requests: self.requests,
         }
         .spec()?;

@@ -41,6 +41,12 @@ const CASES: &[Case] = &[
         expect: &["c.csv:1", "field 5 (offset)", "end of line"],
     },
     Case {
+        name: "sweep --columns with a column that is not a number",
+        args: &["sweep", "--ftl", "pftl", "--trace", "{dir}/c.csv", "--columns", "op=2,offset=x,size=4", "--quiet"],
+        files: &[("c.csv", "1,R,0,4096\n")],
+        expect: &["columns", "offset", "\"x\""],
+    },
+    Case {
         name: "trace convert onto its own input",
         args: &["trace", "convert", "{dir}/t.csv", "-o", "{dir}/t.csv", "--to", "msr"],
         files: &[("t.csv", "128166372003061629,hm,0,Write,8192,4096,1331\n")],
@@ -82,6 +88,34 @@ const CASES: &[Case] = &[
         ],
         files: &[],
         expect: &["device.timing.phases.ispp_iterations", "program_us"],
+    },
+    Case {
+        name: "a negative write-wait limit",
+        args: &[
+            "run",
+            "--preset",
+            "ssd16-ch3-mlc",
+            "--set",
+            "gc.background_free_blocks=0",
+            "--set",
+            "device.timing.suspension.max_write_wait_us=-5.0",
+        ],
+        files: &[],
+        expect: &["device.timing.suspension.max_write_wait_us", ">= 0"],
+    },
+    Case {
+        name: "a write-wait limit that is not a number",
+        args: &[
+            "run",
+            "--preset",
+            "ssd16-ch3-mlc",
+            "--set",
+            "gc.background_free_blocks=0",
+            "--set",
+            "device.timing.suspension.max_write_wait_us=\"soon\"",
+        ],
+        files: &[],
+        expect: &["device.timing.suspension.max_write_wait_us"],
     },
     // Configuration files.
     Case {

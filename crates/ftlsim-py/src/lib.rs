@@ -95,26 +95,51 @@ fn arg_err(argument: &str, message: impl std::fmt::Display) -> PyErr {
     err(SimError::config(argument, message.to_string()))
 }
 
-/// How a trace is read, from the keyword arguments of the Python functions.
-fn trace_options(format: Option<&str>, on_bad_line: Option<&str>) -> PyResult<TraceOptions> {
-    let mut options = TraceOptions::default();
-    if let Some(f) = format {
-        options.format = Some(f.parse().map_err(|e: String| arg_err("format", e))?);
+/// How a trace is read, from the keyword arguments of the Python functions (the CLI's trace
+/// options; each error names its argument).
+#[derive(Default)]
+struct ReadArgs {
+    format: Option<String>,
+    on_bad_line: Option<String>,
+    columns: Option<String>,
+    out_of_order: Option<String>,
+    asu: Option<String>,
+    events: Option<String>,
+}
+
+impl ReadArgs {
+    fn options(&self) -> PyResult<TraceOptions> {
+        fn parse<T: std::str::FromStr<Err = String>>(argument: &str, value: &Option<String>) -> PyResult<Option<T>> {
+            value.as_deref().map(|v| v.parse().map_err(|e: String| arg_err(argument, e))).transpose()
+        }
+        let mut options = TraceOptions {
+            format: parse("format", &self.format)?,
+            out_of_order: parse("out_of_order", &self.out_of_order)?,
+            generic: parse("columns", &self.columns)?,
+            ..TraceOptions::default()
+        };
+        if let Some(p) = parse("on_bad_line", &self.on_bad_line)? {
+            options.on_bad_line = p;
+        }
+        if let Some(a) = parse("asu", &self.asu)? {
+            options.asu = a;
+        }
+        if let Some(e) = &self.events {
+            options.events = e.clone();
+        }
+        Ok(options)
     }
-    if let Some(p) = on_bad_line {
-        options.on_bad_line = p.parse().map_err(|e: String| arg_err("on_bad_line", e))?;
-    }
-    Ok(options)
 }
 
 /// Runs one FTL and returns the result as a JSON string.
 ///
 /// `config_json` is a JSON object laid out like the TOML configuration; `config_path` a TOML file;
 /// `sets` a list of `key=value` overrides. The workload is `trace`, else `synthetic` (a preset or
-/// generator spec), else the embedded synthetic stream. With `latency_log`, every request's times
-/// go to that CSV file (`ftlsim run --latency-log`).
+/// generator spec), else the embedded synthetic stream, read with the CLI's trace options
+/// (`format`, `on_bad_line`, `columns`, `out_of_order`, `asu`, `events`). With `latency_log`,
+/// every request's times go to that CSV file (`ftlsim run --latency-log`).
 #[pyfunction]
-#[pyo3(signature = (ftl, config_json=None, config_path=None, sets=Vec::new(), trace=None, format=None, on_bad_line=None, synthetic=None, requests=None, latency_log=None, stop=None))]
+#[pyo3(signature = (ftl, config_json=None, config_path=None, sets=Vec::new(), trace=None, format=None, on_bad_line=None, synthetic=None, requests=None, latency_log=None, stop=None, columns=None, out_of_order=None, asu=None, events=None))]
 #[allow(clippy::too_many_arguments)]
 fn run_json(
     py: Python<'_>,
@@ -129,6 +154,10 @@ fn run_json(
     requests: Option<u64>,
     latency_log: Option<String>,
     stop: Option<StopToken>,
+    columns: Option<String>,
+    out_of_order: Option<String>,
+    asu: Option<String>,
+    events: Option<String>,
 ) -> PyResult<String> {
     let mut builder = ConfigBuilder::new();
     if let Some(path) = &config_path {
@@ -146,7 +175,7 @@ fn run_json(
     let config = builder.build().map_err(err)?;
     let choice = WorkloadChoice {
         trace: trace.map(Into::into),
-        options: trace_options(format.as_deref(), on_bad_line.as_deref())?,
+        options: ReadArgs { format, on_bad_line, columns, out_of_order, asu, events }.options()?,
         synthetic,
         requests,
         trace_name: None,
@@ -222,6 +251,7 @@ fn sweep_spec(sweep_json: String) -> PyResult<String> {
         synthetic: strings("synthetic"),
         format: text("format"),
         on_bad_line: text("on_bad_line"),
+        columns: text("columns"),
         requests: v["requests"].as_u64(),
     };
     let mut spec = sweep.spec().map_err(err)?;
@@ -354,17 +384,18 @@ impl TraceChunks {
 
 /// Opens a trace for chunked reading.
 #[pyfunction]
-#[pyo3(signature = (path, format=None, on_bad_line=None, chunk=65536))]
+#[pyo3(signature = (path, format=None, on_bad_line=None, chunk=65536, columns=None))]
 fn read_trace(
     path: String,
     format: Option<String>,
     on_bad_line: Option<String>,
     chunk: usize,
+    columns: Option<String>,
 ) -> PyResult<TraceChunks> {
     if chunk == 0 {
         return Err(arg_err("chunk", "must be at least 1"));
     }
-    let options = trace_options(format.as_deref(), on_bad_line.as_deref())?;
+    let options = ReadArgs { format, on_bad_line, columns, ..ReadArgs::default() }.options()?;
     let workload = workload::open(&path, &options).map_err(err)?;
     Ok(TraceChunks { workload, columns: Columns::default(), chunk })
 }

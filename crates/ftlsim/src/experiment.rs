@@ -65,12 +65,24 @@ pub struct FigureSpec {
     /// The metric drawn, a dotted result column (default: the figure kind's own).
     #[serde(default)]
     pub metric: Option<String>,
-    /// The paper's numbers for this figure, by FTL (drawn beside ours in the report).
+    /// The paper's numbers for this figure (drawn beside ours in the report), by FTL or sweep
+    /// point: a key is `NAME` or `NAME@VALUE`, each part an FTL or a swept key's value.
     #[serde(default)]
     pub paper: BTreeMap<String, f64>,
     /// Where the paper's numbers come from (figure or table, page).
     #[serde(default)]
     pub paper_source: Option<String>,
+    /// The metric the paper's numbers are of when not the drawn one: a result column, or the
+    /// ratio of two (`report.cache.miss_writeback / report.cache.accesses`).
+    #[serde(default)]
+    pub paper_metric: Option<String>,
+    /// The paper's numbers are percent changes against these runs (an FTL or a sweep point,
+    /// as the keys of `paper`).
+    #[serde(default)]
+    pub paper_relative_to: Option<String>,
+    /// Only the workloads whose names contain this (the figure and the paper's numbers).
+    #[serde(default)]
+    pub workloads: Option<String>,
 }
 
 /// The papers' figure types.
@@ -115,6 +127,9 @@ pub struct WorkloadEntry {
     /// `error` (default) or `skip`: what a malformed trace line does.
     #[serde(default)]
     pub on_bad_line: Option<String>,
+    /// The generic reader's column mapping (`--columns`; implies the generic format).
+    #[serde(default)]
+    pub columns: Option<String>,
     /// Requests of the synthetic stand-in (default: the preset's count).
     #[serde(default)]
     pub requests: Option<u64>,
@@ -430,8 +445,8 @@ fn sized_to_trace(b: ConfigBuilder, end_bytes: u64) -> Result<Config> {
         .build()
 }
 
-/// How a workload's trace is read: the format it names (detected when absent) and what a
-/// malformed line does.
+/// How a workload's trace is read: the format it names (detected when absent), what a
+/// malformed line does and the generic reader's column mapping.
 fn trace_options(entry: &WorkloadEntry) -> Result<TraceOptions> {
     let mut options = TraceOptions::default();
     if let Some(format) = &entry.format {
@@ -441,6 +456,11 @@ fn trace_options(entry: &WorkloadEntry) -> Result<TraceOptions> {
     if let Some(policy) = &entry.on_bad_line {
         options.on_bad_line =
             policy.parse().map_err(|e: String| SimError::config(format!("workload {}: on_bad_line", entry.name), e))?;
+    }
+    if let Some(columns) = &entry.columns {
+        options.generic = Some(
+            columns.parse().map_err(|e: String| SimError::config(format!("workload {}: columns", entry.name), e))?,
+        );
     }
     Ok(options)
 }

@@ -648,7 +648,7 @@ impl Config {
         let t = &d.timing;
         t.suspension.validate(t.phases.as_ref(), &d.latency, t.pe_latency)?;
         let read_priority = t.model == TimingModelKind::Parallel && t.scheduler == crate::timing::SchedulerKind::Rps;
-        if (t.suspension.enabled() || t.suspension.max_write_queue > 0) && !read_priority {
+        if (t.suspension.enabled() || t.suspension.limits_writes()) && !read_priority {
             return Err(SimError::config(
                 "device.timing.suspension",
                 "needs device.timing.model = \"parallel\" and device.timing.scheduler = \"rps\" (it builds on read priority)",

@@ -134,7 +134,12 @@ fn one(
     let trace = spec.trace_path(base, run.workload);
     let identity = match &trace {
         Some(path) => {
-            json!({"trace": cache::trace_identity(path)?, "format": entry.format, "on_bad_line": entry.on_bad_line})
+            let mut identity = json!({"trace": cache::trace_identity(path)?, "format": entry.format, "on_bad_line": entry.on_bad_line});
+            if let Some(columns) = &entry.columns {
+                // Only when given, so the keys of runs without it stay what they were.
+                identity["columns"] = columns.as_str().into();
+            }
+            identity
         }
         None => json!({"synthetic": entry.synthetic, "requests": entry.requests}),
     };

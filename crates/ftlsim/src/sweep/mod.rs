@@ -37,6 +37,8 @@ pub struct Sweep {
     /// Trace format (detected when absent) and what a malformed line does.
     pub format: Option<String>,
     pub on_bad_line: Option<String>,
+    /// The generic reader's column mapping for the traces (`--columns`).
+    pub columns: Option<String>,
     /// Requests of each synthetic workload.
     pub requests: Option<u64>,
 }
@@ -71,6 +73,9 @@ impl Sweep {
             }
             if let Some(p) = &self.on_bad_line {
                 w.insert("on_bad_line".into(), p.as_str().into());
+            }
+            if let Some(c) = &self.columns {
+                w.insert("columns".into(), c.as_str().into());
             }
             workloads.push(toml::Value::Table(w));
         }

@@ -29,7 +29,9 @@ use std::num::NonZeroU32;
 
 use super::cpu::{CpuTimes, Cpus};
 use super::scheduler::{Class, DieQueue, SchedulerKind};
-use super::suspension::{PeKind, PeRun, PhaseCosts, ProgramSuspension, SuspensionConfig, SuspensionStats};
+use super::suspension::{
+    PeKind, PeRun, PhaseCosts, ProgramSuspension, SuspensionConfig, SuspensionStats, WriteBacklog,
+};
 use super::{Nanos, OpCosts, PlaneRegisters, Served};
 use crate::config::DeviceConfig;
 use crate::controller::CpuServers;
@@ -290,19 +292,17 @@ struct Suspension {
     suspended: Vec<Vec<PeRun>>,
     /// Per die: whether writes may suspend its erases (clean space above the watermark).
     wse_allowed: Vec<bool>,
-    /// Per die: programs issued and not yet started, whether queued or waiting for the one
-    /// before on their block (the die's write queue, for `max_write_queue`).
-    writes_waiting: Vec<u32>,
+    /// Per die: the writes waiting, for the overhead limit.
+    writes_waiting: Vec<WriteBacklog>,
     /// Draws whether a cancelled pulse reached its target (`p_ach`).
     rng: u64,
 }
 
 impl Suspension {
-    /// Whether `die` has `max_write_queue` writes or more waiting: reads lose their priority.
+    /// Whether `die`'s waiting writes are over the overhead limit at `now`: reads lose their priority.
     #[inline]
-    fn over_write_limit(&self, die: usize) -> bool {
-        let limit = self.config.max_write_queue;
-        limit > 0 && self.writes_waiting[die] >= limit
+    fn over_write_limit(&self, die: usize, now: Nanos) -> bool {
+        self.config.over_limit(&self.writes_waiting[die], now)
     }
 
     fn achieved(rng: &mut u64, p_ach: f64) -> bool {
@@ -384,7 +384,7 @@ impl EventCore {
         let config = &device.timing.suspension;
         let cpu_per_channel = device.cpu.servers == CpuServers::PerChannel;
         let cpus = if cpu_per_channel { g.channels as usize } else { 1 };
-        let suspension = (config.enabled() || config.max_write_queue > 0).then(|| {
+        let suspension = (config.enabled() || config.limits_writes()).then(|| {
             Box::new(Suspension {
                 config: config.clone(),
                 runs: config.enabled(),
@@ -400,7 +400,7 @@ impl EventCore {
                 current: vec![None; dies],
                 suspended: vec![Vec::with_capacity(2); dies],
                 wse_allowed: vec![true; dies],
-                writes_waiting: vec![0; dies],
+                writes_waiting: vec![WriteBacklog::default(); dies],
                 rng: 0,
             })
         });
@@ -587,7 +587,7 @@ impl EventCore {
             }
             if op.kind == OpKind::Program {
                 if let Some(s) = self.suspension.as_deref_mut() {
-                    s.writes_waiting[die as usize] += 1;
+                    s.writes_waiting[die as usize].issued(slot, dispatched.at, &s.config);
                 }
             }
             self.submitting.push(slot);
@@ -814,7 +814,7 @@ impl EventCore {
             return;
         }
         let queue = &self.dies[die].queue;
-        if s.over_write_limit(die) {
+        if s.over_write_limit(die, now) {
             return;
         }
         let o = &self.ops[op];
@@ -836,6 +836,10 @@ impl EventCore {
         let ipc = s.config.program == ProgramSuspension::Ipc;
         let (rng, p_ach) = (&mut s.rng, s.config.p_ach);
         let Some(suspend) = run.suspend(now, ipc, &s.phases, || Suspension::achieved(rng, p_ach)) else { return };
+        if s.over_write_limit(die, suspend.at) {
+            // The oldest write will have waited too long when the die could serve the read.
+            return;
+        }
         s.current[die] = Some(PeRun { suspensions: run.suspensions + 1, ..suspend.rest });
         if let Some(stats) = self.pe_stats.as_mut() {
             match (run.kind, by_read) {
@@ -952,7 +956,8 @@ impl EventCore {
                 let ispp_start = self.transfer_end(op);
                 let mut end = ispp_start + self.costs.program_array;
                 if let Some(s) = self.suspension.as_deref_mut() {
-                    s.writes_waiting[die] -= 1;
+                    let dispatched = self.requests[self.ops[op].request].dispatched.at;
+                    s.writes_waiting[die].started(op, dispatched);
                 }
                 if let Some(s) = self.suspension.as_deref_mut().filter(|s| s.runs) {
                     let run = PeRun::program(op, now, ispp_start, &s.phases);
@@ -983,7 +988,7 @@ impl EventCore {
     fn next_under_suspension(&mut self, die: usize) -> Option<Next> {
         let s = self.suspension.as_deref().expect("suspension is on");
         let queue = &mut self.dies[die].queue;
-        let over = s.over_write_limit(die);
+        let over = s.over_write_limit(die, self.now);
         if !over {
             if let Some(read) = queue.pop_read() {
                 return Some(Next::Start(read));
@@ -1594,6 +1599,53 @@ mod tests {
         assert!(free[2].1 < PROGRAM, "the read preempts: {free:?}");
         let limited = run(&mut suspending("program = \"ipc\"\nmax_write_queue = 1"), requests);
         assert_eq!(limited, [(0, PROGRAM), (PROGRAM, 2 * PROGRAM), (2 * PROGRAM, 2 * PROGRAM + READ)]);
+    }
+
+    #[test]
+    fn the_write_wait_limit_stops_reads_preempting_until_the_oldest_write_starts() {
+        // A program of block 0; one of block 2, dispatched at 10 us, waits behind it; a read of
+        // block 4 at 100 us; another read (block 6) while the second write runs.
+        let timeline: &[Timed] = &[
+            (0, &[(OpKind::Program, Purpose::Host, 0)]),
+            (10 * US, &[(OpKind::Program, Purpose::Host, 8)]),
+            (100 * US, &[(OpKind::Read, Purpose::Host, 16)]),
+            (PROGRAM + 100 * US, &[(OpKind::Read, Purpose::Host, 24)]),
+        ];
+        // The read at 100 us falls in the reset window of the program's second pulse: the die
+        // is free for it at 100.96 us, when the waiting write has waited 90.96 us.
+        let limited = |limit: &str| suspending(&format!("program = \"ipc\"\nmax_write_wait_us = {limit}"));
+        let at_limit = run(&mut limited("90.96"), timeline);
+        assert_eq!(at_limit[2], (100_960, 100_960 + READ), "a wait of exactly the limit: the read preempts");
+        let mut core = limited("90.959");
+        let past = run(&mut core, timeline);
+        assert_eq!(past[0], (0, PROGRAM), "1 ns past the limit the read does not preempt");
+        assert_eq!(past[1].0, PROGRAM, "and the waiting write goes before it");
+        // Once that write has started no write waits: the next read preempts it, and the
+        // queued one is served first.
+        assert!(past[2].1 < past[3].1 && past[3].1 < past[1].1, "{past:?}");
+        assert_eq!(core.pe_stats.as_ref().unwrap().preemptions, 1);
+    }
+
+    #[test]
+    fn the_write_wait_limit_stops_rps_serving_reads_first() {
+        // Plain RPS: a read queued behind a program goes before the write queued earlier, unless
+        // that write has waited longer than the limit when the die falls free (230.96 us).
+        let rps = |limit: &str| {
+            device_with(2, 1, "rps", false, &format!("[device.timing.suspension]\nmax_write_wait_us = {limit}"))
+        };
+        let timeline: &[Timed] = &[
+            (0, &[(OpKind::Program, Purpose::Host, 0)]),
+            (10 * US, &[(OpKind::Program, Purpose::Host, 8)]),
+            (20 * US, &[(OpKind::Read, Purpose::Host, 16)]),
+            // Waits 100 us when the second write ends.
+            (2 * PROGRAM - 100 * US, &[(OpKind::Program, Purpose::Host, 32)]),
+        ];
+        let at_limit = run(&mut rps("230.96"), timeline);
+        assert_eq!(at_limit[..3], [(0, PROGRAM), (PROGRAM + READ, 2 * PROGRAM + READ), (PROGRAM, PROGRAM + READ)]);
+        let past = run(&mut rps("230.959"), timeline);
+        assert_eq!(past[..2], [(0, PROGRAM), (PROGRAM, 2 * PROGRAM)]);
+        // Then the write waiting is within the limit again: the read goes first.
+        assert_eq!(past[2..], [(2 * PROGRAM, 2 * PROGRAM + READ), (2 * PROGRAM + READ, 3 * PROGRAM + READ)]);
     }
 
     #[test]

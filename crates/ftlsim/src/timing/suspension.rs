@@ -14,6 +14,8 @@
 //! re-biases the wires (`T_vr`) and applies the pulse time left; a cancelled erase verify is
 //! redone.
 
+use std::collections::BTreeSet;
+
 use serde::{Deserialize, Serialize};
 
 use super::Nanos;
@@ -95,6 +97,11 @@ pub struct SuspensionConfig {
     /// under plain `rps`. 0 = no limit (paper 001 Fig. 3.9 sweeps 16-512).
     #[serde(default)]
     pub max_write_queue: u32,
+    /// The overhead limit by age (spec 3.6: "the oldest write's wait"): once the oldest write
+    /// waiting on a die has waited longer than this since its dispatch, reads lose their
+    /// priority until it starts; also under plain `rps`. Microseconds; 0 = no limit.
+    #[serde(default)]
+    pub max_write_wait_us: f64,
 }
 
 fn default_watermark() -> f64 {
@@ -110,6 +117,7 @@ impl Default for SuspensionConfig {
             write_suspends_erase: false,
             wse_watermark: default_watermark(),
             max_write_queue: 0,
+            max_write_wait_us: 0.0,
         }
     }
 }
@@ -118,6 +126,22 @@ impl SuspensionConfig {
     /// Whether anything may be suspended.
     pub fn enabled(&self) -> bool {
         self.erase || self.program != ProgramSuspension::None || self.write_suspends_erase
+    }
+
+    /// Whether an overhead limit takes reads' priority away when writes wait too long or too many.
+    pub fn limits_writes(&self) -> bool {
+        self.max_write_queue > 0 || self.max_write_wait_us > 0.0
+    }
+
+    /// Whether a die's waiting writes are over a limit at `now`: reads lose their priority.
+    #[inline]
+    pub fn over_limit(&self, writes: &WriteBacklog, now: Nanos) -> bool {
+        let queue = self.max_write_queue > 0 && writes.count >= self.max_write_queue;
+        let wait = || {
+            let limit = (self.max_write_wait_us * 1000.0).round() as Nanos;
+            writes.oldest.first().is_some_and(|&(at, _)| now.saturating_sub(at) > limit)
+        };
+        queue || (self.max_write_wait_us > 0.0 && wait())
     }
 
     /// Checks the suspension settings against the device (called from the configuration's
@@ -136,6 +160,12 @@ impl SuspensionConfig {
             return Err(SimError::config(
                 "device.timing.suspension.wse_watermark",
                 format!("must be a fraction of the exported space in [0, 1), found {:?}", self.wse_watermark),
+            ));
+        }
+        if !self.max_write_wait_us.is_finite() || self.max_write_wait_us < 0.0 {
+            return Err(SimError::config(
+                "device.timing.suspension.max_write_wait_us",
+                format!("must be a time >= 0 us (0 = no limit), found {:?}", self.max_write_wait_us),
             ));
         }
         if self.enabled() {
@@ -200,6 +230,33 @@ impl PePhases {
             ));
         }
         Ok(())
+    }
+}
+
+/// The writes waiting on one die: programs issued and not yet started, whether queued or waiting
+/// for the one before on their block (the die's write queue of the overhead limit).
+#[derive(Debug, Clone, Default)]
+pub struct WriteBacklog {
+    count: u32,
+    /// (dispatch time, operation) of each, kept only under a wait limit: the first is the oldest.
+    oldest: BTreeSet<(Nanos, u32)>,
+}
+
+impl WriteBacklog {
+    /// Program `op`, dispatched at `at`, was issued to the die.
+    #[inline]
+    pub fn issued(&mut self, op: u32, at: Nanos, config: &SuspensionConfig) {
+        self.count += 1;
+        if config.max_write_wait_us > 0.0 {
+            self.oldest.insert((at, op));
+        }
+    }
+
+    /// Program `op`, dispatched at `at`, started.
+    #[inline]
+    pub fn started(&mut self, op: u32, at: Nanos) {
+        self.count -= 1;
+        self.oldest.remove(&(at, op));
     }
 }
 
@@ -490,6 +547,13 @@ mod tests {
             (&["device.timing.suspension.erase=true", "device.timing.scheduler=\"fifo\""], "device.timing.suspension"),
             (
                 &["device.timing.suspension.max_write_queue=16", "device.timing.scheduler=\"fifo\""],
+                "device.timing.suspension",
+            ),
+            (&["device.timing.suspension.max_write_wait_us=-1.0"], "device.timing.suspension.max_write_wait_us"),
+            (&["device.timing.suspension.max_write_wait_us=nan"], "device.timing.suspension.max_write_wait_us"),
+            (&["device.timing.suspension.max_write_wait_us=inf"], "device.timing.suspension.max_write_wait_us"),
+            (
+                &["device.timing.suspension.max_write_wait_us=500.0", "device.timing.scheduler=\"fifo\""],
                 "device.timing.suspension",
             ),
             (
