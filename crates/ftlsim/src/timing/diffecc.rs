@@ -122,7 +122,10 @@ impl DiffEccConfig {
         if self.program_us.windows(2).any(|w| w[1] <= w[0]) {
             return Err(SimError::config(
                 field("program_us"),
-                format!("must rise with the segments (a weaker code needs a slower program), found {:?}", self.program_us),
+                format!(
+                    "must rise with the segments (a weaker code needs a slower program), found {:?}",
+                    self.program_us
+                ),
             ));
         }
         if let Some(v) = self.decode_us.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
