@@ -14,6 +14,7 @@ mod scheduler;
 mod suspension;
 
 pub use costs::OpCosts;
+pub use diffecc::codes as diffecc_codes;
 pub use diffecc::{read_latency, split, DiffEccConfig, DiffEccStats, LoadScope, ModePolicy, Split, MODES};
 pub use event::{Completed, DieTimes, Dispatched, EventCore, Source};
 pub use fifo::FifoSingle;

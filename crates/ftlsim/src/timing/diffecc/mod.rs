@@ -15,6 +15,8 @@
 //! i + 1 crosses the bus while segment i is decoded. The die is held until the last segment is
 //! decoded, so that a read completes with its die (one event per die).
 
+pub mod codes;
+
 use serde::{Deserialize, Serialize};
 
 use super::scheduler::DieQueue;
