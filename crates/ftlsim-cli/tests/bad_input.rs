@@ -198,6 +198,12 @@ const CASES: &[Case] = &[
         files: &[],
         expect: &["device.timing.diffecc", "rps"],
     },
+    Case {
+        name: "diffecc-codes with 2 program times",
+        args: &["diffecc-codes", "--program-us", "500,538"],
+        files: &[],
+        expect: &["--program-us", "4 times"],
+    },
     // Configuration files.
     Case {
         name: "missing config file",
