@@ -8,6 +8,7 @@
 
 mod costs;
 mod diffecc;
+mod cpu;
 mod event;
 mod fifo;
 mod scheduler;
@@ -16,6 +17,7 @@ mod suspension;
 pub use costs::OpCosts;
 pub use diffecc::codes as diffecc_codes;
 pub use diffecc::{read_latency, split, DiffEccConfig, DiffEccStats, LoadScope, ModePolicy, Split, MODES};
+pub use cpu::CpuTimes;
 pub use event::{Completed, DieTimes, Dispatched, EventCore, Source};
 pub use fifo::FifoSingle;
 pub use scheduler::{Class, DieQueue, SchedulerKind};
@@ -202,6 +204,15 @@ impl TimingEngine {
         match self {
             TimingEngine::FifoSingle { model, .. } => model.busy,
             TimingEngine::Parallel(core) => core.times.busy_ns.iter().copied().max().unwrap_or(0),
+        }
+    }
+
+    /// Time each of the controller's CPUs spent on tasks so far: the CPUs of `parallel`; the one
+    /// server of `fifo-single`, which is the controller too.
+    pub fn cpu_busy_ns(&self) -> Vec<Nanos> {
+        match self {
+            TimingEngine::FifoSingle { model, .. } => vec![model.cpu_busy],
+            TimingEngine::Parallel(core) => core.cpu_times().busy_ns.clone(),
         }
     }
 
