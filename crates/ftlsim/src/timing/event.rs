@@ -23,8 +23,8 @@
 use std::collections::VecDeque;
 use std::num::NonZeroU32;
 
-use super::diffecc::{DiffEcc, QueueLoad};
 use super::cpu::{CpuTimes, Cpus};
+use super::diffecc::{DiffEcc, QueueLoad};
 use super::scheduler::{Class, DieQueue, SchedulerKind};
 use super::suspension::{PeKind, PeRun, PhaseCosts, ProgramSuspension, SuspensionConfig, SuspensionStats};
 use super::{Nanos, OpCosts, PlaneRegisters, Served};
@@ -549,7 +549,10 @@ impl EventCore {
                 from_controller: false,
                 waiting: 0,
                 sectors: op.sectors,
-                mode: self.diffecc.as_deref().map_or(0, |d| d.submitted_mode(op, ops)),
+                mode: self.diffecc.as_deref().map_or(0, |d| {
+                    d.prefetch(op);
+                    d.submitted_mode(op, ops)
+                }),
             });
             if let Some(dep) = op.dep {
                 let before = self.submitting[dep.get()];

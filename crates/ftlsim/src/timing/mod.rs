@@ -7,17 +7,17 @@
 //! operations in flight; [`event`]).
 
 mod costs;
-mod diffecc;
 mod cpu;
+mod diffecc;
 mod event;
 mod fifo;
 mod scheduler;
 mod suspension;
 
 pub use costs::OpCosts;
+pub use cpu::CpuTimes;
 pub use diffecc::codes as diffecc_codes;
 pub use diffecc::{read_latency, split, DiffEccConfig, DiffEccStats, LoadScope, ModePolicy, Split, MODES};
-pub use cpu::CpuTimes;
 pub use event::{Completed, DieTimes, Dispatched, EventCore, Source};
 pub use fifo::FifoSingle;
 pub use scheduler::{Class, DieQueue, SchedulerKind};

@@ -362,6 +362,15 @@ impl DiffEcc {
         self.modes.len()
     }
 
+    /// Asks for the mode of the page `op` reads or programs, which its die will look up later
+    /// (a hint: the table is large and accessed at random).
+    #[inline]
+    pub fn prefetch(&self, op: &FlashOp) {
+        if matches!(op.kind, OpKind::Read | OpKind::Program) {
+            crate::mem::prefetch(&self.modes[op.ppn.index()]);
+        }
+    }
+
     /// The mode a program submitted as `op` (of request `ops`) runs in, when it is not chosen
     /// at dispatch (0: a host write, chosen then). GC relocations run in N = 1, or in the mode
     /// of the page they move with `preserve_mode`; mapping and metadata pages in N = 1.
