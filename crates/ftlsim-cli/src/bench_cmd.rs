@@ -104,6 +104,27 @@ const AGED_RPS_CH3: &[&str] = &[
     "gc.background_free_blocks=0",
     "gc.free_blocks_low=286",
 ];
+/// `AGED_RPS` with paper 001 chapter 2's timing (500 us programs, 100 MB/s bus), DiffECC off.
+const AGED_RPS_CH2: &[&str] = &[
+    "precondition.mode=\"age\"",
+    "precondition.age_factor=1.0",
+    "buffer.size_mb=0",
+    "gc.background_free_blocks=0",
+    "gc.free_blocks_low=286",
+    "device.latency.program_us=500.0",
+    "device.latency.bus_ns_per_byte=10.0",
+];
+/// `AGED_RPS_CH2` with DiffECC's controlled switching (Table 2.3's modes, per chip).
+const AGED_DIFFECC: &[&str] = &[
+    "precondition.mode=\"age\"",
+    "precondition.age_factor=1.0",
+    "buffer.size_mb=0",
+    "gc.background_free_blocks=0",
+    "gc.free_blocks_low=286",
+    "device.latency.program_us=500.0",
+    "device.latency.bus_ns_per_byte=10.0",
+    "device.timing.diffecc.policy=\"controlled\"",
+];
 
 /// Uniform random 4 KB requests, 30% reads, arriving every 20 us (an open loop that keeps every
 /// die busy, so reads find programs and erases under way).
@@ -166,6 +187,21 @@ const SCENARIOS: &[Scenario] = &[
         ftl: "pftl",
         preset: "ssd16-ch3-mlc",
         sets: AGED_PES_IPC,
+        stream: random_mixed,
+    },
+    // Paper 001 chapter 2 (issue 19): the same stream without and with DiffECC.
+    Scenario {
+        name: "random 4K 30% reads (aged, RPS, ch2 timing)",
+        ftl: "pftl",
+        preset: "ssd16",
+        sets: AGED_RPS_CH2,
+        stream: random_mixed,
+    },
+    Scenario {
+        name: "random 4K 30% reads (aged, DiffECC, ch2 timing)",
+        ftl: "pftl",
+        preset: "ssd16",
+        sets: AGED_DIFFECC,
         stream: random_mixed,
     },
     Scenario { name: "oltp-mix 50% reads", ftl: "optimal", preset: "mlc8g", sets: &[], stream: mixed_half_reads },

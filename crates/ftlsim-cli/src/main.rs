@@ -2,6 +2,7 @@
 //! Every error exits with code 2 and one line on stderr naming what is wrong.
 
 mod bench_cmd;
+mod codes_cmd;
 mod experiment_cmd;
 mod gen_cmd;
 mod output;
@@ -114,6 +115,9 @@ enum Command {
     },
     /// Write a synthetic trace (generator spec or paper-trace stand-in) to a file.
     Gen(gen_cmd::GenArgs),
+    /// DiffECC's reliability model: Table 2.2's codes and the ISPP step each write mode needs
+    /// (paper 001 sections 2.2-2.3).
+    DiffeccCodes(codes_cmd::CodesArgs),
     /// List FTLs, device presets, trace formats or synthetic workloads.
     List {
         #[arg(value_enum, default_value = "all")]
@@ -406,6 +410,7 @@ fn main_inner(cli: Cli) -> Result<()> {
         Command::Bench { requests, only, json } => bench_cmd::bench(requests, only.as_deref(), json),
         Command::Trace { command } => trace_cmd::run(command),
         Command::Gen(args) => gen_cmd::run(args),
+        Command::DiffeccCodes(args) => codes_cmd::run(args),
         Command::List { what } => {
             list(what);
             Ok(())

@@ -178,6 +178,15 @@ pub fn run_table(r: &RunResult) -> String {
         rows.push(vec!["  mean wait for the suspension point (us)".into(), opt(s.mean_wait_for_suspension_us, 2)]);
         rows.push(vec!["device write latency, mean (us)".into(), opt(s.mean_device_write_us, 1)]);
     }
+    if let Some(e) = &m.diffecc {
+        let modes = |c: &ftlsim::metrics::ModeCounts| format!("{} / {} / {} / {}", c.n1, c.n2, c.n4, c.n8);
+        rows.push(vec!["DiffECC writes in N = 1 / 2 / 4 / 8".into(), modes(&e.writes_by_mode)]);
+        rows.push(vec!["  reads of pages in N = 1 / 2 / 4 / 8".into(), modes(&e.reads_by_mode)]);
+        rows.push(vec![
+            "  T_idle_avg device / die (ms)".into(),
+            format!("{} / {}", opt(e.t_idle_avg_ms, 3), opt(e.die_t_idle_avg_ms, 3)),
+        ]);
+    }
     if m.recovery.events > 0 {
         rows.push(vec![
             "recovery pages read (RP)".into(),

@@ -120,6 +120,18 @@ pub fn stats_table(s: &TraceStats) -> String {
             format!("{:.2}", s.mapping_cache.hit_percent),
         ],
         vec!["WR_max: page reads of written pages (%)".into(), format!("{:.2}", s.wr_max_percent)],
+        vec!["WR_max by read request (%)".into(), format!("{:.2}", s.wr_max_request_percent)],
+        vec![
+            "idle slots (gaps between arrivals): count, mean (ms)".into(),
+            format!("{}, {:.3}", s.idle_slots.slots, s.idle_slots.mean_ms),
+        ],
+        vec![
+            format!(
+                "  longer than {} ms (%)",
+                s.idle_slots.longer_than.iter().map(|t| t.ms.to_string()).collect::<Vec<_>>().join(" / ")
+            ),
+            s.idle_slots.longer_than.iter().map(|t| format!("{:.1}", t.percent)).collect::<Vec<_>>().join(" / "),
+        ],
         vec!["address range (bytes)".into(), format!("{} .. {}", s.min_offset_bytes, s.max_end_bytes)],
         vec!["duration (s)".into(), format!("{:.3}", s.duration_s)],
         vec![

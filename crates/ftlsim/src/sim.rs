@@ -701,7 +701,8 @@ impl Simulation {
     pub fn result(&mut self, workload: &str, description: serde_json::Value, wall_seconds: f64) -> Result<RunResult> {
         self.finish_requests()?;
         let buffer_bytes = self.buffer.as_ref().map_or(0, WriteBuffer::state_bytes);
-        let state_bytes = (self.flash.state_bytes() + self.ftl.state_bytes() + buffer_bytes) as u64;
+        let timing_bytes = self.timing.state_bytes();
+        let state_bytes = (self.flash.state_bytes() + self.ftl.state_bytes() + buffer_bytes + timing_bytes) as u64;
         let report = Report::build(ReportInputs {
             collector: &self.collector,
             ops: &self.ops,
@@ -715,6 +716,7 @@ impl Simulation {
             buffer: self.buffer.as_ref().map(|b| b.stats.since(&self.buffer_base)),
             dies: self.timing.die_times().map(|times| (times, self.background_gc_victims)),
             suspension: self.timing.suspension_stats(),
+            diffecc: self.timing.diffecc_stats(),
             cpu_busy_ns: self.timing.cpu_busy_ns(),
             plane_register_hits: self.timing.register_hits(),
             busiest_busy_ns: self.timing.busiest_busy_ns(),

@@ -70,6 +70,22 @@ fn suspending(ftl: &FtlInfo) -> Result<Config, SimError> {
     least_spare_device_for(ftl, 2, 2, 16, 16, 4, &extra.map(String::from))
 }
 
+/// `parallel`'s device with DiffECC (paper 001 chapter 2): every host write in N = 4 (the
+/// workload keeps the device busy, so controlled switching would find no idle time), GC
+/// relocations keep the mode of the page they move, reads decode their page's segments.
+fn diffecc(ftl: &FtlInfo) -> Result<Config, SimError> {
+    let extra = [
+        "device.allocation_unit=\"plane\"",
+        "device.timing.model=\"parallel\"",
+        "device.timing.scheduler=\"rps\"",
+        "device.latency.program_us=500.0",
+        "device.timing.diffecc.policy=\"fixed\"",
+        "device.timing.diffecc.segments=4",
+        "device.timing.diffecc.preserve_mode=true",
+    ];
+    least_spare_device_for(ftl, 2, 2, 16, 16, 4, &extra.map(String::from))
+}
+
 /// The standard device, its power losses striking inside requests (between the flash operations
 /// of a request, interrupting a program if one is under way).
 fn cut_inside(ftl: &FtlInfo) -> Result<Config, SimError> {
@@ -190,6 +206,7 @@ pub const WORKLOADS: &[Workload] = &[
     Workload { name: "mixed_read_write", device: standard, requests: mixed },
     Workload { name: "mixed_parallel_cost_benefit", device: parallel, requests: mixed },
     Workload { name: "mixed_parallel_suspension", device: suspending, requests: mixed },
+    Workload { name: "mixed_parallel_diffecc", device: diffecc, requests: mixed },
     Workload { name: "trims", device: standard, requests: trims },
     Workload { name: "power_cuts_inside_requests", device: cut_inside, requests: mixed },
     Workload { name: "tiny_device_constant_gc", device: tiny, requests: overwrites },

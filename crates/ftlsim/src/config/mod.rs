@@ -88,6 +88,9 @@ pub struct TimingConfig {
     /// P/E suspension (paper 001 chapter 3; `parallel` with `rps` only).
     #[serde(default)]
     pub suspension: crate::timing::SuspensionConfig,
+    /// DiffECC's write modes and segmented reads (paper 001 chapter 2; `parallel` with `rps`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diffecc: Option<crate::timing::DiffEccConfig>,
 }
 
 /// The pages whose translation pages a demand-based FTL's directory (GTD) has entries for, in
@@ -653,6 +656,22 @@ impl Config {
                 "device.timing.suspension",
                 "needs device.timing.model = \"parallel\" and device.timing.scheduler = \"rps\" (it builds on read priority)",
             ));
+        }
+        if let Some(diffecc) = &t.diffecc {
+            diffecc.validate(d.latency.program_us)?;
+            if !read_priority {
+                return Err(SimError::config(
+                    "device.timing.diffecc",
+                    "needs device.timing.model = \"parallel\" and device.timing.scheduler = \"rps\" (reads wait in \
+                     the priority queue, writes in the base queue its load estimate counts)",
+                ));
+            }
+            if t.suspension.enabled() {
+                return Err(SimError::config(
+                    "device.timing.diffecc",
+                    "cannot be combined with device.timing.suspension (a suspended program's phases ignore its write mode)",
+                ));
+            }
         }
         if d.timing.model == TimingModelKind::FifoSingle {
             let parallel_only = [

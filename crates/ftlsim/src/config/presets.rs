@@ -11,6 +11,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("fastsc", include_str!("presets/fastsc.toml")),
     ("fastsc-80g", include_str!("presets/fastsc-80g.toml")),
     ("ssd16", include_str!("presets/ssd16.toml")),
+    ("ssd16-ch2", include_str!("presets/ssd16-ch2.toml")),
     ("ssd16-ch3-slc", include_str!("presets/ssd16-ch3-slc.toml")),
     ("ssd16-ch3-mlc", include_str!("presets/ssd16-ch3-mlc.toml")),
     ("tlc-nvme", include_str!("presets/tlc-nvme.toml")),

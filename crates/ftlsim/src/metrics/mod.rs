@@ -18,7 +18,7 @@ pub use flash_time::FlashTimeReport;
 pub use merges::{MergeReport, MergeStats};
 pub use model::{FlashTimes, GcStats, TimeModel, WaCounts, WaModel};
 pub use report::{
-    CacheReport, EraseCountStats, FlashCounts, HostReport, LatencySummary, RecoveryReport, Report, ResponseTimes,
-    SimulationReport, SATURATED,
+    CacheReport, DiffEccReport, EraseCountStats, FlashCounts, HostReport, LatencySummary, ModeCounts, RecoveryReport,
+    Report, ResponseTimes, SimulationReport, SATURATED,
 };
 pub use spare_map::{SpareMapReport, SpareMapStats};

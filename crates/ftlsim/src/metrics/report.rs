@@ -195,6 +195,9 @@ pub struct Report {
     /// P/E suspension (present when the device describes its P/E phases, `device.timing.phases`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suspension: Option<SuspensionReport>,
+    /// DiffECC's write modes and reads per mode (`device.timing.diffecc`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diffecc: Option<DiffEccReport>,
     pub recovery: RecoveryReport,
     pub sram: Vec<SramItem>,
     pub sram_total_bytes: u64,
@@ -317,6 +320,58 @@ impl SuspensionReport {
     }
 }
 
+/// Counts per DiffECC write mode: N = 1, 2, 4, 8 segments per page.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ModeCounts {
+    pub n1: u64,
+    pub n2: u64,
+    pub n4: u64,
+    pub n8: u64,
+}
+
+impl ModeCounts {
+    fn new(c: [u64; 4]) -> Self {
+        ModeCounts { n1: c[0], n2: c[1], n4: c[2], n8: c[3] }
+    }
+}
+
+/// What DiffECC did (paper 001 Figs. 2.11-2.12, Table 2.4's T_idle_avg).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DiffEccReport {
+    /// Host page programs per write mode (Fig. 2.11).
+    pub writes_by_mode: ModeCounts,
+    /// Page reads served by the flash per mode of the page read (Fig. 2.12).
+    pub reads_by_mode: ModeCounts,
+    /// Host page programs in a slow mode (N > 1), over all of them.
+    pub slow_write_fraction: Option<f64>,
+    /// Segments a flash read transferred and decoded, on average.
+    pub mean_read_segments: Option<f64>,
+    /// Idle slots of the device (no die working) and their mean length, T_idle_avg.
+    pub device_idle_slots: u64,
+    pub t_idle_avg_ms: Option<f64>,
+    /// Idle slots of the dies and their mean length (what per-chip switching samples).
+    pub die_idle_slots: u64,
+    pub die_t_idle_avg_ms: Option<f64>,
+}
+
+impl DiffEccReport {
+    fn new(s: &crate::timing::DiffEccStats) -> Self {
+        let mean_ms = |ns: u128, n: u64| (n > 0).then(|| ns as f64 / n as f64 / 1e6);
+        let writes: u64 = s.writes_by_mode.iter().sum();
+        let reads: u64 = s.reads_by_mode.iter().sum();
+        DiffEccReport {
+            writes_by_mode: ModeCounts::new(s.writes_by_mode),
+            reads_by_mode: ModeCounts::new(s.reads_by_mode),
+            slow_write_fraction: ratio(writes - s.writes_by_mode[0], writes),
+            mean_read_segments: ratio(s.read_segments, reads),
+            device_idle_slots: s.device_idle_slots,
+            t_idle_avg_ms: mean_ms(s.device_idle_ns, s.device_idle_slots),
+            die_idle_slots: s.die_idle_slots,
+            die_t_idle_avg_ms: mean_ms(s.die_idle_ns, s.die_idle_slots),
+        }
+    }
+}
+
 fn ratio(a: u64, b: u64) -> Option<f64> {
     (b != 0).then(|| a as f64 / b as f64)
 }
@@ -335,6 +390,7 @@ pub struct ReportInputs<'a> {
     pub buffer: Option<crate::controller::BufferStats>,
     pub dies: Option<(&'a crate::timing::DieTimes, u64)>,
     pub suspension: Option<&'a crate::timing::SuspensionStats>,
+    pub diffecc: Option<crate::timing::DiffEccStats>,
     /// Time each CPU spent on tasks.
     pub cpu_busy_ns: Vec<u64>,
     pub plane_register_hits: u64,
@@ -459,6 +515,7 @@ impl Report {
             clusters: i.gc_stats.clusters.map(ClusterReport::new),
             spare_map: i.spare_map.map(super::SpareMapReport::new),
             suspension: i.suspension.map(SuspensionReport::new),
+            diffecc: i.diffecc.as_ref().map(DiffEccReport::new),
             recovery: i.recovery,
             sram: i.sram,
             sram_total_bytes,

@@ -28,6 +28,7 @@ use std::collections::VecDeque;
 use std::num::NonZeroU32;
 
 use super::cpu::{CpuTimes, Cpus};
+use super::diffecc::{DiffEcc, QueueLoad};
 use super::scheduler::{Class, DieQueue, SchedulerKind};
 use super::suspension::{
     PeKind, PeRun, PhaseCosts, ProgramSuspension, SuspensionConfig, SuspensionStats, WriteBacklog,
@@ -35,7 +36,7 @@ use super::suspension::{
 use super::{Nanos, OpCosts, PlaneRegisters, Served};
 use crate::config::DeviceConfig;
 use crate::controller::CpuServers;
-use crate::flash::{FlashOp, OpKind, Ppn, Purpose};
+use crate::flash::{FlashOp, OpKind, Ppn, Purpose, Sectors};
 use crate::host::PageRequest;
 
 /// A request as the host dispatched it to the device.
@@ -80,7 +81,7 @@ enum Phase {
 }
 
 /// An operation's place in the list of operations in flight, stored as index + 1 so that
-/// `Option<Slot>` takes four bytes (an operation in flight takes 44).
+/// `Option<Slot>` takes four bytes (an operation in flight takes 48).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Slot(NonZeroU32);
 
@@ -152,6 +153,10 @@ struct InFlight {
     /// Predecessors not yet completed: its chain predecessor, a program or erase of its block
     /// it must follow, the reads an erase must follow (counted as one).
     waiting: u32,
+    /// The sectors of its page a host read needs (DiffECC decodes only their segments).
+    sectors: Option<Sectors>,
+    /// DiffECC: a program's write mode, 0 for a host write (chosen when its die takes it).
+    mode: u8,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -331,6 +336,8 @@ pub struct EventCore {
     suspension: Option<Box<Suspension>>,
     /// What suspension did; present when the device describes its P/E phases.
     pub(crate) pe_stats: Option<SuspensionStats>,
+    /// DiffECC's write modes and segmented reads (`device.timing.diffecc`).
+    pub(crate) diffecc: Option<Box<DiffEcc>>,
     policy: SchedulerKind,
     copy_back: bool,
     pub(crate) registers: PlaneRegisters,
@@ -405,6 +412,11 @@ impl EventCore {
             })
         });
         EventCore {
+            diffecc: device
+                .timing
+                .diffecc
+                .as_ref()
+                .map(|c| Box::new(DiffEcc::new(c, &costs, g.channels, g.total_dies()))),
             suspension,
             pe_stats: costs.phases.map(|_| SuspensionStats::default()),
             policy: device.timing.scheduler,
@@ -564,6 +576,11 @@ impl EventCore {
                 counted_read: false,
                 from_controller: false,
                 waiting: 0,
+                sectors: op.sectors,
+                mode: self.diffecc.as_deref().map_or(0, |d| {
+                    d.prefetch(op);
+                    d.submitted_mode(op, ops)
+                }),
             });
             if let Some(dep) = op.dep {
                 let before = self.submitting[dep.get()];
@@ -899,8 +916,13 @@ impl EventCore {
             // A copy-back: the page stays in the plane's register.
             return self.now;
         }
-        let time = if o.kind == OpKind::SpareRead { self.costs.spare_transfer } else { self.costs.page_transfer };
         let channel = self.channel_of[self.die_of(op)] as usize;
+        if let Some(d) = self.diffecc.as_deref_mut().filter(|_| o.kind == OpKind::Read) {
+            let (bus_end, decoded) = d.read_out(channel, o.ppn, o.sectors, self.bus_free[channel], self.now);
+            self.bus_free[channel] = bus_end;
+            return decoded;
+        }
+        let time = if o.kind == OpKind::SpareRead { self.costs.spare_transfer } else { self.costs.page_transfer };
         let end = self.bus_free[channel].max(self.now) + time;
         self.bus_free[channel] = end;
         end
@@ -924,6 +946,9 @@ impl EventCore {
         let Some(op) = op else {
             self.events.clear(die);
             self.dies[die].since = now;
+            if let Some(d) = self.diffecc.as_deref_mut() {
+                d.fell_idle(die, now);
+            }
             if self.watch_idle {
                 self.fell_idle.push(die as u32);
             }
@@ -938,6 +963,9 @@ impl EventCore {
         }
         d.current = Some(op);
         d.since = now;
+        if let Some(d) = self.diffecc.as_deref_mut() {
+            d.took_work(die, now);
+        }
         let o = &self.ops[op];
         let (kind, plane, ppn) = (o.kind, o.plane, o.ppn);
         let request = &mut self.requests[o.request];
@@ -954,7 +982,7 @@ impl EventCore {
             OpKind::Program => {
                 self.registers.program(plane, ppn);
                 let ispp_start = self.transfer_end(op);
-                let mut end = ispp_start + self.costs.program_array;
+                let mut end = ispp_start + self.program_time(die, op);
                 if let Some(s) = self.suspension.as_deref_mut() {
                     let dispatched = self.requests[self.ops[op].request].dispatched.at;
                     s.writes_waiting[die].started(op, dispatched);
@@ -968,6 +996,9 @@ impl EventCore {
             }
             OpKind::Erase => {
                 self.registers.erase(plane, ppn, self.costs.geometry.pages_per_block);
+                if let Some(d) = self.diffecc.as_deref_mut() {
+                    d.erased(ppn, self.costs.geometry.pages_per_block);
+                }
                 let mut end = now + self.costs.erase;
                 if let Some(s) = self.suspension.as_deref_mut().filter(|s| s.runs) {
                     let run = PeRun::erase(op, now, &s.phases);
@@ -978,6 +1009,20 @@ impl EventCore {
             }
             OpKind::Compute(_) => unreachable!("CPU work runs on a CPU, not a die"),
         }
+    }
+
+    /// The array time of the program `op` that `die` takes now: by its DiffECC write mode (a host
+    /// write's chosen now, from the die's queues or the device's), or the device's.
+    #[inline]
+    fn program_time(&mut self, die: usize, op: u32) -> Nanos {
+        let Some(d) = self.diffecc.as_deref_mut() else { return self.costs.program_array };
+        let dies = &self.dies;
+        let load = |device: bool| match device {
+            false => QueueLoad::of([&dies[die].queue]),
+            true => QueueLoad::of(dies.iter().map(|d| &d.queue)),
+        };
+        let o = &self.ops[op];
+        d.program(die, o.ppn, o.mode, load, self.now)
     }
 
     /// What idle `die` takes next under P/E suspension (spec 3.6): reads first (all of them,
@@ -1026,6 +1071,9 @@ impl EventCore {
         }
         d.current = Some(run.op);
         d.since = now;
+        if let Some(d) = self.diffecc.as_deref_mut() {
+            d.took_work(die, now);
+        }
         self.phase_ends(die, Phase::Finishing, end);
     }
 
@@ -1214,6 +1262,63 @@ mod tests {
     /// [`serve`] with every operation a chain of its own, as (start, finish) pairs.
     fn run(core: &mut EventCore, requests: &[Timed]) -> Vec<(Nanos, Nanos)> {
         serve(core, requests, false).iter().map(|s| (s.start, s.finish)).collect()
+    }
+
+    /// The two-die device with DiffECC (Table 2.3's modes on its 200 us baseline program).
+    fn diffecc(settings: &str) -> EventCore {
+        let table = format!("[device.timing.diffecc]\nprogram_us = [200.0, 538.0, 606.0, 754.0]\n{settings}");
+        device_with(2, 1, "rps", false, &table)
+    }
+
+    /// Submits one request of one chain of `ops` at `at`, the host operations touching `sectors`.
+    fn submit_chain(core: &mut EventCore, index: u64, at: Nanos, ops: &[Op], sectors: Option<crate::flash::Sectors>) {
+        let mut log = OpLog::new();
+        for &(kind, purpose, ppn) in ops {
+            log.push(kind, purpose, Ppn::new(ppn));
+        }
+        if let Some(sectors) = sectors {
+            log.set_host_sectors(0, sectors);
+        }
+        core.advance_to(at);
+        core.submit(request(index, at), log.ops());
+    }
+
+    fn finishes(core: &mut EventCore) -> Vec<Nanos> {
+        core.drain();
+        let mut done: Vec<_> = std::iter::from_fn(|| core.pop_completed()).collect();
+        done.sort_by_key(|c| c.dispatched.index);
+        done.iter().map(|c| c.served.finish - c.dispatched.at).collect()
+    }
+
+    /// Paper 001 chapter 2: a host write in N = 8 programs for 754 us; reads of its page transfer
+    /// and decode the segments they need (Table 2.3, spec 2.4.3); a GC relocation runs in N = 1,
+    /// and reads of the moved page decode it whole.
+    #[test]
+    fn diffecc_programs_by_write_mode_and_reads_by_page_mode_and_sectors() {
+        let mut core = diffecc("policy = \"fixed\"\nsegments = 8");
+        let one_sector = crate::flash::Sectors { first: 3, count: std::num::NonZeroU8::new(1).unwrap() };
+        submit_chain(&mut core, 0, 0, &[(OpKind::Program, Purpose::Host, 0)], None);
+        submit_chain(&mut core, 1, 1000 * US, &[(OpKind::Read, Purpose::Host, 0)], Some(one_sector));
+        submit_chain(&mut core, 2, 2000 * US, &[(OpKind::Read, Purpose::Host, 0)], None);
+        let relocation = [(OpKind::Read, Purpose::Gc, 0), (OpKind::Program, Purpose::Gc, 8)];
+        submit_chain(&mut core, 3, 3000 * US, &relocation, None);
+        submit_chain(&mut core, 4, 5000 * US, &[(OpKind::Read, Purpose::Host, 8)], None);
+        assert_eq!(finishes(&mut core), [XFER + 754_000, 35_900, 76_360, 76_360 + PROGRAM, READ + 41_200]);
+        let stats = core.diffecc.as_deref().unwrap().stats();
+        assert_eq!((stats.writes_by_mode, stats.reads_by_mode), ([0, 0, 0, 1], [1, 0, 0, 3]));
+    }
+
+    /// Controlled switching (spec 2.7.3) on one die with a 1 ms window: T_idle_avg is 0 until a
+    /// window with an idle slot closes, so the first two writes run in N = 1; the third sees the
+    /// 2.76 ms slot that ended at 3 ms (window [3, 4) ms), enough for N = 8.
+    #[test]
+    fn diffecc_switches_to_a_slow_mode_once_the_die_has_idle_time() {
+        let mut core = diffecc("window_ms = 1.0");
+        for (i, at) in [0, 3000 * US, 5000 * US].into_iter().enumerate() {
+            submit_chain(&mut core, i as u64, at, &[(OpKind::Program, Purpose::Host, i as u32)], None);
+        }
+        assert_eq!(finishes(&mut core), [PROGRAM, PROGRAM, XFER + 754_000]);
+        assert_eq!(core.diffecc.as_deref().unwrap().stats().writes_by_mode, [2, 0, 0, 1]);
     }
 
     #[test]
@@ -1443,8 +1548,8 @@ mod tests {
     }
 
     #[test]
-    fn an_operation_in_flight_takes_44_bytes() {
-        assert_eq!(std::mem::size_of::<InFlight>(), 44);
+    fn an_operation_in_flight_takes_48_bytes() {
+        assert_eq!(std::mem::size_of::<InFlight>(), 48);
     }
 
     #[test]

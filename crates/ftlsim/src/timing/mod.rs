@@ -8,6 +8,7 @@
 
 mod costs;
 mod cpu;
+mod diffecc;
 mod event;
 mod fifo;
 mod scheduler;
@@ -15,6 +16,8 @@ mod suspension;
 
 pub use costs::OpCosts;
 pub use cpu::CpuTimes;
+pub use diffecc::codes as diffecc_codes;
+pub use diffecc::{read_latency, split, DiffEccConfig, DiffEccStats, LoadScope, ModePolicy, Split, MODES};
 pub use event::{Completed, DieTimes, Dispatched, EventCore, Source};
 pub use fifo::FifoSingle;
 pub use scheduler::{Class, DieQueue, SchedulerKind};
@@ -120,6 +123,22 @@ impl TimingEngine {
         match self {
             TimingEngine::FifoSingle { .. } => None,
             TimingEngine::Parallel(core) => core.pe_stats.as_ref(),
+        }
+    }
+
+    /// What DiffECC did (`parallel` with `device.timing.diffecc`).
+    pub fn diffecc_stats(&self) -> Option<DiffEccStats> {
+        match self {
+            TimingEngine::FifoSingle { .. } => None,
+            TimingEngine::Parallel(core) => core.diffecc.as_deref().map(|d| d.stats()),
+        }
+    }
+
+    /// Bytes of timing state per physical page (DiffECC's mode table).
+    pub fn state_bytes(&self) -> usize {
+        match self {
+            TimingEngine::FifoSingle { .. } => 0,
+            TimingEngine::Parallel(core) => core.diffecc.as_deref().map_or(0, |d| d.state_bytes()),
         }
     }
 

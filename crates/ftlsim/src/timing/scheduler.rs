@@ -103,6 +103,12 @@ impl DieQueue {
         self.base.len()
     }
 
+    /// Reads waiting in RPS's priority queue.
+    #[inline]
+    pub fn read_len(&self) -> usize {
+        self.reads.len()
+    }
+
     #[inline]
     pub fn has_reads(&self) -> bool {
         !self.reads.is_empty()

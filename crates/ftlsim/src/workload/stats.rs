@@ -59,12 +59,37 @@ pub struct TraceStats {
     pub mapping_cache: MappingCacheStats,
     /// Page reads (4 KiB) of pages written earlier in the trace, percent of page reads (WR_max).
     pub wr_max_percent: f64,
+    /// WR_max weighted by request: each read request counts the share of its pages written
+    /// earlier, percent of read requests.
+    pub wr_max_request_percent: f64,
+    /// Idle slots: the gaps between consecutive arrivals (paper 001 Fig. 2.5, with service
+    /// time neglected: the trace's idle time, an upper bound of a device's).
+    pub idle_slots: IdleSlotCdf,
     /// Malformed lines skipped while reading.
     pub skipped_lines: u64,
     /// Lines read that hold no request: other blkparse events (plugs, completions, messages),
     /// SPC lines of ASUs not selected, a header.
     pub non_request_lines: u64,
 }
+
+/// The distribution of idle-slot lengths: how many, their mean, and the share longer than each
+/// of [`IDLE_SLOT_THRESHOLDS_MS`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IdleSlotCdf {
+    pub slots: u64,
+    pub mean_ms: f64,
+    pub longer_than: Vec<IdleSlotShare>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IdleSlotShare {
+    pub ms: f64,
+    /// Idle slots longer than `ms`, percent of idle slots.
+    pub percent: f64,
+}
+
+/// Where the idle-slot CDF is read (paper 001 Fig. 2.5 spans 0.1 ms to 1 s; 5 ms is the text's mark).
+pub const IDLE_SLOT_THRESHOLDS_MS: [f64; 8] = [0.1, 0.5, 1.0, 5.0, 10.0, 50.0, 100.0, 1000.0];
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MappingCacheStats {
@@ -170,6 +195,8 @@ pub struct StatsBuilder {
     written: PageSet,
     page_reads: u64,
     page_reads_of_written: u64,
+    /// Over read requests: the share of each one's pages written before, summed.
+    read_share_of_written: f64,
     cache: LruModel,
     min_offset: u64,
     max_end: u64,
@@ -191,6 +218,7 @@ impl Default for StatsBuilder {
             written: PageSet::default(),
             page_reads: 0,
             page_reads_of_written: 0,
+            read_share_of_written: 0.0,
             cache: LruModel::new(LruModel::PAPER000_DFTL.0, LruModel::PAPER000_DFTL.1),
             min_offset: u64::MAX,
             max_end: 0,
@@ -241,6 +269,7 @@ impl StatsBuilder {
         self.previous_end = Some(end);
         self.previous_end_kind[k] = Some(end);
         if r.kind != IoKind::Trim && r.len_bytes > 0 {
+            let (reads, of_written) = (self.page_reads, self.page_reads_of_written);
             for page in r.offset_bytes / FOOTPRINT_PAGE..=(end - 1) / FOOTPRINT_PAGE {
                 self.touched.insert(page);
                 if r.kind == IoKind::Write {
@@ -249,6 +278,10 @@ impl StatsBuilder {
                     self.page_reads += 1;
                     self.page_reads_of_written += self.written.contains(page) as u64;
                 }
+            }
+            if r.kind == IoKind::Read {
+                self.read_share_of_written +=
+                    (self.page_reads_of_written - of_written) as f64 / (self.page_reads - reads) as f64;
             }
             self.cache.request(r.offset_bytes, r.len_bytes);
         }
@@ -296,9 +329,30 @@ impl StatsBuilder {
             },
             mapping_cache: self.cache.stats(),
             wr_max_percent: percent(self.page_reads_of_written, self.page_reads),
+            wr_max_request_percent: if reads == 0 { 0.0 } else { self.read_share_of_written * 100.0 / reads as f64 },
+            idle_slots: self.idle_slots(),
             skipped_lines,
             non_request_lines,
         }
+    }
+}
+
+impl StatsBuilder {
+    /// The gaps between arrivals that are not zero, from the inter-arrival histogram (3
+    /// significant digits).
+    fn idle_slots(&self) -> IdleSlotCdf {
+        let h = &self.gaps;
+        let slots = h.len() - h.count_at(0);
+        let total_ns: f64 = h.iter_recorded().map(|v| v.value_iterated_to() as f64 * v.count_at_value() as f64).sum();
+        let longer_than = IDLE_SLOT_THRESHOLDS_MS
+            .iter()
+            .map(|&ms| {
+                let at = (ms * 1e6) as u64;
+                let longer = h.len() - h.count_between(0, at);
+                IdleSlotShare { ms, percent: percent(longer, slots) }
+            })
+            .collect();
+        IdleSlotCdf { slots, mean_ms: if slots == 0 { 0.0 } else { total_ns / slots as f64 / 1e6 }, longer_than }
     }
 }
 
@@ -348,6 +402,23 @@ mod tests {
         ];
         let s = stats(reqs.into_iter().map(Ok)).unwrap().finish(0, 0);
         assert_eq!(s.wr_max_percent, 100.0 * 2.0 / 6.0);
+        // By request: the first read has none of its 2 pages written, the second 2 of 4.
+        assert_eq!(s.wr_max_request_percent, 25.0);
+    }
+
+    /// Paper 001 Fig. 2.5: the idle slots are the gaps between arrivals; simultaneous arrivals
+    /// leave none.
+    #[test]
+    fn idle_slots_are_the_gaps_between_arrivals() {
+        let ms = 1_000_000;
+        let arrivals = [0, 2 * ms, 2 * ms, 8 * ms, 8 * ms + ms / 5, 108 * ms + ms / 5];
+        let reqs = arrivals.iter().enumerate().map(|(i, &t)| Ok(Request::new(t, IoKind::Read, 0, 4096, i as u64)));
+        let idle = stats(reqs).unwrap().finish(0, 0).idle_slots;
+        // Gaps of 2, 6, 0.2 and 100 ms.
+        assert_eq!(idle.slots, 4);
+        assert!((idle.mean_ms - 108.2 / 4.0).abs() < 0.05, "{}", idle.mean_ms);
+        let share = |t: f64| idle.longer_than.iter().find(|s| s.ms == t).unwrap().percent;
+        assert_eq!((share(0.1), share(1.0), share(5.0), share(10.0), share(1000.0)), (100.0, 75.0, 50.0, 25.0, 0.0));
     }
 
     /// An LRU of 2 entries: a cyclic scan of 3 pages always misses, of 2 pages hits after the
