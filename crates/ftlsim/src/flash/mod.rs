@@ -3,6 +3,7 @@
 
 mod address;
 mod array;
+pub mod deltas;
 mod geometry;
 mod op;
 mod records;
@@ -12,5 +13,6 @@ pub use address::{Lpn, Pbn, PbnSlot, Ppn, Tpn};
 pub use array::{BlockState, FlashArray, PageKind, Spare, PAGE_KINDS};
 pub use geometry::{BlockLayout, Geometry};
 pub use op::{FlashOp, OpIndex, OpKind, OpLog, Purpose, Sectors, OP_KINDS, PURPOSES};
+pub use deltas::DeltaEntry;
 pub use records::PageRecords;
 pub use spare::{SpareField, SpareLayout, BASIC_LAYOUT, KIND_FIELD, LOGICAL_FIELD, VERSION_FIELD};

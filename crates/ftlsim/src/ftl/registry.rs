@@ -14,6 +14,7 @@ use crate::flash::{PageKind, SpareLayout};
 pub const REGISTRY: &[FtlInfo] = &[
     super::page::INFO,
     super::dftl::INFO,
+    super::delta::INFO,
     super::cdftl::INFO,
     super::tpftl::INFO,
     super::scftl::INFO,
