@@ -186,13 +186,15 @@ impl Oracle {
     ) -> Result<()> {
         let held = delta_version(at, lpn, flash).unwrap_or(0);
         let last = self.versions[lpn.index()] & !TRIMMED;
-        let older_allowed = match self.in_doubt.remove(&lpn) {
+        let allowed = match self.in_doubt.remove(&lpn) {
             Some(before) => held == before & !TRIMMED,
             None => self.versions[lpn.index()] & TRIMMED != 0,
         };
-        if held != 0 && held < last && older_allowed {
+        if held != 0 && held <= last && allowed {
             self.versions[lpn.index()] = last;
-            self.rolled_back.insert(lpn, held);
+            if held < last {
+                self.rolled_back.insert(lpn, held);
+            }
             return Ok(());
         }
         self.verify_delta(ftl, request, lpn, at, flash)

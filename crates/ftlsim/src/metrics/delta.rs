@@ -14,6 +14,9 @@ pub struct DeltaStats {
     pub incompressible: u64,
     /// Write-hot, read-cold pages sent to the PMA while the bypass was on.
     pub bypassed: u64,
+    /// Write-hot, read-cold pages sent to the PMA because valid delta pages reached their share
+    /// of the spare space.
+    pub space_limited: u64,
     /// Compressed bytes of the deltas dispatched.
     pub delta_bytes: u64,
     /// Delta log pages programmed for host writes (foreground) and by GC (re-appended deltas).
@@ -47,6 +50,7 @@ impl DeltaStats {
             delta_writes: self.delta_writes - e.delta_writes,
             incompressible: self.incompressible - e.incompressible,
             bypassed: self.bypassed - e.bypassed,
+            space_limited: self.space_limited - e.space_limited,
             delta_bytes: self.delta_bytes - e.delta_bytes,
             dla_pages: self.dla_pages - e.dla_pages,
             dla_pages_gc: self.dla_pages_gc - e.dla_pages_gc,

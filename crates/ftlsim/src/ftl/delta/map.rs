@@ -110,6 +110,12 @@ impl DeltaMap {
         Some(self.dmt[&base])
     }
 
+    /// Delta pages holding a valid delta.
+    #[inline]
+    pub fn delta_pages(&self) -> usize {
+        self.pages.len()
+    }
+
     /// Where the newest version of `lpn` lives when it is in delta form.
     pub fn delta_at(&self, lpn: Lpn) -> Option<DeltaAt> {
         self.delta_of(lpn).map(|d| match d.page {
@@ -175,7 +181,8 @@ impl DeltaMap {
         purpose: Purpose,
         ctx: &mut FtlCtx,
     ) -> Result<()> {
-        if !self.temp.fits(bytes) {
+        // A collection the commit runs may leave deltas it moved in the buffer: commit again.
+        while !self.temp.fits(bytes) {
             self.commit(blocks, purpose, ctx)?;
         }
         let base = self.pmt[lpn.index()].expect("a delta has an old version");

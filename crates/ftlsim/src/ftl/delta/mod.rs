@@ -88,6 +88,12 @@ pub const INFO: FtlInfo = FtlInfo {
             source: "paper 001 Table 4.1: 304, 619 or 934; spec Δ6 recommends 619",
         },
         ParamSpec {
+            name: "dla_space_share",
+            range: ParamRange::Number { min: 0.0, max: 1.0 },
+            meaning: "most of the spare pages beyond GC's needs that valid delta pages may hold; beyond it, writes go to the PMA",
+            source: "ours: deltas take over-provisioning space (paper 001 §4.3.1), and GC needs some left",
+        },
+        ParamSpec {
             name: "bypass",
             range: ParamRange::Flag,
             meaning: "stop delta encoding while 1 − R̂_c ≤ MAX(T_read, T_bus, T_encode) / T_write (Expression 4.2)",
@@ -125,6 +131,7 @@ pub struct DeltaFtlParams {
     pub cache_entries: u32,
     pub protected_fraction: f64,
     pub cpu_mhz: f64,
+    pub dla_space_share: f64,
     pub bypass: bool,
     pub bypass_window: u32,
     pub bypass_hysteresis: f64,
@@ -139,11 +146,20 @@ impl Default for DeltaFtlParams {
             cache_entries: 65_536,
             protected_fraction: 0.5,
             cpu_mhz: 619.0,
+            dla_space_share: 0.5,
             bypass: true,
             bypass_window: 1024,
             bypass_hysteresis: 0.02,
         }
     }
+}
+
+/// Spare pages (physical - logical) beyond the blocks GC needs in every unit (its reserve, the
+/// open blocks and one more): the room deltas may take.
+fn delta_space_pages(config: &Config) -> u64 {
+    let g = &config.device.geometry;
+    let needed = config.spare_blocks_needed(STREAMS.len() as u32, 0) * g.pages_per_block as u64;
+    (g.total_pages() as u64 - config.device.logical_pages() as u64).saturating_sub(needed)
 }
 
 pub struct DeltaFtl {
@@ -154,6 +170,8 @@ pub struct DeltaFtl {
     /// LPNs a read found read-hot in delta form, with the version read: merged at the next write
     /// (a background program, off the read's path).
     pending_merges: Vec<(Lpn, u32)>,
+    /// Valid delta pages allowed (`dla_space_share` of the spare pages).
+    dla_page_limit: usize,
     params: DeltaFtlParams,
     logical_pages: u64,
     page_bytes: u32,
@@ -173,6 +191,7 @@ impl DeltaFtl {
             content: ContentModel { mean: params.compression_mean, sigma: params.compression_sigma, seed: config.seed },
             bypass: params.bypass.then(|| Bypass::new(bound, params.bypass_window, params.bypass_hysteresis)),
             pending_merges: Vec::new(),
+            dla_page_limit: (delta_space_pages(config) as f64 * params.dla_space_share) as usize,
             logical_pages: logical as u64,
             page_bytes: g.page_size,
             params,
@@ -245,6 +264,7 @@ impl Ftl for DeltaFtl {
             match bytes {
                 None => self.map.stats.incompressible += 1,
                 Some(_) if bypassing => self.map.stats.bypassed += 1,
+                Some(_) if self.map.delta_pages() >= self.dla_page_limit => self.map.stats.space_limited += 1,
                 Some(bytes) => {
                     // Encoding reads the old version, then compresses new XOR old.
                     let base = self.map.pmt[lpn.index()].expect("a candidate has an old version");
@@ -301,14 +321,13 @@ impl Ftl for DeltaFtl {
     /// to delta pages.
     fn flush_on_power_loss(&mut self, ctx: &mut FtlCtx) -> Result<()> {
         self.pending_merges.clear();
-        for batch in self.map.temp.drain_all() {
-            for entry in batch {
-                if self.map.delta_of(Lpn::new(entry.lpn)).is_some_and(|d| d.page.is_none() && d.version == entry.version)
-                {
-                    self.map.temp.push(entry);
-                }
+        for entry in self.map.temp.drain_all().into_iter().flatten() {
+            let lpn = Lpn::new(entry.lpn);
+            if self.map.delta_of(lpn).is_some_and(|d| d.page.is_none() && d.version == entry.version) {
+                self.map.in_delta[lpn.index()] = false;
+                self.map.dmt.remove(&self.map.pmt[lpn.index()].expect("a delta has an old version"));
+                self.map.append(&mut self.blocks, lpn, entry.version, entry.bytes, Purpose::Host, ctx)?;
             }
-            self.map.commit(&mut self.blocks, Purpose::Host, ctx)?;
         }
         // Deltas a collection those commits ran re-appended.
         while !self.map.temp.is_empty() {
