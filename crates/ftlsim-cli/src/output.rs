@@ -149,6 +149,16 @@ pub fn run_table(r: &RunResult) -> String {
             rows.push(vec!["  GC victims in the background".into(), d.background_gc_victims.to_string()]);
         }
     }
+    if let Some(c) = &m.cpu {
+        rows.push(vec![
+            "controller CPU: compress / decompress tasks".into(),
+            format!("{} / {}", c.compress, c.decompress),
+        ]);
+        rows.push(vec![
+            "  CPU utilization mean / max".into(),
+            format!("{} / {}", opt(c.mean_utilization, 3), opt(c.max_utilization, 3)),
+        ]);
+    }
     if let Some(s) = &m.suspension {
         rows.push(vec![
             "P/E suspended: programs / erases (fraction)".into(),

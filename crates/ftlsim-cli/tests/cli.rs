@@ -307,3 +307,10 @@ fn controller_settings_the_model_cannot_honour_are_refused() {
     assert_fails(&["run", "--preset", "ssd16", "--set", "gc.background_free_blocks=1"], "gc.background_free_blocks");
     assert_fails(&["run", "--set", "host.queue_depth=0"], "host.queue_depth");
 }
+
+#[test]
+fn an_impossible_controller_cpu_is_refused_naming_the_field() {
+    assert_fails(&["run", "--set", "device.cpu.frequency_mhz=0"], "device.cpu.frequency_mhz");
+    assert_fails(&["run", "--set", "device.cpu.compress_cycles=0"], "device.cpu.compress_cycles");
+    assert_fails(&["run", "--set", "device.cpu.servers=two"], "device.cpu.servers");
+}

@@ -645,7 +645,7 @@ impl Simulation {
         self.ops.clear();
         let after = self.ops.counts();
         let issued = |kind: OpKind, purpose: Option<Purpose>| -> u64 {
-            let (k, purposes) = (kind as usize, after[0].len());
+            let (k, purposes) = (kind.flash_index().expect("a flash kind"), after[0].len());
             (0..purposes).filter(|&p| purpose.is_none_or(|q| q as usize == p)).map(|p| after[k][p] - before[k][p]).sum()
         };
         // Recovery's own reads, and those of any collection its writes trigger.
@@ -723,6 +723,7 @@ impl Simulation {
             buffer: self.buffer.as_ref().map(|b| b.stats.since(&self.buffer_base)),
             dies: self.timing.die_times().map(|times| (times, self.background_gc_victims)),
             suspension: self.timing.suspension_stats(),
+            cpu_busy_ns: self.timing.cpu_busy_ns(),
             plane_register_hits: self.timing.register_hits(),
             busiest_busy_ns: self.timing.busiest_busy_ns(),
             recovery: self.recovery.clone(),

@@ -140,6 +140,9 @@ pub struct DeviceConfig {
     /// In which order the pages of a block may be programmed.
     #[serde(default)]
     pub program_order: ProgramOrder,
+    /// The controller's CPU (content work: Delta-FTL's compression).
+    #[serde(default)]
+    pub cpu: crate::controller::CpuConfig,
 }
 
 impl DeviceConfig {
@@ -641,6 +644,7 @@ impl Config {
                  use power losses between requests with buffer.size_mb",
             ));
         }
+        d.cpu.validate()?;
         let t = &d.timing;
         t.suspension.validate(t.phases.as_ref(), &d.latency, t.pe_latency)?;
         let read_priority = t.model == TimingModelKind::Parallel && t.scheduler == crate::timing::SchedulerKind::Rps;

@@ -9,16 +9,20 @@ use super::Ppn;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-#[repr(u8)]
 pub enum OpKind {
     /// Full page read (data and spare).
-    Read = 0,
+    Read,
     /// Spare-area-only read.
-    SpareRead = 1,
-    Program = 2,
+    SpareRead,
+    Program,
     /// Block erase; `ppn` is the block's first page.
-    Erase = 3,
+    Erase,
+    /// Work on the controller's CPU (paper 001 §4.3.2: Delta-FTL's delta encoding and
+    /// decoding); `ppn` is the page whose content it works on. Not a flash operation: it holds
+    /// no die and no bus.
+    Compute(CpuTask),
 }
+/// The kinds of flash operation (what the flash counts and reports cover).
 pub const OP_KINDS: [OpKind; 4] = [OpKind::Read, OpKind::SpareRead, OpKind::Program, OpKind::Erase];
 
 impl OpKind {
@@ -28,6 +32,39 @@ impl OpKind {
             OpKind::SpareRead => "spare_reads",
             OpKind::Program => "programs",
             OpKind::Erase => "erases",
+            OpKind::Compute(task) => task.name(),
+        }
+    }
+
+    /// The row of a flash kind in the operation counts (`None` for CPU work).
+    #[inline]
+    pub fn flash_index(self) -> Option<usize> {
+        match self {
+            OpKind::Read => Some(0),
+            OpKind::SpareRead => Some(1),
+            OpKind::Program => Some(2),
+            OpKind::Erase => Some(3),
+            OpKind::Compute(_) => None,
+        }
+    }
+}
+
+/// What the controller's CPU computes (its cycles are device settings, `device.cpu`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CpuTask {
+    /// Compress a page, or the XOR of two versions of one (a delta).
+    Compress,
+    /// Decompress one.
+    Decompress,
+}
+pub const CPU_TASKS: [CpuTask; 2] = [CpuTask::Compress, CpuTask::Decompress];
+
+impl CpuTask {
+    pub fn name(self) -> &'static str {
+        match self {
+            CpuTask::Compress => "compress",
+            CpuTask::Decompress => "decompress",
         }
     }
 }
@@ -113,11 +150,19 @@ pub struct OpLog {
     /// inside a request).
     power_cut: Option<usize>,
     counts: [[u64; 5]; 4],
+    /// CPU work issued so far, by task.
+    cpu_counts: [u64; 2],
 }
 
 impl OpLog {
     pub fn new() -> Self {
-        OpLog { ops: Vec::with_capacity(64), chain_tail: None, power_cut: None, counts: [[0; 5]; 4] }
+        OpLog {
+            ops: Vec::with_capacity(64),
+            chain_tail: None,
+            power_cut: None,
+            counts: [[0; 5]; 4],
+            cpu_counts: [0; 2],
+        }
     }
 
     /// Forgets the ops of the previous request (keeps the counts).
@@ -163,24 +208,38 @@ impl OpLog {
         let index = OpIndex::new(self.ops.len());
         self.ops.push(FlashOp { ppn, sectors: None, dep: self.chain_tail, kind, purpose });
         self.chain_tail = Some(index);
-        self.counts[kind as usize][purpose as usize] += 1;
+        match kind.flash_index() {
+            Some(k) => self.counts[k][purpose as usize] += 1,
+            None => {
+                if let OpKind::Compute(task) = kind {
+                    self.cpu_counts[task as usize] += 1;
+                }
+            }
+        }
     }
 
     pub fn ops(&self) -> &[FlashOp] {
         &self.ops
     }
 
-    /// Operations issued so far, by kind and purpose.
+    /// Flash operations issued so far, by kind ([`OpKind::flash_index`]) and purpose.
     pub fn counts(&self) -> &[[u64; 5]; 4] {
         &self.counts
     }
 
+    /// Flash operations of one kind and purpose issued so far.
     pub fn count(&self, kind: OpKind, purpose: Purpose) -> u64 {
-        self.counts[kind as usize][purpose as usize]
+        kind.flash_index().map_or(0, |k| self.counts[k][purpose as usize])
+    }
+
+    /// CPU work of one task issued so far.
+    pub fn cpu_count(&self, task: CpuTask) -> u64 {
+        self.cpu_counts[task as usize]
     }
 
     pub fn reset_counts(&mut self) {
         self.counts = [[0; 5]; 4];
+        self.cpu_counts = [0; 2];
     }
 }
 

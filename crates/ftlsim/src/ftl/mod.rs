@@ -35,7 +35,7 @@ pub use registry::{
 use serde::Serialize;
 
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, OpKind, OpLog, PageKind, Pbn, Ppn, Purpose, Spare};
+use crate::flash::{CpuTask, FlashArray, Lpn, OpKind, OpLog, PageKind, Pbn, Ppn, Purpose, Spare};
 use crate::metrics::CacheStats;
 
 /// One named structure of an FTL's SRAM.
@@ -140,6 +140,16 @@ impl FtlCtx<'_> {
         self.flash.erase(pbn)?;
         let first = self.flash.geometry().first_page(pbn);
         self.ops.push(OpKind::Erase, purpose, first);
+        Ok(())
+    }
+
+    /// Work on the controller's CPU about the content of page `page` (compressing a delta of
+    /// its old version, decompressing what it holds). It follows the chain's previous operation
+    /// and the next one waits for it; with a CPU per channel it runs on `page`'s channel. It
+    /// touches no flash.
+    pub fn compute(&mut self, task: CpuTask, purpose: Purpose, page: Ppn) -> Result<()> {
+        self.power_check()?;
+        self.ops.push(OpKind::Compute(task), purpose, page);
         Ok(())
     }
 }

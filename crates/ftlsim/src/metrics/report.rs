@@ -7,7 +7,7 @@ use super::{
     CacheStats, ClusterReport, Collector, FlashTimeReport, FlashTimes, GcStats, MergeReport, MergeStats, TimeModel,
     WaCounts, WaModel,
 };
-use crate::flash::{FlashArray, OpKind, OpLog};
+use crate::flash::{CpuTask, FlashArray, OpKind, OpLog};
 use crate::ftl::SramItem;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -181,6 +181,9 @@ pub struct Report {
     /// How the dies spent their time (`parallel` timing only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dies: Option<DieReport>,
+    /// The controller's CPU (absent when no CPU work ran).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuReport>,
     /// Where the flash time went: GC and map-loading overheads (paper 004, spec C.9).
     pub flash_time: FlashTimeReport,
     /// Cluster GC of CPM and K-CPM (absent for the others).
@@ -226,6 +229,39 @@ pub struct DieReport {
     pub mean_idle_slot_us: Option<f64>,
     /// Victims reclaimed by background GC (`gc.background_free_blocks`).
     pub background_gc_victims: u64,
+}
+
+/// What the controller's CPU did (Delta-FTL's delta encoding and decoding).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CpuReport {
+    /// Tasks run, by kind.
+    pub compress: u64,
+    pub decompress: u64,
+    /// CPUs serving them (`device.cpu.servers`).
+    pub cpus: u32,
+    /// Time spent on tasks, summed over the CPUs.
+    pub busy_s: f64,
+    /// Busy time over the simulated span, averaged over the CPUs, and of the busiest.
+    pub mean_utilization: Option<f64>,
+    pub max_utilization: Option<f64>,
+}
+
+impl CpuReport {
+    fn new(ops: &OpLog, busy_ns: &[u64], span: u64) -> Option<CpuReport> {
+        let (compress, decompress) = (ops.cpu_count(CpuTask::Compress), ops.cpu_count(CpuTask::Decompress));
+        if compress + decompress == 0 {
+            return None;
+        }
+        let busy: u64 = busy_ns.iter().sum();
+        Some(CpuReport {
+            compress,
+            decompress,
+            cpus: busy_ns.len() as u32,
+            busy_s: busy as f64 / 1e9,
+            mean_utilization: (span > 0).then(|| busy as f64 / busy_ns.len() as f64 / span as f64),
+            max_utilization: ratio(busy_ns.iter().copied().max().unwrap_or(0), span),
+        })
+    }
 }
 
 /// What P/E suspension did (paper 001 Figs. 3.7-3.8), and the device write latency chapter 3
@@ -303,6 +339,8 @@ pub struct ReportInputs<'a> {
     pub buffer: Option<crate::controller::BufferStats>,
     pub dies: Option<(&'a crate::timing::DieTimes, u64)>,
     pub suspension: Option<&'a crate::timing::SuspensionStats>,
+    /// Time each CPU spent on tasks.
+    pub cpu_busy_ns: Vec<u64>,
     pub plane_register_hits: u64,
     /// Busy time of the timing model's busiest server, ns.
     pub busiest_busy_ns: u64,
@@ -320,10 +358,9 @@ impl Report {
     pub fn build(i: ReportInputs) -> Report {
         let c = i.collector;
         let counts = i.ops.counts();
-        let reads = FlashCounts::from_row(&counts[OpKind::Read as usize]);
-        let spare_reads = FlashCounts::from_row(&counts[OpKind::SpareRead as usize]);
-        let programs = FlashCounts::from_row(&counts[OpKind::Program as usize]);
-        let erases = FlashCounts::from_row(&counts[OpKind::Erase as usize]);
+        let row = |kind: OpKind| FlashCounts::from_row(&counts[kind.flash_index().expect("a flash kind")]);
+        let (reads, spare_reads) = (row(OpKind::Read), row(OpKind::SpareRead));
+        let (programs, erases) = (row(OpKind::Program), row(OpKind::Erase));
         let ppb = i.flash.geometry().pages_per_block as u64;
         let pages_erased = erases.total * ppb;
         let requests = c.requests();
@@ -421,6 +458,7 @@ impl Report {
                     background_gc_victims,
                 }
             }),
+            cpu: CpuReport::new(i.ops, &i.cpu_busy_ns, span),
             flash_time: FlashTimeReport::new(&i.gc_stats, &reads, &spare_reads, &programs, &erases, i.array_times),
             clusters: i.gc_stats.clusters.map(ClusterReport::new),
             spare_map: i.spare_map.map(super::SpareMapReport::new),
@@ -448,5 +486,25 @@ impl Report {
             programs,
             erases,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flash::{Ppn, Purpose};
+
+    #[test]
+    fn the_cpu_section_appears_only_when_cpu_work_ran() {
+        let mut ops = OpLog::new();
+        ops.push(OpKind::Read, Purpose::Host, Ppn::new(0));
+        assert_eq!(CpuReport::new(&ops, &[0, 0], 1000), None);
+        for task in [CpuTask::Compress, CpuTask::Compress, CpuTask::Decompress] {
+            ops.push(OpKind::Compute(task), Purpose::Host, Ppn::new(0));
+        }
+        let cpu = CpuReport::new(&ops, &[500, 0], 1000).expect("CPU work ran");
+        assert_eq!((cpu.compress, cpu.decompress, cpu.cpus), (2, 1, 2));
+        assert_eq!((cpu.mean_utilization, cpu.max_utilization), (Some(0.25), Some(0.5)));
+        assert_eq!(ops.count(OpKind::Compute(CpuTask::Compress), Purpose::Host), 0, "not a flash operation");
     }
 }

@@ -3,7 +3,7 @@
 use super::suspension::{PeLatency, PhaseCosts};
 use super::Nanos;
 use crate::config::DeviceConfig;
-use crate::flash::Geometry;
+use crate::flash::{CpuTask, Geometry, CPU_TASKS};
 use crate::metrics::FlashTimes;
 
 #[derive(Debug, Clone)]
@@ -18,6 +18,8 @@ pub struct OpCosts {
     pub geometry: Geometry,
     /// The phases of programs and erases, when the device describes them (P/E suspension).
     pub phases: Option<PhaseCosts>,
+    /// CPU time of each task ([`CpuTask`] order).
+    pub cpu_task: [Nanos; 2],
 }
 
 fn us(v: f64) -> Nanos {
@@ -42,7 +44,14 @@ impl OpCosts {
             spare_transfer: (g.spare_size as f64 * l.bus_ns_per_byte).round() as Nanos,
             geometry: g.clone(),
             phases: device.timing.phases.as_ref().map(|p| PhaseCosts::new(p, l.erase_us)),
+            cpu_task: CPU_TASKS.map(|task| device.cpu.task_ns(task)),
         }
+    }
+
+    /// How long the controller's CPU takes for `task`.
+    #[inline]
+    pub fn cpu(&self, task: CpuTask) -> Nanos {
+        self.cpu_task[task as usize]
     }
 
     /// A full page read and program (array plus transfer) and a block erase, in microseconds.

@@ -11,12 +11,14 @@ pub struct FifoSingle {
     server_free: Nanos,
     /// Time the server spent serving.
     pub(crate) busy: Nanos,
+    /// Of it, time on CPU work (the one server is the controller too).
+    pub(crate) cpu_busy: Nanos,
 }
 
 impl FifoSingle {
     pub fn new(costs: OpCosts, device: &DeviceConfig) -> Self {
         let registers = PlaneRegisters::new(device.timing.plane_register, device.geometry.total_planes());
-        FifoSingle { costs, registers, server_free: 0, busy: 0 }
+        FifoSingle { costs, registers, server_free: 0, busy: 0, cpu_busy: 0 }
     }
 
     /// Service time of one operation, updating the plane registers.
@@ -50,6 +52,10 @@ impl FifoSingle {
                 self.registers.erase(plane, op.ppn, g.pages_per_block);
                 c.erase
             }
+            OpKind::Compute(task) => {
+                self.cpu_busy += c.cpu(task);
+                c.cpu(task)
+            }
         }
     }
 
@@ -69,7 +75,7 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::flash::Ppn;
-    use crate::flash::{OpLog, Purpose};
+    use crate::flash::{CpuTask, OpLog, Purpose};
 
     fn mlc8g() -> FifoSingle {
         let c = Config::preset("mlc8g").unwrap();
@@ -116,6 +122,18 @@ mod tests {
         let s = t.serve(0, log.ops());
         assert_eq!(s.finish, READ + PROGRAM + 172_800 + 8_960);
         assert_eq!(t.registers.hits, 2);
+    }
+
+    #[test]
+    fn cpu_work_adds_its_time_to_the_one_server() {
+        let mut t = mlc8g();
+        let mut log = OpLog::new();
+        log.push(OpKind::Read, Purpose::Host, Ppn::new(512));
+        log.push(OpKind::Compute(CpuTask::Decompress), Purpose::Host, Ppn::new(512));
+        let s = t.serve(0, log.ops());
+        // 6,737 cycles at 619 MHz.
+        assert_eq!(s.finish, READ + 10_884);
+        assert_eq!(t.cpu_busy, 10_884);
     }
 
     #[test]

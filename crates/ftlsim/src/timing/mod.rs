@@ -7,12 +7,14 @@
 //! operations in flight; [`event`]).
 
 mod costs;
+mod cpu;
 mod event;
 mod fifo;
 mod scheduler;
 mod suspension;
 
 pub use costs::OpCosts;
+pub use cpu::CpuTimes;
 pub use event::{Completed, DieTimes, Dispatched, EventCore, Source};
 pub use fifo::FifoSingle;
 pub use scheduler::{Class, DieQueue, SchedulerKind};
@@ -183,6 +185,15 @@ impl TimingEngine {
         match self {
             TimingEngine::FifoSingle { model, .. } => model.busy,
             TimingEngine::Parallel(core) => core.times.busy_ns.iter().copied().max().unwrap_or(0),
+        }
+    }
+
+    /// Time each of the controller's CPUs spent on tasks so far: the CPUs of `parallel`; the one
+    /// server of `fifo-single`, which is the controller too.
+    pub fn cpu_busy_ns(&self) -> Vec<Nanos> {
+        match self {
+            TimingEngine::FifoSingle { model, .. } => vec![model.cpu_busy],
+            TimingEngine::Parallel(core) => core.cpu_times().busy_ns.clone(),
         }
     }
 

@@ -13,7 +13,7 @@ use super::temp_buffer::TempBuffer;
 use super::{DATA, DLA};
 use crate::error::{Result, SimError};
 use crate::flash::deltas::HEADER_ENTRY_BYTES;
-use crate::flash::{DeltaEntry, Lpn, PageKind, Ppn, Purpose, Spare};
+use crate::flash::{CpuTask, DeltaEntry, Lpn, PageKind, Ppn, Purpose, Spare};
 use crate::ftl::common::{BlockManager, Relocate};
 use crate::ftl::{DeltaAt, FtlCtx};
 use crate::metrics::DeltaStats;
@@ -256,12 +256,24 @@ impl DeltaMap {
         Ok(ppn)
     }
 
-    /// Merges `lpn`'s delta with its old version into a page in original form (the merged data
-    /// is in the controller; `read_delta`: whether the delta page must be read first).
-    fn merge(&mut self, blocks: &mut BlockManager, lpn: Lpn, read_delta: bool, ctx: &mut FtlCtx) -> Result<()> {
+    /// Merges `lpn`'s delta with its old version into a page in original form: `read_delta`
+    /// reads the delta page first, `decode` decompresses the delta (a merge after a read finds
+    /// the page already reconstructed).
+    fn merge(
+        &mut self,
+        blocks: &mut BlockManager,
+        lpn: Lpn,
+        read_delta: bool,
+        decode: bool,
+        ctx: &mut FtlCtx,
+    ) -> Result<()> {
         let delta = self.delta_of(lpn).expect("merging an LPN in delta form");
         if let (true, Some(page)) = (read_delta, delta.page) {
             ctx.read(page, Purpose::Gc)?;
+        }
+        if decode {
+            let at = delta.page.or(self.pmt[lpn.index()]).expect("a delta has an old version");
+            ctx.compute(CpuTask::Decompress, Purpose::Gc, at)?;
         }
         let unit = blocks.host_unit(DATA, lpn);
         self.write_original(blocks, lpn, delta.version, unit, false, Purpose::Gc, ctx)?;
@@ -271,7 +283,7 @@ impl DeltaMap {
     /// A read found `lpn` read-hot in delta form: merge it now (the page was reconstructed for
     /// the read, so only the program remains).
     pub fn merge_after_read(&mut self, blocks: &mut BlockManager, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
-        self.merge(blocks, lpn, false, ctx)?;
+        self.merge(blocks, lpn, false, false, ctx)?;
         self.stats.merges_on_read += 1;
         Ok(())
     }
@@ -290,7 +302,7 @@ impl DeltaMap {
             if wants_merge(self.hotness.counts(lpn), self.hot_threshold) {
                 let base = self.pmt[lpn.index()].expect("an LPN in delta form has an old version");
                 ctx.read(base, Purpose::Gc)?;
-                self.merge(blocks, lpn, false, ctx)?;
+                self.merge(blocks, lpn, false, true, ctx)?;
                 self.stats.merges_in_gc += 1;
                 self.stats.gc_moved_page_equivalents += 1.0;
             } else {
@@ -397,7 +409,7 @@ impl Relocate for DeltaMap {
         if !self.in_delta[lpn.index()] || !wants_merge(self.hotness.counts(lpn), self.hot_threshold) {
             return Ok(false);
         }
-        self.merge(blocks, lpn, true, ctx)?;
+        self.merge(blocks, lpn, true, true, ctx)?;
         self.stats.merges_in_gc += 1;
         self.stats.gc_moved_page_equivalents += 1.0;
         Ok(true)

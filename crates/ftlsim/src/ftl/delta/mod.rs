@@ -6,7 +6,8 @@
 //! - Dispatch (§4.3.1): a page reaching the FTL (a write-buffer eviction) whose LPN is write-hot
 //!   (write count ≥ threshold in the SLRU mapping cache, this write included) and read-cold, and
 //!   that has an old version, is delta-encoded unless its content does not compress into a page
-//!   or the bypass is on (Expression 4.2). Encoding reads the old version from flash.
+//!   or the bypass is on (Expression 4.2). Encoding reads the old version from flash and
+//!   compresses on the controller CPU (`device.cpu`); decoding decompresses there.
 //! - The content model ([`crate::host::content`]) gives each write's compression ratio.
 //! - Deltas pack into the Temp Buffer, which is written to a delta page of the next unit in turn
 //!   (the DLA is a stream of its own in every unit's pool).
@@ -32,7 +33,7 @@ use super::{ftl_params, DeltaAt, Ftl, FtlCtx, PageLayout, SramBreakdown, SramIte
 use crate::config::Config;
 use crate::error::Result;
 use crate::flash::deltas::HEADER_ENTRY_BYTES;
-use crate::flash::{FlashArray, Lpn, PageKind, Ppn, Purpose, BASIC_LAYOUT};
+use crate::flash::{CpuTask, FlashArray, Lpn, PageKind, Ppn, Purpose, BASIC_LAYOUT};
 use crate::host::content::ContentModel;
 use hotness::HotnessTracker;
 use map::{DeltaMap, GARBAGE_RESOLUTION};
@@ -41,9 +42,6 @@ use map::{DeltaMap, GARBAGE_RESOLUTION};
 const DATA: StreamId = StreamId::new(0);
 const DLA: StreamId = StreamId::new(1);
 const STREAMS: &[StreamSpec] = &[StreamSpec::new("data", PageKind::Data), StreamSpec::new("dla", PageKind::Delta)];
-
-/// LZF on an ARM Cortex-R4, cycles to compress a 4 KB page (paper 001 §4.3.2, Table 4.1).
-pub const COMPRESS_CYCLES: f64 = 27212.0;
 
 pub const INFO: FtlInfo = FtlInfo {
     name: "delta",
@@ -80,12 +78,6 @@ pub const INFO: FtlInfo = FtlInfo {
             range: ParamRange::Number { min: 0.0, max: 1.0 },
             meaning: "the SLRU cache's protected segment share",
             source: "spec §4.6 [REC]: 0.5",
-        },
-        ParamSpec {
-            name: "cpu_mhz",
-            range: ParamRange::Number { min: 1.0, max: 100_000.0 },
-            meaning: "controller CPU frequency: sets T_delta_encode = 27,212 cycles / MHz for Expression 4.2",
-            source: "paper 001 Table 4.1: 304, 619 or 934; spec Δ6 recommends 619",
         },
         ParamSpec {
             name: "dla_space_share",
@@ -130,7 +122,6 @@ pub struct DeltaFtlParams {
     pub hot_threshold: u32,
     pub cache_entries: u32,
     pub protected_fraction: f64,
-    pub cpu_mhz: f64,
     pub dla_space_share: f64,
     pub bypass: bool,
     pub bypass_window: u32,
@@ -145,7 +136,6 @@ impl Default for DeltaFtlParams {
             hot_threshold: 2,
             cache_entries: 65_536,
             protected_fraction: 0.5,
-            cpu_mhz: 619.0,
             dla_space_share: 0.5,
             bypass: true,
             bypass_window: 1024,
@@ -184,7 +174,9 @@ impl DeltaFtl {
         let latency = &config.device.latency;
         let hotness = HotnessTracker::new(logical, params.cache_entries, params.protected_fraction);
         let bus_us = latency.bus_ns_per_byte * g.page_size as f64 / 1000.0;
-        let bound = overhead_bound(latency.read_us, bus_us, COMPRESS_CYCLES / params.cpu_mhz, latency.program_us);
+        let cpu = &config.device.cpu;
+        let encode_us = cpu.compress_cycles as f64 / cpu.frequency_mhz;
+        let bound = overhead_bound(latency.read_us, bus_us, encode_us, latency.program_us);
         DeltaFtl {
             map: DeltaMap::new(logical, g.page_size, hotness, params.hot_threshold),
             blocks: BlockManager::new(config, STREAMS).with_garbage_resolution(GARBAGE_RESOLUTION),
@@ -237,8 +229,12 @@ impl Ftl for DeltaFtl {
             match delta.page {
                 Some(page) => {
                     ctx.read(page, Purpose::Host)?;
+                    ctx.compute(CpuTask::Decompress, Purpose::Host, page)?;
                 }
-                None => self.map.stats.buffered_delta_reads += 1,
+                None => {
+                    self.map.stats.buffered_delta_reads += 1;
+                    ctx.compute(CpuTask::Decompress, Purpose::Host, base)?;
+                }
             }
             if counts.reads >= self.params.hot_threshold {
                 self.pending_merges.push((lpn, delta.version));
@@ -269,6 +265,7 @@ impl Ftl for DeltaFtl {
                     // Encoding reads the old version, then compresses new XOR old.
                     let base = self.map.pmt[lpn.index()].expect("a candidate has an old version");
                     ctx.read(base, Purpose::Host)?;
+                    ctx.compute(CpuTask::Compress, Purpose::Host, base)?;
                     if self.map.in_delta[lpn.index()] {
                         self.map.drop_delta(&mut self.blocks, lpn, true, ctx)?;
                     }
