@@ -11,8 +11,8 @@ mod spare;
 
 pub use address::{Lpn, Pbn, PbnSlot, Ppn, Tpn};
 pub use array::{BlockState, FlashArray, PageKind, Spare, PAGE_KINDS};
-pub use geometry::{BlockLayout, Geometry};
 pub use deltas::DeltaEntry;
+pub use geometry::{BlockLayout, Geometry};
 pub use op::{CpuTask, FlashOp, OpIndex, OpKind, OpLog, Purpose, Sectors, CPU_TASKS, OP_KINDS, PURPOSES};
 pub use records::PageRecords;
 pub use spare::{SpareField, SpareLayout, BASIC_LAYOUT, KIND_FIELD, LOGICAL_FIELD, VERSION_FIELD};

@@ -24,9 +24,9 @@ pub mod sftl;
 pub mod tdftl;
 pub mod tpftl;
 
+pub use delta::DeltaFtl;
 pub use page::PageFtl;
 pub use precondition::PageLayout;
-pub use delta::DeltaFtl;
 pub use registry::{
     build_ftl, build_with, describe, ftl_info, ftl_names, ftl_params, no_test_overrides, one_stream_spare_blocks,
     validate_ftl_tables, Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema, REGISTRY,

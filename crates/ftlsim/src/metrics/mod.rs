@@ -4,17 +4,18 @@
 mod cache;
 mod clusters;
 mod collector;
+mod delta;
 mod flash_time;
 pub mod latency_log;
 mod merges;
 mod model;
 pub(crate) mod report;
-mod delta;
 mod spare_map;
 
 pub use cache::{CacheAccess, CacheStats};
 pub use clusters::{ClusterReport, ClusterStats, TableSizes};
 pub use collector::{Collector, RequestKind};
+pub use delta::{DeltaReport, DeltaStats};
 pub use flash_time::FlashTimeReport;
 pub use merges::{MergeReport, MergeStats};
 pub use model::{FlashTimes, GcStats, TimeModel, WaCounts, WaModel};
@@ -22,5 +23,4 @@ pub use report::{
     CacheReport, EraseCountStats, FlashCounts, HostReport, LatencySummary, RecoveryReport, Report, ResponseTimes,
     SimulationReport, SATURATED,
 };
-pub use delta::{DeltaReport, DeltaStats};
 pub use spare_map::{SpareMapReport, SpareMapStats};

@@ -126,7 +126,13 @@ impl DeltaMap {
 
     /// Drops the delta of `lpn` (the LPN leaves delta form); `overwritten` when a new write of the
     /// LPN is the cause (counted for P_ow).
-    pub fn drop_delta(&mut self, blocks: &mut BlockManager, lpn: Lpn, overwritten: bool, ctx: &mut FtlCtx) -> Result<()> {
+    pub fn drop_delta(
+        &mut self,
+        blocks: &mut BlockManager,
+        lpn: Lpn,
+        overwritten: bool,
+        ctx: &mut FtlCtx,
+    ) -> Result<()> {
         let base = self.pmt[lpn.index()].expect("an LPN in delta form has an old version");
         let delta = self.dmt.remove(&base).expect("the DMT holds the delta of an LPN in delta form");
         self.in_delta[lpn.index()] = false;
@@ -227,7 +233,9 @@ impl DeltaMap {
     fn buffered(&self, e: &DeltaEntry) -> bool {
         let lpn = e.lpn as usize;
         self.in_delta[lpn]
-            && self.pmt[lpn].and_then(|base| self.dmt.get(&base)).is_some_and(|d| d.page.is_none() && d.version == e.version)
+            && self.pmt[lpn]
+                .and_then(|base| self.dmt.get(&base))
+                .is_some_and(|d| d.page.is_none() && d.version == e.version)
     }
 
     /// Programs the original form of `lpn` (a host write, or a merge bringing back `version`):
@@ -308,8 +316,7 @@ impl DeltaMap {
             } else {
                 self.drop_delta(blocks, lpn, false, ctx)?;
                 self.append(blocks, lpn, e.version, e.bytes, Purpose::Gc, ctx)?;
-                self.stats.gc_moved_page_equivalents +=
-                    (e.bytes + HEADER_ENTRY_BYTES) as f64 / self.page_bytes as f64;
+                self.stats.gc_moved_page_equivalents += (e.bytes + HEADER_ENTRY_BYTES) as f64 / self.page_bytes as f64;
             }
         }
         if self.pages.contains_key(&old) {
@@ -372,7 +379,11 @@ impl DeltaMap {
         }
         for (page, state) in &self.pages {
             if live.get(page).copied().unwrap_or(0) != state.live {
-                return Err(format!("delta page {page} counts {} valid deltas, the DMT {:?}", state.live, live.get(page)));
+                return Err(format!(
+                    "delta page {page} counts {} valid deltas, the DMT {:?}",
+                    state.live,
+                    live.get(page)
+                ));
             }
         }
         Ok(())

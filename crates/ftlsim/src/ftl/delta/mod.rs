@@ -249,8 +249,7 @@ impl Ftl for DeltaFtl {
         stats.writes += 1;
         let counts = self.map.hotness.write(lpn);
         let threshold = self.params.hot_threshold;
-        let candidate =
-            counts.writes >= threshold && counts.reads < threshold && self.map.pmt[lpn.index()].is_some();
+        let candidate = counts.writes >= threshold && counts.reads < threshold && self.map.pmt[lpn.index()].is_some();
         if candidate {
             let (ratio, bytes) = self.delta_bytes(lpn, version);
             let bypassing = self.bypass.as_mut().is_some_and(|b| {

@@ -1,6 +1,6 @@
 use super::*;
-use crate::ftl::common::Relocate;
 use crate::check::suite::test_device;
+use crate::ftl::common::Relocate;
 use crate::host::{PageRequest, SectorSpan};
 use crate::workload::IoKind;
 use crate::Simulation;
