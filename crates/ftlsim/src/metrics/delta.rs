@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::ftl::delta::lifetime::foreground_writes;
+
 /// Counts kept by a scheme that stores updates as compressed deltas.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct DeltaStats {
@@ -106,7 +108,7 @@ impl DeltaReport {
             r_c,
             p_ow: share(c.deltas_overwritten as f64, c.deltas_committed as f64),
             foreground_pages,
-            foreground_model: p_c.map(|p| (1.0 - p + p * r_c.unwrap_or(0.0)) * c.writes as f64),
+            foreground_model: p_c.map(|p| foreground_writes(p, r_c.unwrap_or(0.0), c.writes as f64)),
             dla_share_of_foreground: share(c.dla_pages as f64, foreground_pages as f64),
             gc_dla_share: share(c.gc_victims_dla as f64, victims as f64),
             gc_gain: share(victims as f64 * pages_per_block as f64 - c.gc_moved_page_equivalents, victims as f64),

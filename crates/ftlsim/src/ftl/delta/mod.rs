@@ -20,6 +20,7 @@
 
 mod bypass;
 mod hotness;
+pub mod lifetime;
 mod map;
 mod temp_buffer;
 
