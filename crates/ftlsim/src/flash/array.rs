@@ -367,7 +367,7 @@ impl FlashArray {
         let first = self.geometry.first_page(pbn);
         self.check_ppn("erase", first)?;
         let meta = &mut self.blocks[pbn.index()];
-        let programmed = meta.write_ptr;
+        let (programmed, kind) = (meta.write_ptr, meta.kind);
         meta.write_ptr = 0;
         meta.programmed = 0;
         meta.erases += 1;
@@ -377,7 +377,7 @@ impl FlashArray {
         if let Some(records) = self.program_modes.as_mut() {
             records.clear(first, programmed);
         }
-        if let Some(deltas) = self.deltas.as_mut() {
+        if let Some(deltas) = self.deltas.as_mut().filter(|_| kind == PageKind::Delta as u8) {
             deltas.clear(first, programmed);
         }
         let first = first.index();
