@@ -32,7 +32,7 @@ use super::common::{BlockManager, StreamId, StreamSpec};
 use super::registry::{Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
 use super::{ftl_params, DeltaAt, Ftl, FtlCtx, PageLayout, SramBreakdown, SramItem};
 use crate::config::Config;
-use crate::error::Result;
+use crate::error::{Result, SimError};
 use crate::flash::deltas::HEADER_ENTRY_BYTES;
 use crate::flash::{CpuTask, FlashArray, Lpn, PageKind, Ppn, Purpose, BASIC_LAYOUT};
 use crate::host::content::ContentModel;
@@ -193,6 +193,13 @@ impl DeltaFtl {
 
     pub fn build(config: &Config) -> Result<Box<dyn Ftl>> {
         let params: DeltaFtlParams = ftl_params(config, "delta")?;
+        let logical = config.device.logical_pages();
+        if params.cache_entries > logical {
+            return Err(SimError::config(
+                "ftl.delta.cache_entries",
+                format!("{} entries: larger than the {logical} logical pages it tracks", params.cache_entries),
+            ));
+        }
         Ok(Box::new(DeltaFtl::new(config, params)))
     }
 
