@@ -272,12 +272,6 @@ const CASES: &[Case] = &[
         expect: &["ftl.delta.bypass_hysteresis", "1.5"],
     },
     Case {
-        name: "Delta-FTL hotness cache larger than the logical space",
-        args: &["run", "--ftl", "delta", "--set", "ftl.delta.cache_entries=4000000000"],
-        files: &[],
-        expect: &["ftl.delta.cache_entries", "larger than the"],
-    },
-    Case {
         name: "misspelt FTL table in a config file",
         args: &["run", "--config", "{dir}/c.toml"],
         files: &[("c.toml", "[ftl.dtfl]\ncache_bytes = 4096\n")],

@@ -45,6 +45,9 @@ pub enum Family {
     /// Page mapping within clusters of logical blocks that hold their own physical blocks (CPM,
     /// K-CPM), the map in translation pages.
     Clustered,
+    /// Page mapping that stores updates as compressed deltas (Delta-FTL); its results depend on
+    /// a content model, so it is not among the default comparison's schemes.
+    DeltaEncoded,
 }
 
 impl Family {
@@ -54,6 +57,7 @@ impl Family {
             Family::DemandBased => "demand-based",
             Family::BlockMapped => "block-mapped",
             Family::Clustered => "clustered",
+            Family::DeltaEncoded => "delta-encoded",
         }
     }
 }

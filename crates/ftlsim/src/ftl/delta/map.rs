@@ -177,19 +177,26 @@ impl DeltaMap {
     }
 
     /// Puts the delta of `lpn` (whose base is `pmt[lpn]`) in the Temp Buffer, committing the
-    /// buffer first if the delta does not fit.
+    /// buffer first if the delta does not fit, and drops the LPN's previous delta (`overwritten`:
+    /// a new write replaces it). The previous delta stays valid until then, so a collection the
+    /// commit runs cannot erase it before the new one is safe in the buffer.
+    #[allow(clippy::too_many_arguments)]
     pub fn append(
         &mut self,
         blocks: &mut BlockManager,
         lpn: Lpn,
         version: u32,
         bytes: u32,
+        overwritten: bool,
         purpose: Purpose,
         ctx: &mut FtlCtx,
     ) -> Result<()> {
         // A collection the commit runs may leave deltas it moved in the buffer: commit again.
         while !self.temp.fits(bytes) {
             self.commit(blocks, purpose, ctx)?;
+        }
+        if self.in_delta[lpn.index()] {
+            self.drop_delta(blocks, lpn, overwritten, ctx)?;
         }
         let base = self.pmt[lpn.index()].expect("a delta has an old version");
         self.temp.push(DeltaEntry { lpn: lpn.get(), version, bytes });
@@ -211,7 +218,11 @@ impl DeltaMap {
         let entries: Box<[DeltaEntry]> = self.temp.take_sealed().into_iter().filter(|e| self.buffered(e)).collect();
         let seq = self.next_page_seq;
         self.next_page_seq += 1;
-        ctx.program_deltas(ppn, seq, seq, entries.clone(), purpose)?;
+        if let Err(e) = ctx.program_deltas(ppn, seq, seq, entries.clone(), purpose) {
+            // A power loss cut the program: the deltas are still in the (capacitor-backed) buffer.
+            self.temp.restore(entries.into_vec());
+            return Err(e);
+        }
         if purpose == Purpose::Gc {
             self.stats.dla_pages_gc += 1;
         } else {
@@ -238,8 +249,10 @@ impl DeltaMap {
                 .is_some_and(|d| d.page.is_none() && d.version == e.version)
     }
 
-    /// Programs the original form of `lpn` (a host write, or a merge bringing back `version`):
-    /// drops its delta and invalidates its old page.
+    /// Programs the original form of `lpn` (a host write, or a merge bringing back `version`),
+    /// then drops its delta and invalidates its old page: both stay valid while the new page is
+    /// allocated, so a collection that allocation runs moves them rather than erasing the only
+    /// copy before the new one is programmed.
     #[allow(clippy::too_many_arguments)]
     pub fn write_original(
         &mut self,
@@ -251,14 +264,13 @@ impl DeltaMap {
         purpose: Purpose,
         ctx: &mut FtlCtx,
     ) -> Result<Ppn> {
+        let ppn = blocks.allocate(unit, DATA, self, ctx)?;
         if self.in_delta[lpn.index()] {
             self.drop_delta(blocks, lpn, overwritten, ctx)?;
         }
-        // Unmapped while the new page is allocated (the old one is invalid from now on).
         if let Some(old) = self.pmt[lpn.index()].take() {
             blocks.invalidate(old, ctx.flash)?;
         }
-        let ppn = blocks.allocate(unit, DATA, self, ctx)?;
         ctx.program(ppn, PageKind::Data, lpn, version, purpose)?;
         self.pmt[lpn.index()] = Some(ppn);
         Ok(ppn)
@@ -314,8 +326,7 @@ impl DeltaMap {
                 self.stats.merges_in_gc += 1;
                 self.stats.gc_moved_page_equivalents += 1.0;
             } else {
-                self.drop_delta(blocks, lpn, false, ctx)?;
-                self.append(blocks, lpn, e.version, e.bytes, Purpose::Gc, ctx)?;
+                self.append(blocks, lpn, e.version, e.bytes, false, Purpose::Gc, ctx)?;
                 self.stats.gc_moved_page_equivalents += (e.bytes + HEADER_ENTRY_BYTES) as f64 / self.page_bytes as f64;
             }
         }

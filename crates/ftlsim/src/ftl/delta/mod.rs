@@ -32,7 +32,7 @@ use super::common::{BlockManager, StreamId, StreamSpec};
 use super::registry::{Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
 use super::{ftl_params, DeltaAt, Ftl, FtlCtx, PageLayout, SramBreakdown, SramItem};
 use crate::config::Config;
-use crate::error::{Result, SimError};
+use crate::error::Result;
 use crate::flash::deltas::HEADER_ENTRY_BYTES;
 use crate::flash::{CpuTask, FlashArray, Lpn, PageKind, Ppn, Purpose, BASIC_LAYOUT};
 use crate::host::content::ContentModel;
@@ -47,7 +47,7 @@ const STREAMS: &[StreamSpec] = &[StreamSpec::new("data", PageKind::Data), Stream
 pub const INFO: FtlInfo = FtlInfo {
     name: "delta",
     description: "Delta-FTL: page mapping that stores write-hot, read-cold updates as compressed deltas in a log area",
-    family: Family::PageMapped,
+    family: Family::DeltaEncoded,
     build: DeltaFtl::build,
     params: ParamsSchema::of::<DeltaFtlParams>(&[
         ParamSpec {
@@ -173,7 +173,8 @@ impl DeltaFtl {
         let logical = config.device.logical_pages();
         let g = &config.device.geometry;
         let latency = &config.device.latency;
-        let hotness = HotnessTracker::new(logical, params.cache_entries, params.protected_fraction);
+        // More entries than logical pages would never fill.
+        let hotness = HotnessTracker::new(logical, params.cache_entries.min(logical), params.protected_fraction);
         let bus_us = latency.bus_ns_per_byte * g.page_size as f64 / 1000.0;
         let cpu = &config.device.cpu;
         let encode_us = cpu.compress_cycles as f64 / cpu.frequency_mhz;
@@ -193,13 +194,7 @@ impl DeltaFtl {
 
     pub fn build(config: &Config) -> Result<Box<dyn Ftl>> {
         let params: DeltaFtlParams = ftl_params(config, "delta")?;
-        let logical = config.device.logical_pages();
-        if params.cache_entries > logical {
-            return Err(SimError::config(
-                "ftl.delta.cache_entries",
-                format!("{} entries: larger than the {logical} logical pages it tracks", params.cache_entries),
-            ));
-        }
+        config.check_spare_blocks(STREAMS.len() as u32, 0)?;
         Ok(Box::new(DeltaFtl::new(config, params)))
     }
 
@@ -273,10 +268,7 @@ impl Ftl for DeltaFtl {
                     let base = self.map.pmt[lpn.index()].expect("a candidate has an old version");
                     ctx.read(base, Purpose::Host)?;
                     ctx.compute(CpuTask::Compress, Purpose::Host, base)?;
-                    if self.map.in_delta[lpn.index()] {
-                        self.map.drop_delta(&mut self.blocks, lpn, true, ctx)?;
-                    }
-                    self.map.append(&mut self.blocks, lpn, version, bytes, Purpose::Host, ctx)?;
+                    self.map.append(&mut self.blocks, lpn, version, bytes, true, Purpose::Host, ctx)?;
                     self.map.stats.delta_writes += 1;
                     self.map.stats.delta_bytes += bytes as u64;
                     return Ok(());
@@ -328,9 +320,7 @@ impl Ftl for DeltaFtl {
         for entry in self.map.temp.drain_all().into_iter().flatten() {
             let lpn = Lpn::new(entry.lpn);
             if self.map.delta_of(lpn).is_some_and(|d| d.page.is_none() && d.version == entry.version) {
-                self.map.in_delta[lpn.index()] = false;
-                self.map.dmt.remove(&self.map.pmt[lpn.index()].expect("a delta has an old version"));
-                self.map.append(&mut self.blocks, lpn, entry.version, entry.bytes, Purpose::Host, ctx)?;
+                self.map.append(&mut self.blocks, lpn, entry.version, entry.bytes, false, Purpose::Host, ctx)?;
             }
         }
         // Deltas a collection those commits ran re-appended.
@@ -359,7 +349,14 @@ impl Ftl for DeltaFtl {
                 continue;
             }
             for ppn in g.pages_of(pbn) {
-                let Some(spare) = ctx.probe_spare(ppn) else { break };
+                // An erased page ends the block; one a power loss cut fails its ECC, and the
+                // Temp Buffer's flush may have written after it.
+                let Some(spare) = ctx.probe_spare(ppn) else {
+                    if ctx.flash.is_corrupt(ppn) {
+                        continue;
+                    }
+                    break;
+                };
                 match spare.kind {
                     PageKind::Data => {
                         let lpn = spare.logical as usize;
@@ -431,7 +428,7 @@ impl Ftl for DeltaFtl {
             },
             SramItem {
                 structure: "SLRU mapping cache counts (LPA + read and write counts)".into(),
-                bytes: self.params.cache_entries as u64 * 8,
+                bytes: self.params.cache_entries.min(self.logical_pages as u32) as u64 * 8,
             },
             SramItem { structure: "Temp Buffer (one page)".into(), bytes: self.page_bytes as u64 },
             self.blocks.validity_sram(),

@@ -73,6 +73,11 @@ impl TempBuffer {
         self.sealed.pop().unwrap_or_default()
     }
 
+    /// Puts back a batch whose commit failed, sealed (a power-loss flush writes it out).
+    pub fn restore(&mut self, batch: Vec<DeltaEntry>) {
+        self.sealed.push(batch);
+    }
+
     /// Everything buffered, sealed or not, one page's worth per batch (a power-loss flush).
     pub fn drain_all(&mut self) -> Vec<Vec<DeltaEntry>> {
         self.seal();
