@@ -39,6 +39,22 @@ fn random_writes(requests: u64, logical_pages: u32, page_size: u32) -> Workload 
     )
 }
 
+/// Random 4 KB writes, 90% of them to a hot set of 32,768 slots (twice the pages of ssd16's
+/// 64 MB buffer, half of Delta-FTL's default mapping cache): evicted pages come back while their
+/// counts live, so Delta-FTL writes deltas.
+fn hot_set_writes(requests: u64, logical_pages: u32, page_size: u32) -> Workload {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let slots = logical_pages as u64 * page_size as u64 / 4096;
+    let hot = slots.min(32_768);
+    workload(
+        "hot-set random 4 KB writes",
+        (0..requests).map(move |i| {
+            let slot = if rng.gen_bool(0.9) { rng.gen_range(0..hot) } else { rng.gen_range(0..slots) };
+            Request::new(0, IoKind::Write, slot * 4096, 4096, i + 1)
+        }),
+    )
+}
+
 /// Sequential one-page reads, wrapping around the exported space.
 fn sequential_reads(requests: u64, logical_pages: u32, page_size: u32) -> Workload {
     workload(
@@ -174,6 +190,21 @@ const SCENARIOS: &[Scenario] = &[
         stream: random_writes,
     },
     Scenario { name: "sequential reads", ftl: "pftl", preset: "ssd16", sets: &[], stream: sequential_reads },
+    // Paper 001 chapter 4 (issue 20): delta encoding on, against the baseline on the same stream.
+    Scenario {
+        name: "hot-set 4K writes (aged, buffer, background GC)",
+        ftl: "pftl",
+        preset: "ssd16",
+        sets: AGED,
+        stream: hot_set_writes,
+    },
+    Scenario {
+        name: "hot-set 4K writes (aged, buffer, background GC)",
+        ftl: "delta",
+        preset: "ssd16",
+        sets: AGED,
+        stream: hot_set_writes,
+    },
     // Paper 001 chapter 3 (issue 12): the same stream without and with P/E suspension.
     Scenario {
         name: "random 4K 30% reads (aged, RPS)",

@@ -14,7 +14,7 @@ use crate::check::{check_invariants, Oracle, PowerLossPlan};
 use crate::config::{BufferOnPowerLoss, Config, PreconditionMode};
 use crate::controller::{BufferStats, WriteBuffer};
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, Lpn, OpKind, OpLog, Purpose};
+use crate::flash::{FlashArray, Lpn, OpKind, OpLog, Ppn, Purpose};
 use crate::ftl::precondition::replay_plan;
 use crate::ftl::{build_ftl, Ftl, FtlCtx, PageLayout, Prefetch, SramBreakdown};
 use crate::host::{Host, PageRequest, SectorSpan};
@@ -71,6 +71,7 @@ pub struct Simulation {
     gc_stats_base: GcStats,
     merges_base: MergeStats,
     spare_map_base: crate::metrics::SpareMapStats,
+    delta_base: crate::metrics::DeltaStats,
     recovery: RecoveryReport,
     power_loss_at: Vec<u64>,
     /// Requests a power loss cut short.
@@ -131,6 +132,7 @@ impl Simulation {
             gc_stats_base: GcStats::default(),
             merges_base: MergeStats::default(),
             spare_map_base: Default::default(),
+            delta_base: Default::default(),
             recovery: RecoveryReport::default(),
             power_loss_at: Vec::new(),
             power_cuts: 0,
@@ -249,6 +251,7 @@ impl Simulation {
         self.gc_stats_base = self.ftl.blocks().gc_stats();
         self.merges_base = self.ftl.merge_stats().unwrap_or_default();
         self.spare_map_base = self.ftl.spare_map_stats().unwrap_or_default();
+        self.delta_base = self.ftl.delta_stats().unwrap_or_default();
         self.buffer_base = self.buffer.as_ref().map(|b| b.stats.clone()).unwrap_or_default();
         self.timing = new_timing(&self.config);
         self.background_gc_victims = 0;
@@ -547,7 +550,7 @@ impl Simulation {
                 IoKind::Read => {
                     let found = ftl.read(lpn, &mut ctx)?;
                     if check_reads {
-                        self.oracle.verify(ftl.name(), index, lpn, found, ctx.flash)?;
+                        verify_resolved(&self.oracle, ftl, index, lpn, found, ctx.flash)?;
                     }
                     unmapped += found.is_none() as u64;
                 }
@@ -572,8 +575,7 @@ impl Simulation {
             if cfg!(debug_assertions) {
                 // The cheap check of debug builds: the side-effect-free resolver agrees with the oracle.
                 let found = ftl.lookup(lpn, ctx.flash);
-                self.oracle
-                    .verify(ftl.name(), index, lpn, found, ctx.flash)
+                verify_resolved(&self.oracle, ftl, index, lpn, found, ctx.flash)
                     .map_err(|e| tagged(e, &format!("lookup after {:?}", req.kind).to_lowercase()))?;
             }
         }
@@ -633,6 +635,9 @@ impl Simulation {
     /// simulated time. An FTL that cannot recover returns `SimError::RecoveryUnsupported`.
     pub fn power_loss(&mut self) -> Result<()> {
         self.power_loss_in_buffer()?;
+        let (ftl, mut ctx) = self.ctx();
+        ftl.flush_on_power_loss(&mut ctx)?;
+        self.ops.clear();
         let before = *self.ops.counts();
         self.ops.clear();
         let (ftl, mut ctx) = self.ctx();
@@ -666,9 +671,11 @@ impl Simulation {
         let name = self.ftl.name();
         for lpn in Lpn::range(0, self.oracle.logical_pages()) {
             let found = self.ftl.lookup(lpn, &self.flash);
-            self.oracle
-                .verify_recovered(name, self.requests, lpn, found, &self.flash)
-                .map_err(|e| tagged(e, "after power-loss recovery"))?;
+            match self.ftl.delta_of(lpn) {
+                Some(at) => self.oracle.verify_recovered_delta(name, self.requests, lpn, at, &self.flash),
+                None => self.oracle.verify_recovered(name, self.requests, lpn, found, &self.flash),
+            }
+            .map_err(|e| tagged(e, "after power-loss recovery"))?;
         }
         self.check_invariants()
     }
@@ -713,6 +720,7 @@ impl Simulation {
             gc_stats: self.ftl.blocks().gc_stats().since(&self.gc_stats_base),
             merges: self.ftl.merge_stats().map(|m| m.since(&self.merges_base)),
             spare_map: self.ftl.spare_map_stats().map(|m| m.since(&self.spare_map_base)),
+            delta: self.ftl.delta_stats().map(|d| d.since(&self.delta_base)),
             buffer: self.buffer.as_ref().map(|b| b.stats.since(&self.buffer_base)),
             dies: self.timing.die_times().map(|times| (times, self.background_gc_victims)),
             suspension: self.timing.suspension_stats(),
@@ -742,6 +750,23 @@ impl Simulation {
             config: self.config.to_json(),
             report,
         })
+    }
+}
+
+/// The oracle's check of a read or lookup of `lpn` that resolved to `found`, through its delta
+/// when the FTL keeps the LPN in delta form.
+#[inline]
+fn verify_resolved(
+    oracle: &Oracle,
+    ftl: &dyn Ftl,
+    request: u64,
+    lpn: Lpn,
+    found: Option<Ppn>,
+    flash: &FlashArray,
+) -> Result<()> {
+    match ftl.delta_of(lpn) {
+        Some(at) => oracle.verify_delta(ftl.name(), request, lpn, at, flash),
+        None => oracle.verify(ftl.name(), request, lpn, found, flash),
     }
 }
 

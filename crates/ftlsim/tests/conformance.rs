@@ -20,8 +20,13 @@ const KNOWN_FAILURES: &[(&str, &str, &str)] = &[];
 
 /// Parameter settings that change a scheme's mapping structure run the whole matrix too, as
 /// trials and goldens named `<ftl>-<label>`.
-const VARIANTS: &[(&str, Variant)] =
-    &[("dftl", Variant { label: "vtp", params: "cache_unit = \"vtp\"\ncache_bytes = 1024" })];
+const VARIANTS: &[(&str, Variant)] = &[
+    ("dftl", Variant { label: "vtp", params: "cache_unit = \"vtp\"\ncache_bytes = 1024" }),
+    // Weak content locality: incompressible pages and the bypass.
+    ("delta", Variant { label: "weak", params: "compression_mean = 0.8\ncompression_sigma = 0.2" }),
+    // A mapping cache of 8 entries: counts die fast, so deltas are merged back often.
+    ("delta", Variant { label: "forgetful", params: "cache_entries = 8" }),
+];
 
 /// The run's report must equal the one recorded in `tests/golden/conformance/` (see
 /// `ftlsim::check::golden`): a refactor changes no result.

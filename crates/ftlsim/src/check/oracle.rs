@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, PageKind, Ppn};
+use crate::ftl::DeltaAt;
 
 /// Per LPN: the last version written in the low 31 bits (0 = never written) and a trimmed flag
 /// in the top bit. Versions keep counting across trims, so a copy written after a trim is always
@@ -158,6 +159,47 @@ impl Oracle {
         outcome
     }
 
+    /// [`Oracle::verify`] of an LPN in delta form: the delta `at` must bring the LPN's last
+    /// written version (the page it applies to is the invariant checks' business).
+    pub fn verify_delta(&self, ftl: &str, request: u64, lpn: Lpn, at: DeltaAt, flash: &FlashArray) -> Result<()> {
+        let expected = self.version(lpn);
+        let held = delta_version(at, lpn, flash);
+        if expected != 0 && held == Some(expected) {
+            return Ok(());
+        }
+        let expected =
+            if expected == 0 { "unmapped".to_string() } else { format!("a delta holding version {expected}") };
+        let found = format!("a delta in {at:?} holding version {held:?}");
+        Err(SimError::Oracle { ftl: ftl.to_string(), request, lpn, expected, found })
+    }
+
+    /// [`Oracle::verify_recovered`] of an LPN a recovery brought back in delta form: as
+    /// [`Oracle::verify_delta`], or, for an LPN trimmed since its last write or whose write a
+    /// power loss cut, an older version it may come back with.
+    pub fn verify_recovered_delta(
+        &mut self,
+        ftl: &str,
+        request: u64,
+        lpn: Lpn,
+        at: DeltaAt,
+        flash: &FlashArray,
+    ) -> Result<()> {
+        let held = delta_version(at, lpn, flash).unwrap_or(0);
+        let last = self.versions[lpn.index()] & !TRIMMED;
+        let allowed = match self.in_doubt.remove(&lpn) {
+            Some(before) => held == before & !TRIMMED,
+            None => self.versions[lpn.index()] & TRIMMED != 0,
+        };
+        if held != 0 && held <= last && allowed {
+            self.versions[lpn.index()] = last;
+            if held < last {
+                self.rolled_back.insert(lpn, held);
+            }
+            return Ok(());
+        }
+        self.verify_delta(ftl, request, lpn, at, flash)
+    }
+
     /// Checks that `found` is what a read of `lpn` must resolve to (a page holding the LPN's last
     /// written version; whether the FTL counts it valid is for the invariant checks); the error
     /// names the FTL and the request.
@@ -189,6 +231,20 @@ impl Oracle {
                 }
                 fail(format!("PPN {ppn} ({:?} page of LPN {} version {})", spare.kind, spare.logical, spare.version))
             }
+        }
+    }
+}
+
+/// The version a delta of `lpn` at `at` brings, if it holds one.
+fn delta_version(at: DeltaAt, lpn: Lpn, flash: &FlashArray) -> Option<u32> {
+    match at {
+        DeltaAt::Ram(version) => Some(version),
+        DeltaAt::Flash(ppn) => {
+            let on_delta_page = ppn.get() < flash.geometry().total_pages()
+                && flash.is_programmed(ppn)
+                && flash.spare_unchecked(ppn).kind == PageKind::Delta;
+            let entries = if on_delta_page { flash.deltas(ppn) } else { &[] };
+            entries.iter().find(|e| e.lpn == lpn.get()).map(|e| e.version)
         }
     }
 }

@@ -10,6 +10,7 @@
 
 use serde::Serialize;
 
+use super::deltas::{DeltaEntry, DeltaPages};
 use super::{Geometry, PageRecords, Pbn, Ppn};
 use crate::config::ProgramOrder;
 use crate::error::{Result, SimError};
@@ -92,6 +93,8 @@ pub struct FlashArray {
     payload: Option<PageRecords<u64>>,
     /// How the controller programmed each page ([`FlashArray::enable_program_modes`]).
     program_modes: Option<PageRecords<u8>>,
+    /// The headers of delta pages ([`FlashArray::program_deltas`]), kept once one is programmed.
+    deltas: Option<DeltaPages>,
 }
 
 impl FlashArray {
@@ -105,6 +108,7 @@ impl FlashArray {
             blocks: filled_vec(geometry.total_blocks() as usize, BlockMeta::default()),
             payload: None,
             program_modes: None,
+            deltas: None,
         }
     }
 
@@ -169,6 +173,18 @@ impl FlashArray {
         self.payload.as_ref().map(|records| records.get(ppn))
     }
 
+    /// Programs a delta page (kind [`PageKind::Delta`]) whose header lists `entries`.
+    pub fn program_deltas(&mut self, ppn: Ppn, logical: u32, version: u32, entries: Box<[DeltaEntry]>) -> Result<()> {
+        self.program(ppn, PageKind::Delta, logical, version)?;
+        self.deltas.get_or_insert_with(DeltaPages::default).set(ppn, entries);
+        Ok(())
+    }
+
+    /// The deltas a programmed delta page holds (none for any other page).
+    pub fn deltas(&self, ppn: Ppn) -> &[DeltaEntry] {
+        self.deltas.as_ref().map_or(&[], |d| d.get(ppn))
+    }
+
     pub fn geometry(&self) -> &Geometry {
         &self.geometry
     }
@@ -180,6 +196,7 @@ impl FlashArray {
             + self.blocks.len() * std::mem::size_of::<BlockMeta>()
             + self.payload.as_ref().map_or(0, PageRecords::state_bytes)
             + self.program_modes.as_ref().map_or(0, PageRecords::state_bytes)
+            + self.deltas.as_ref().map_or(0, DeltaPages::state_bytes)
     }
 
     fn check_ppn(&self, op: &'static str, ppn: Ppn) -> Result<()> {
@@ -350,7 +367,7 @@ impl FlashArray {
         let first = self.geometry.first_page(pbn);
         self.check_ppn("erase", first)?;
         let meta = &mut self.blocks[pbn.index()];
-        let programmed = meta.write_ptr;
+        let (programmed, kind) = (meta.write_ptr, meta.kind);
         meta.write_ptr = 0;
         meta.programmed = 0;
         meta.erases += 1;
@@ -359,6 +376,9 @@ impl FlashArray {
         }
         if let Some(records) = self.program_modes.as_mut() {
             records.clear(first, programmed);
+        }
+        if let Some(deltas) = self.deltas.as_mut().filter(|_| kind == PageKind::Delta as u8) {
+            deltas.clear(first, programmed);
         }
         let first = first.index();
         self.version[first..first + programmed as usize].fill(ERASED);

@@ -9,6 +9,7 @@ mod bftl;
 pub mod cdftl;
 pub mod common;
 pub mod cpm;
+pub mod delta;
 pub mod dftl;
 mod dftl_pages;
 pub mod fast;
@@ -23,6 +24,7 @@ pub mod sftl;
 pub mod tdftl;
 pub mod tpftl;
 
+pub use delta::DeltaFtl;
 pub use page::PageFtl;
 pub use precondition::PageLayout;
 pub use registry::{
@@ -114,6 +116,24 @@ impl FtlCtx<'_> {
         Ok(())
     }
 
+    /// Programs a delta page holding `entries` (Delta-FTL's delta log).
+    pub fn program_deltas(
+        &mut self,
+        ppn: Ppn,
+        logical: u32,
+        version: u32,
+        entries: Box<[crate::flash::DeltaEntry]>,
+        purpose: Purpose,
+    ) -> Result<()> {
+        if self.ops.power_fails_now() {
+            self.flash.program_interrupted(ppn, PageKind::Delta)?;
+            return Err(SimError::PowerCut);
+        }
+        self.flash.program_deltas(ppn, logical, version, entries)?;
+        self.ops.push(OpKind::Program, purpose, ppn);
+        Ok(())
+    }
+
     #[inline]
     pub fn erase(&mut self, pbn: Pbn, purpose: Purpose) -> Result<()> {
         self.power_check()?;
@@ -132,6 +152,15 @@ impl FtlCtx<'_> {
         self.ops.push(OpKind::Compute(task), purpose, page);
         Ok(())
     }
+}
+
+/// Where the newest version of an LPN in delta form lives ([`Ftl::delta_of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeltaAt {
+    /// In a delta page on flash.
+    Flash(Ppn),
+    /// In the FTL's capacitor-backed RAM (Delta-FTL's Temp Buffer), holding this version.
+    Ram(u32),
 }
 
 /// The two stages of [`Ftl::prefetch`].
@@ -242,6 +271,24 @@ pub trait Ftl: Send {
     /// Spare-area formats and translation levels, for schemes that keep their mapping in the
     /// data pages' spare areas (`None`, the default, for the others).
     fn spare_map_stats(&self) -> Option<crate::metrics::SpareMapStats> {
+        None
+    }
+
+    /// For an LPN stored as a delta against the page [`Ftl::lookup`] gives (Delta-FTL): where the
+    /// delta holding its newest version lives, so the oracle reads through the delta form.
+    /// `None` (the default) for a page in original form.
+    fn delta_of(&self, _lpn: Lpn) -> Option<DeltaAt> {
+        None
+    }
+
+    /// Power is failing: write what capacitor-backed RAM holds to flash before [`Ftl::recover`]
+    /// (Delta-FTL's Temp Buffer); the default holds nothing.
+    fn flush_on_power_loss(&mut self, _ctx: &mut FtlCtx) -> Result<()> {
+        Ok(())
+    }
+
+    /// Delta-encoding counts (`None`, the default, for schemes that store no deltas).
+    fn delta_stats(&self) -> Option<crate::metrics::DeltaStats> {
         None
     }
 

@@ -14,6 +14,7 @@ use crate::flash::{PageKind, SpareLayout};
 pub const REGISTRY: &[FtlInfo] = &[
     super::page::INFO,
     super::dftl::INFO,
+    super::delta::INFO,
     super::cdftl::INFO,
     super::tpftl::INFO,
     super::scftl::INFO,
@@ -44,6 +45,9 @@ pub enum Family {
     /// Page mapping within clusters of logical blocks that hold their own physical blocks (CPM,
     /// K-CPM), the map in translation pages.
     Clustered,
+    /// Page mapping that stores updates as compressed deltas (Delta-FTL); its results depend on
+    /// a content model, so it is not among the default comparison's schemes.
+    DeltaEncoded,
 }
 
 impl Family {
@@ -53,6 +57,7 @@ impl Family {
             Family::DemandBased => "demand-based",
             Family::BlockMapped => "block-mapped",
             Family::Clustered => "clustered",
+            Family::DeltaEncoded => "delta-encoded",
         }
     }
 }

@@ -2,6 +2,8 @@
 //! the logical pages it touches (a sub-page request touches the whole page; which of its sectors
 //! the host touches travels with the flash operations as a [`SectorSpan`]).
 
+pub mod content;
+
 use crate::config::{AddressPolicy, Config};
 use crate::error::{Result, SimError};
 use std::num::NonZeroU8;

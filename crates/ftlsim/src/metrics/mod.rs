@@ -4,6 +4,7 @@
 mod cache;
 mod clusters;
 mod collector;
+mod delta;
 mod flash_time;
 pub mod latency_log;
 mod merges;
@@ -14,6 +15,7 @@ mod spare_map;
 pub use cache::{CacheAccess, CacheStats};
 pub use clusters::{ClusterReport, ClusterStats, TableSizes};
 pub use collector::{Collector, RequestKind};
+pub use delta::{DeltaReport, DeltaStats};
 pub use flash_time::FlashTimeReport;
 pub use merges::{MergeReport, MergeStats};
 pub use model::{FlashTimes, GcStats, TimeModel, WaCounts, WaModel};

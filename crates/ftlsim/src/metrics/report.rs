@@ -192,6 +192,9 @@ pub struct Report {
     /// Spare-area formats and translation levels of 3DFTL (absent for the others).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spare_map: Option<super::SpareMapReport>,
+    /// Delta encoding of Delta-FTL (absent for the others).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delta: Option<super::DeltaReport>,
     /// P/E suspension (present when the device describes its P/E phases, `device.timing.phases`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suspension: Option<SuspensionReport>,
@@ -387,6 +390,7 @@ pub struct ReportInputs<'a> {
     pub gc_stats: GcStats,
     pub merges: Option<MergeStats>,
     pub spare_map: Option<super::SpareMapStats>,
+    pub delta: Option<super::DeltaStats>,
     pub buffer: Option<crate::controller::BufferStats>,
     pub dies: Option<(&'a crate::timing::DieTimes, u64)>,
     pub suspension: Option<&'a crate::timing::SuspensionStats>,
@@ -514,6 +518,10 @@ impl Report {
             flash_time: FlashTimeReport::new(&i.gc_stats, &reads, &spare_reads, &programs, &erases, i.array_times),
             clusters: i.gc_stats.clusters.map(ClusterReport::new),
             spare_map: i.spare_map.map(super::SpareMapReport::new),
+            delta: i.delta.map(|d| {
+                let g = i.flash.geometry();
+                super::DeltaReport::new(d, g.page_size, g.pages_per_block)
+            }),
             suspension: i.suspension.map(SuspensionReport::new),
             diffecc: i.diffecc.as_ref().map(DiffEccReport::new),
             recovery: i.recovery,

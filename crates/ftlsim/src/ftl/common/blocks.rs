@@ -38,6 +38,13 @@ pub trait Relocate {
         None
     }
 
+    /// Asked before GC moves the valid page `old` (already read): whether the FTL moved its
+    /// content itself and invalidated `old` (Delta-FTL merges a delta with its old version, or
+    /// re-appends a delta page's valid deltas to its buffer). The default: GC copies it.
+    fn take_over(&mut self, _blocks: &mut BlockManager, _spare: Spare, _old: Ppn, _ctx: &mut FtlCtx) -> Result<bool> {
+        Ok(false)
+    }
+
     /// Whether the programmed page `ppn` holding `spare` is still current (the mapping points to
     /// it), asked by GC when the FTL keeps per-block invalid counters only (`gc.validity =
     /// "counters"`). Any flash read the answer needs goes through `ctx` and counts. An FTL that

@@ -148,6 +148,9 @@ impl BlockManager {
                     None => continue,
                 }
             };
+            if reloc.take_over(self, spare, old, ctx)? {
+                continue;
+            }
             let stream = self.gc_destination(reloc, victim, spare)?;
             let new = self.allocate(unit, stream, reloc, ctx)?;
             ctx.program(new, spare.kind, spare.logical, spare.version, Purpose::Gc)?;
