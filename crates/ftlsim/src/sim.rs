@@ -71,6 +71,7 @@ pub struct Simulation {
     gc_stats_base: GcStats,
     merges_base: MergeStats,
     spare_map_base: crate::metrics::SpareMapStats,
+    ilog_base: crate::metrics::IlogStats,
     recovery: RecoveryReport,
     power_loss_at: Vec<u64>,
     /// Requests a power loss cut short.
@@ -131,6 +132,7 @@ impl Simulation {
             gc_stats_base: GcStats::default(),
             merges_base: MergeStats::default(),
             spare_map_base: Default::default(),
+            ilog_base: Default::default(),
             recovery: RecoveryReport::default(),
             power_loss_at: Vec::new(),
             power_cuts: 0,
@@ -249,6 +251,7 @@ impl Simulation {
         self.gc_stats_base = self.ftl.blocks().gc_stats();
         self.merges_base = self.ftl.merge_stats().unwrap_or_default();
         self.spare_map_base = self.ftl.spare_map_stats().unwrap_or_default();
+        self.ilog_base = self.ftl.blocks().ilog_stats().unwrap_or_default();
         self.buffer_base = self.buffer.as_ref().map(|b| b.stats.clone()).unwrap_or_default();
         self.timing = new_timing(&self.config);
         self.background_gc_victims = 0;
@@ -712,6 +715,7 @@ impl Simulation {
             gc_stats: self.ftl.blocks().gc_stats().since(&self.gc_stats_base),
             merges: self.ftl.merge_stats().map(|m| m.since(&self.merges_base)),
             spare_map: self.ftl.spare_map_stats().map(|m| m.since(&self.spare_map_base)),
+            ilog: self.ftl.blocks().ilog_stats().map(|m| m.since(&self.ilog_base)),
             buffer: self.buffer.as_ref().map(|b| b.stats.since(&self.buffer_base)),
             dies: self.timing.die_times().map(|times| (times, self.background_gc_victims)),
             suspension: self.timing.suspension_stats(),

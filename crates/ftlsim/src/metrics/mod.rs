@@ -9,6 +9,7 @@ pub mod latency_log;
 mod merges;
 mod model;
 pub(crate) mod report;
+mod ilog;
 mod spare_map;
 
 pub use cache::{CacheAccess, CacheStats};
@@ -21,4 +22,5 @@ pub use report::{
     CacheReport, EraseCountStats, FlashCounts, HostReport, LatencySummary, RecoveryReport, Report, ResponseTimes,
     SimulationReport, SATURATED,
 };
+pub use ilog::{IlogReport, IlogStats};
 pub use spare_map::{SpareMapReport, SpareMapStats};

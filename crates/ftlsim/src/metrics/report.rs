@@ -189,6 +189,9 @@ pub struct Report {
     /// Spare-area formats and translation levels of 3DFTL (absent for the others).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spare_map: Option<super::SpareMapReport>,
+    /// ILog's traffic and GC validation (`gc.validity = "ilog"`; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ilog: Option<super::IlogReport>,
     /// P/E suspension (present when the device describes its P/E phases, `device.timing.phases`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suspension: Option<SuspensionReport>,
@@ -296,6 +299,7 @@ pub struct ReportInputs<'a> {
     pub gc_stats: GcStats,
     pub merges: Option<MergeStats>,
     pub spare_map: Option<super::SpareMapStats>,
+    pub ilog: Option<super::IlogStats>,
     pub buffer: Option<crate::controller::BufferStats>,
     pub dies: Option<(&'a crate::timing::DieTimes, u64)>,
     pub suspension: Option<&'a crate::timing::SuspensionStats>,
@@ -420,6 +424,7 @@ impl Report {
             flash_time: FlashTimeReport::new(&i.gc_stats, &reads, &spare_reads, &programs, &erases, i.array_times),
             clusters: i.gc_stats.clusters.map(ClusterReport::new),
             spare_map: i.spare_map.map(super::SpareMapReport::new),
+            ilog: i.ilog.map(super::IlogReport::new),
             suspension: i.suspension.map(SuspensionReport::new),
             recovery: i.recovery,
             sram: i.sram,
