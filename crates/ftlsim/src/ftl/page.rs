@@ -159,7 +159,8 @@ impl Ftl for PageFtl {
         let ppn = self.blocks.allocate(unit, DATA, &mut self.map, ctx)?;
         ctx.program(ppn, PageKind::Data, lpn, version, Purpose::Host)?;
         self.map.l2p[lpn.index()] = Some(ppn);
-        self.blocks.write_back_log(&mut self.map, ctx)
+        self.blocks.write_back_log(&mut self.map, ctx)?;
+        Ok(())
     }
 
     fn collect_in_background(&mut self, unit: u32, ctx: &mut FtlCtx) -> Result<bool> {

@@ -538,13 +538,15 @@ impl BlockManager {
 
     /// ILog's write-back (Figure 8.3 lines 4-45): while the BIF queue holds more than its SRAM,
     /// its head goes, a modified head after writing an invalidation page. The FTL calls it at
-    /// the end of each operation that invalidates pages; without ILog it does nothing.
+    /// the end of each operation that invalidates pages; without ILog it does nothing. Returns
+    /// whether it wrote (and so may have collected garbage and moved pages).
     #[inline]
-    pub fn write_back_log<R: Relocate>(&mut self, reloc: &mut R, ctx: &mut FtlCtx) -> Result<()> {
+    pub fn write_back_log<R: Relocate>(&mut self, reloc: &mut R, ctx: &mut FtlCtx) -> Result<bool> {
         if self.ilog.as_ref().is_some_and(|log| log.needs_write_back()) {
             self.write_back_log_pages(reloc, ctx)?;
+            return Ok(true);
         }
-        Ok(())
+        Ok(false)
     }
 
     #[cold]
@@ -557,7 +559,8 @@ impl BlockManager {
             let stream = self.log_stream;
             let unit = self.next_unit(stream);
             let new = self.allocate(unit, stream, reloc, ctx)?;
-            ctx.program(new, PageKind::InvalidationLog, page.lipn, 0, Purpose::Metadata)?;
+            // The spare area's version field carries the page's BSN bound (never 0).
+            ctx.program(new, PageKind::InvalidationLog, page.lipn, page.bsn_bound, Purpose::Metadata)?;
             let log = self.ilog.as_deref_mut().expect("ILog is on");
             if let Some(old) = log.commit(new, page) {
                 self.invalidate_unlogged(old, ctx.flash)?;
@@ -660,6 +663,10 @@ impl BlockManager {
             if flash.is_programmed(ppn) && (flash.is_corrupt(ppn) || !live(ppn, flash.spare_unchecked(ppn))) {
                 self.validity.invalidate(ppn, flash);
             }
+        }
+        if let Some(log) = self.ilog.as_deref_mut() {
+            let validity = &self.validity;
+            log.forget_contradicted(&self.geometry, |ppn| validity.is_valid(ppn, flash));
         }
     }
 

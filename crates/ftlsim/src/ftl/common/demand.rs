@@ -88,7 +88,8 @@ impl<S: DemandScheme> DemandFtl<S> {
         self.map.recovered();
         write_back_recovered(&mut self.map, &mut self.blocks, ctx)?;
         self.map.flush(&mut self.blocks, ctx)?;
-        self.blocks.write_back_log(&mut self.map, ctx)
+        self.blocks.write_back_log(&mut self.map, ctx)?;
+        Ok(())
     }
 
     pub fn scheme(&self) -> &S {
@@ -107,7 +108,13 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
 
     #[inline]
     fn read(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
-        let Some(ppn) = self.map.translate(lpn, &mut self.blocks, ctx)? else { return Ok(None) };
+        let mut found = self.map.translate(lpn, &mut self.blocks, ctx)?;
+        // A miss may have written a translation page back, invalidating its old copy; the log's
+        // write-back may collect garbage and move the page.
+        if self.blocks.write_back_log(&mut self.map, ctx)? {
+            found = self.lookup(lpn, ctx.flash);
+        }
+        let Some(ppn) = found else { return Ok(None) };
         ctx.read(ppn, Purpose::Host)?;
         Ok(Some(ppn))
     }
@@ -124,7 +131,8 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
         self.map.store().set_replacing(None);
         self.map.store().program_data(ppn, lpn, version, ctx)?;
         self.map.remap(lpn, Some(ppn), &mut self.blocks, ctx)?;
-        self.blocks.write_back_log(&mut self.map, ctx)
+        self.blocks.write_back_log(&mut self.map, ctx)?;
+        Ok(())
     }
 
     fn collect_in_background(&mut self, unit: u32, ctx: &mut FtlCtx) -> Result<bool> {
@@ -155,7 +163,8 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
             self.blocks.invalidate_unlogged(old, ctx.flash)?;
             self.map.remap(lpn, None, &mut self.blocks, ctx)?;
         }
-        self.blocks.write_back_log(&mut self.map, ctx)
+        self.blocks.write_back_log(&mut self.map, ctx)?;
+        Ok(())
     }
 
     #[inline]
@@ -206,7 +215,8 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
             write_back(&mut self.map, &mut self.blocks, tp, true, ctx)?;
         }
         self.map.flush(&mut self.blocks, ctx)?;
-        self.blocks.write_back_log(&mut self.map, ctx)
+        self.blocks.write_back_log(&mut self.map, ctx)?;
+        Ok(())
     }
 
     fn reset_cache(&mut self) {

@@ -350,6 +350,36 @@ mod tests {
     }
 
     #[test]
+    fn with_ilog_gc_reads_fewer_pages_per_page_moved_than_with_counters() {
+        for ftl in ["pftl", "dftl", "sftl", "3dftl"] {
+            let run = |validity: &str| {
+                let settings = [format!("gc.validity=\"{validity}\""), "gc.ilog_queue_bytes=10".into(), "gc.ilog_pages=4".into()];
+                let config = test_device(ftl, 1, 2, 16, 16, &settings).unwrap();
+                let mut sim = Simulation::new(&config, ftl).unwrap();
+                scattered_writes(&mut sim, config.device.logical_pages());
+                let count = |kind, purpose| sim.ops().count(kind, purpose);
+                let moved = sim.ftl().blocks().gc_stats().moved[crate::flash::PageKind::Data as usize];
+                let stats = sim.ftl().blocks().ilog_stats();
+                (count(OpKind::Read, Purpose::Gc), moved, count(OpKind::Program, Purpose::Metadata), stats)
+            };
+            let (_, bitmap_moves, _, none) = run("bitmap");
+            let (counter_reads, counter_moves, _, _) = run("counters");
+            let (ilog_reads, ilog_moves, ip_writes, stats) = run("ilog");
+            let stats = stats.expect("ILog reports its counts");
+            assert!(none.is_none() && bitmap_moves > 0, "{ftl}");
+            // The invalidation pages take room of their own, so GC runs more often; per page moved
+            // it reads less than with counters only.
+            assert!(counter_moves == bitmap_moves && ilog_moves > 0, "{ftl}");
+            let (ilog_cost, counter_cost) =
+                (ilog_reads as f64 / ilog_moves as f64, counter_reads as f64 / counter_moves as f64);
+            assert!(ilog_cost < counter_cost, "{ftl}: {ilog_cost} GC reads per page moved with ILog vs {counter_cost}");
+            // A one-BIF queue writes an invalidation page whenever another block is invalidated.
+            assert!(stats.ip_writes > 0 && ip_writes >= stats.ip_writes, "{ftl}: {stats:?}");
+            assert!(stats.flagged_skipped > 0, "{ftl}: {stats:?}");
+        }
+    }
+
+    #[test]
     fn counters_need_an_ftl_that_can_tell_a_current_page() {
         let config = test_device("pftl", 1, 2, 16, 16, &["gc.validity=\"counters\"".into()]).unwrap();
         let err = crate::ftl::ftl_info("optimal").unwrap().validate(&config).unwrap_err().to_string();

@@ -49,19 +49,20 @@ struct Queued {
     complete: bool,
 }
 
-/// What one invalidation page holds on flash: its LIPN, the newest block sequence number when it
-/// was written (flags of a block opened later are stale), and its BIFs.
+/// What one invalidation page holds on flash: its LIPN, the sequence number the next opened block
+/// would get when it was written (the paper's "latest BSN" plus one: flags of a block numbered
+/// from it on are stale), and its BIFs.
 #[derive(Debug, Clone)]
 pub struct IpImage {
     pub lipn: u16,
-    pub latest_bsn: u32,
+    pub bsn_bound: u32,
     pbns: Vec<Pbn>,
     flags: Vec<u64>,
 }
 
 impl IpImage {
-    fn new(lipn: u16, latest_bsn: u32) -> Self {
-        IpImage { lipn, latest_bsn, pbns: Vec::new(), flags: Vec::new() }
+    fn new(lipn: u16, bsn_bound: u32) -> Self {
+        IpImage { lipn, bsn_bound, pbns: Vec::new(), flags: Vec::new() }
     }
 
     fn push(&mut self, pbn: Pbn, flags: &[u64]) {
@@ -276,7 +277,7 @@ impl Ilog {
     pub fn build_page(&mut self, mut read: impl FnMut(Ppn) -> Result<()>) -> Result<IpImage> {
         let victim = self.next_lipn;
         self.next_lipn = (victim + 1) % self.lipns;
-        let mut page = IpImage::new(victim, self.next_bsn - 1);
+        let mut page = IpImage::new(victim, self.next_bsn);
         if let Some(old) = self.ipt[victim as usize] {
             read(old)?;
             self.stats.ip_reads += 1;
@@ -410,13 +411,28 @@ impl Ilog {
                 newest = Some((bsn, image.lipn));
                 for &block in &image.pbns {
                     let written = flash.block_state(block) != BlockState::Erased;
-                    if written && self.bsn[block.index()] <= image.latest_bsn {
+                    if written && self.bsn[block.index()] < image.bsn_bound {
                         self.lipn[block.index()] = image.lipn;
                     }
                 }
             }
         }
         self.next_lipn = newest.map_or(0, |(_, lipn)| (lipn + 1) % self.lipns);
+    }
+
+    /// Drops the recovered BIF of every block where it flags a page the recovered mapping holds
+    /// valid (a trim kept in SRAM and lost at the power loss revived an older copy): recovery
+    /// checks each flag against the mapping it rebuilt, and such a block is validated page by
+    /// page again.
+    pub fn forget_contradicted(&mut self, geometry: &Geometry, valid: impl Fn(Ppn) -> bool) {
+        for pbn in geometry.blocks() {
+            let Some(lipn) = self.lipn_of(pbn) else { continue };
+            let ppn = self.ipt[lipn as usize].expect("a recovered BIFT entry's LIPN has a page");
+            let Some(flags) = self.images[&ppn.get()].flags_of(pbn, self.words) else { continue };
+            if (0..self.pages_per_block).any(|o| Ilog::flagged(flags, o) && valid(geometry.page_at(pbn, o))) {
+                self.lipn[pbn.index()] = NO_LIPN;
+            }
+        }
     }
 
     /// The flags the log holds for `pbn` after a recovery (Figure 8.6 line 23), reading its IP

@@ -449,7 +449,8 @@ impl Ftl for Tdftl {
         if let Some(old) = old {
             self.blocks.invalidate(old, ctx.flash)?;
         }
-        self.blocks.write_back_log(&mut self.map, ctx)
+        self.blocks.write_back_log(&mut self.map, ctx)?;
+        Ok(())
     }
 
     fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
@@ -459,7 +460,8 @@ impl Ftl for Tdftl {
             return Ok(());
         }
         self.trim_mapped(lpn, ctx)?;
-        self.blocks.write_back_log(&mut self.map, ctx)
+        self.blocks.write_back_log(&mut self.map, ctx)?;
+        Ok(())
     }
 
     fn collect_in_background(&mut self, unit: u32, ctx: &mut FtlCtx) -> Result<bool> {
