@@ -504,3 +504,195 @@ impl Ilog {
         SimError::Other(format!("ILog flags PPN {ppn} invalid, but it holds valid data"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, ConfigBuilder};
+    use crate::flash::PageKind;
+
+    /// 1 plane of 16 blocks x 16 pages of 64 B: a BIF is 5 B, an IP holds 12, the queue 3, the
+    /// log 2 IPs.
+    fn small() -> Config {
+        let mut b = ConfigBuilder::new();
+        for s in [
+            "device.geometry.planes_per_die=1",
+            "device.geometry.blocks_per_plane=16",
+            "device.geometry.pages_per_block=16",
+            "device.geometry.page_size=64",
+            "device.geometry.sector_size=64",
+            "device.overprovisioning=0.5",
+            "gc.validity=\"ilog\"",
+            "gc.ilog_queue_bytes=15",
+            "gc.ilog_pages=2",
+        ] {
+            b = b.set(s).unwrap();
+        }
+        b.build().unwrap()
+    }
+
+    fn log(c: &Config) -> Ilog {
+        Ilog::new(&c.device.geometry, c.gc.ilog_queue_bytes, c.gc.ilog_pages)
+    }
+
+    /// Builds and commits the next IP at `ppn` (programmed on `flash`), returning the IPs read.
+    fn write_back(log: &mut Ilog, flash: &mut FlashArray, ppn: u32) -> Vec<Ppn> {
+        let mut reads = Vec::new();
+        let page = log
+            .build_page(|p| {
+                reads.push(p);
+                Ok(())
+            })
+            .unwrap();
+        flash.program(Ppn::new(ppn), PageKind::InvalidationLog, page.lipn as u32, page.bsn_bound).unwrap();
+        log.commit(Ppn::new(ppn), page);
+        reads
+    }
+
+    #[test]
+    fn the_papers_sizes_on_the_8gb_device() {
+        let mut c = Config::preset("mlc8g").unwrap();
+        c.gc.validity = crate::config::ValidityTracking::Ilog;
+        c.validate().unwrap();
+        let g = &c.device.geometry;
+        let log = log(&c);
+        // §8.1: a BIF is 35 B; 4,096 of them fit in 18 IPs; the 8 KB queue holds 234.
+        assert_eq!(bif_bytes(g.pages_per_block), 35);
+        assert_eq!(log.bifs_per_page(), 234);
+        assert_eq!((g.total_blocks() as usize).div_ceil(log.bifs_per_page()), 18);
+        assert_eq!(log.capacity(), 234);
+    }
+
+    #[test]
+    fn invalidations_into_a_queue_with_room_cost_no_io_and_a_modified_head_one_write() {
+        let c = small();
+        let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
+        let mut log = log(&c);
+        assert_eq!((log.capacity(), log.bifs_per_page()), (3, 12));
+        // Three blocks fit: no write-back.
+        for (pbn, offset) in [(0, 1), (1, 2), (2, 3), (0, 4)] {
+            log.invalidate(Pbn::new(pbn), offset, false);
+            assert!(!log.needs_write_back());
+        }
+        // A fourth block finds a modified head (block 1; block 0 moved to the tail when
+        // modified again): the write-back rewrites LIPN 0 (never written, nothing to read) with
+        // every modified BIF, each complete (no IP held its block), and reads nothing.
+        log.invalidate(Pbn::new(3), 0, false);
+        assert!(log.needs_write_back() && !log.drop_unmodified_head());
+        assert!(write_back(&mut log, &mut flash, 15 * 16).is_empty());
+        assert_eq!((log.stats.ip_reads, log.stats.ip_writes), (0, 1));
+        let image = log.image(Ppn::new(15 * 16)).unwrap();
+        assert_eq!((image.lipn, image.len()), (0, 4));
+        assert_eq!(log.lipn_of(Pbn::new(0)), Some(0));
+        // The head is unmodified now: it simply leaves.
+        assert!(log.drop_unmodified_head() && !log.needs_write_back());
+        assert_eq!(log.queued(), 3);
+        assert_eq!(log.page_of(0), Some(Ppn::new(15 * 16)));
+    }
+
+    #[test]
+    fn an_incomplete_bif_is_merged_with_its_ip_one_read_each_and_validation_reads_at_most_one() {
+        let c = small();
+        let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
+        let mut log = log(&c);
+        // Blocks 0-3 logged into LIPN 0 at PPN 240.
+        for pbn in 0..4 {
+            log.invalidate(Pbn::new(pbn), 0, false);
+        }
+        write_back(&mut log, &mut flash, 240);
+        while log.drop_unmodified_head() {}
+        for pbn in 4..7 {
+            log.invalidate(Pbn::new(pbn), 0, false);
+        }
+        // Blocks 0-2 have left the queue; block 1 comes back incomplete (its flag 0 is in LIPN 0).
+        assert_eq!(log.queued(), 3);
+        log.invalidate(Pbn::new(1), 5, false);
+        assert!(log.needs_write_back());
+        // Validation before the write-back: block 1's flags are the queue's merged with its IP,
+        // one read; block 5's are complete in the queue, none.
+        let mut reads = 0;
+        let flags = log.victim_flags(Pbn::new(1), |_| Ok(reads += 1)).unwrap();
+        assert!(Ilog::flagged(&flags, 0) && Ilog::flagged(&flags, 5) && !Ilog::flagged(&flags, 1));
+        log.return_scratch(flags);
+        let flags = log.victim_flags(Pbn::new(5), |_| Ok(reads += 1)).unwrap();
+        assert!(Ilog::flagged(&flags, 0));
+        log.return_scratch(flags);
+        assert_eq!((reads, log.stats.validation_ip_reads), (1, 1));
+        // The write-back rewrites LIPN 1 (unused: no read); block 1's BIF is incomplete, so
+        // LIPN 0's page is read once to merge it: 1 + (incomplete modified BIFs) reads at most.
+        let reads = write_back(&mut log, &mut flash, 241);
+        assert_eq!(reads, [Ppn::new(240)]);
+        assert_eq!(log.stats.ip_writes, 2);
+        let image = log.image(Ppn::new(241)).unwrap();
+        assert_eq!(image.lipn, 1);
+        assert_eq!(log.lipn_of(Pbn::new(1)), Some(1));
+        let merged = image.flags_of(Pbn::new(1), 1).unwrap();
+        assert!(Ilog::flagged(merged, 0) && Ilog::flagged(merged, 5));
+        // Rewriting LIPN 0 next carries over the BIFs it still holds (blocks 0, 2, 3; block 1's
+        // copy there is stale): one read, the old page's.
+        while log.drop_unmodified_head() {}
+        log.invalidate(Pbn::new(8), 0, false);
+        let reads = write_back(&mut log, &mut flash, 242);
+        assert_eq!(reads, [Ppn::new(240)]);
+        let image = log.image(Ppn::new(242)).unwrap();
+        assert_eq!(image.lipn, 0);
+        let mut carried = image.pbns.clone();
+        carried.sort();
+        assert_eq!(carried, [0, 2, 3, 8].map(Pbn::new));
+    }
+
+    #[test]
+    fn a_wholly_invalid_block_leaves_the_queue_and_an_erase_forgets_its_bif() {
+        let c = small();
+        let g = c.device.geometry.clone();
+        let mut log = log(&c);
+        for offset in 0..15 {
+            log.invalidate(Pbn::new(2), offset, false);
+        }
+        assert_eq!(log.queued(), 1);
+        log.invalidate(Pbn::new(2), 15, true);
+        assert_eq!(log.queued(), 0);
+        log.invalidate(Pbn::new(3), 0, false);
+        log.erased(Pbn::new(3), &g);
+        assert_eq!((log.queued(), log.lipn_of(Pbn::new(3))), (0, None));
+    }
+
+    #[test]
+    fn recovery_trusts_a_bif_only_for_a_block_opened_before_its_ip() {
+        let c = small();
+        let g = c.device.geometry.clone();
+        let mut flash = FlashArray::new(&g, c.device.program_order);
+        let mut log = log(&c);
+        for pbn in [0, 1, 15] {
+            log.opened(Pbn::new(pbn));
+        }
+        for pbn in 0..2 {
+            flash.program(g.first_page(Pbn::new(pbn)), PageKind::Data, pbn, 1).unwrap();
+            flash.program(g.first_page(Pbn::new(pbn)).offset(1), PageKind::Data, pbn + 10, 1).unwrap();
+            log.invalidate(Pbn::new(pbn), 0, false);
+        }
+        log.invalidate(Pbn::new(2), 0, false);
+        log.invalidate(Pbn::new(3), 0, false);
+        write_back(&mut log, &mut flash, 240);
+        // Block 1 is erased and opened again after the IP was written: its logged flag is stale.
+        log.erased(Pbn::new(1), &g);
+        flash.erase(Pbn::new(1)).unwrap();
+        log.opened(Pbn::new(1));
+        flash.program(g.first_page(Pbn::new(1)), PageKind::Data, 7, 2).unwrap();
+        let mut reads = 0;
+        log.recover(&flash, |_| {
+            reads += 1;
+            true
+        });
+        assert_eq!(reads, 1, "the one IP");
+        assert_eq!(log.page_of(0), Some(Ppn::new(240)));
+        assert_eq!(log.lipn_of(Pbn::new(0)), Some(0));
+        assert_eq!(log.lipn_of(Pbn::new(1)), None, "opened after the IP");
+        assert_eq!(log.lipn_of(Pbn::new(2)), None, "erased");
+        assert_eq!(log.queued(), 0);
+        let mut reads = 0;
+        assert!(Ilog::flagged(log.recovered_flags(Pbn::new(0), |_| reads += 1), 0));
+        assert!(!Ilog::flagged(log.recovered_flags(Pbn::new(1), |_| reads += 1), 0));
+        assert_eq!(reads, 1);
+    }
+}
