@@ -34,10 +34,10 @@ const ILOG: Variant = Variant {
     label: "ilog",
     params: "",
     config: |c| {
-        // Room for the log's stream: an open block and one more GC reserve per unit (a unit is
-        // a plane or larger), the exported space unchanged.
+        // Room for the log: its stream's open block and one more GC reserve per unit (a unit is
+        // a plane or larger) and a block of invalidation pages, the exported space unchanged.
         c.device.logical_pages = Some(c.device.logical_pages());
-        c.device.geometry.blocks_per_plane += 2;
+        c.device.geometry.blocks_per_plane += 3;
         c.gc.validity = ValidityTracking::Ilog;
         c.gc.ilog_pages = 4;
         c.gc.ilog_queue_bytes = 4 * ftlsim::ftl::common::ilog::bif_bytes(c.device.geometry.pages_per_block);

@@ -507,11 +507,19 @@ impl Config {
     /// unit, the free blocks at which GC starts (`gc.free_blocks_low`, at least one per stream:
     /// a collection may have to open a block in each, see `BlockManager`), an open block per
     /// stream and one block's worth of invalid pages (so a victim exists); plus the blocks the
-    /// metadata fills.
+    /// metadata fills, and ILog's invalidation pages (`gc.ilog_pages`).
     pub fn spare_blocks_needed(&self, streams: u32, metadata_pages: u32) -> u64 {
         let per_unit = self.blocks_per_unit_needed(streams);
         let metadata_blocks = metadata_pages.div_ceil(self.device.geometry.pages_per_block) as u64;
-        per_unit * self.device.allocation_units() as u64 + metadata_blocks
+        per_unit * self.device.allocation_units() as u64 + metadata_blocks + self.log_blocks() as u64
+    }
+
+    /// Blocks ILog's live invalidation pages fill (none without ILog).
+    fn log_blocks(&self) -> u32 {
+        match self.gc.validity {
+            ValidityTracking::Ilog => self.gc.ilog_pages.div_ceil(self.device.geometry.pages_per_block),
+            _ => 0,
+        }
     }
 
     /// Per allocation unit: the GC reserve, an open block per stream and one block of slack.
@@ -578,10 +586,14 @@ impl Config {
         let needed = self.spare_blocks_needed(streams, metadata_pages);
         let spare = d.geometry.total_pages().saturating_sub(d.logical_pages()) / d.geometry.pages_per_block;
         if (spare as u64) < needed {
-            let metadata = match metadata_pages.div_ceil(d.geometry.pages_per_block) {
+            let mut metadata = match metadata_pages.div_ceil(d.geometry.pages_per_block) {
                 0 => String::new(),
                 blocks => format!(" + {blocks} blocks of {metadata_pages} translation pages"),
             };
+            if self.log_blocks() > 0 {
+                let pages = self.gc.ilog_pages;
+                metadata += &format!(" + {} blocks of {pages} invalidation pages (gc.ilog_pages)", self.log_blocks());
+            }
             return Err(SimError::config(
                 if d.logical_pages.is_some() { "device.logical_pages" } else { "device.overprovisioning" },
                 format!(

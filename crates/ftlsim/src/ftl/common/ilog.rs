@@ -561,6 +561,10 @@ mod tests {
         assert_eq!(log.bifs_per_page(), 234);
         assert_eq!((g.total_blocks() as usize).div_ceil(log.bifs_per_page()), 18);
         assert_eq!(log.capacity(), 234);
+        // 17 pages cannot hold every block's flags.
+        c.gc.ilog_pages = 17;
+        let err = c.validate().unwrap_err().to_string();
+        assert!(err.contains("gc.ilog_pages") && err.contains("4096 blocks") && err.contains("234 per page"), "{err}");
     }
 
     #[test]
