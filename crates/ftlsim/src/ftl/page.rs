@@ -176,7 +176,7 @@ impl Ftl for PageFtl {
     fn adopt_page_layout(&mut self, layout: &PageLayout, ctx: &mut FtlCtx) -> Result<()> {
         self.map.l2p.copy_from_slice(layout.map());
         self.blocks.rebuild(ctx.flash, |ppn, spare| layout.is_live(ppn, spare));
-        Ok(())
+        self.blocks.log_layout(&mut self.map, ctx)
     }
 
     /// A trim lives in SRAM (recovery brings the LPN back), so ILog does not log it.

@@ -569,6 +569,29 @@ impl BlockManager {
         Ok(())
     }
 
+    /// ILog after adopting a preconditioned layout ([`BlockManager::rebuild`] from it): logs
+    /// every invalid page the layout holds, as the invalidations that made them would have (their
+    /// traffic belongs to preconditioning, whose statistics are reset). Without ILog it does
+    /// nothing.
+    pub fn log_layout<R: Relocate>(&mut self, reloc: &mut R, ctx: &mut FtlCtx) -> Result<()> {
+        let Some(log) = self.ilog.as_deref_mut() else { return Ok(()) };
+        let ppb = self.geometry.pages_per_block;
+        for pbn in self.geometry.blocks() {
+            let written = ctx.flash.write_pointer(pbn);
+            let wholly_invalid = written == ppb && self.validity.valid_count(pbn, ctx.flash) == 0;
+            if written == 0 || wholly_invalid || ctx.flash.block_kind(pbn) == PageKind::InvalidationLog {
+                continue;
+            }
+            for (offset, ppn) in self.geometry.pages_below(pbn, written).enumerate() {
+                if ctx.flash.is_programmed(ppn) && !self.validity.is_valid(ppn, ctx.flash) {
+                    log.invalidate(pbn, offset as u32, false);
+                }
+            }
+        }
+        self.write_back_log(reloc, ctx)?;
+        Ok(())
+    }
+
     /// ILog after a power loss: forgets the queue and rebuilds the IPT and BIFT by reading every
     /// invalidation page (counted as recovery reads). Call first in the FTL's recovery; without
     /// ILog it does nothing.

@@ -153,7 +153,7 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
         self.blocks.rebuild(ctx.flash, |ppn, spare| layout.is_live(ppn, spare));
         self.map.store().adopt(layout.map(), &self.blocks, ctx.flash);
         self.map.recovered();
-        Ok(())
+        self.blocks.log_layout(&mut self.map, ctx)
     }
 
     /// A trim reaches flash only with its TP's next write-back (a power loss before brings the
