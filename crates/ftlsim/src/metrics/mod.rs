@@ -5,22 +5,22 @@ mod cache;
 mod clusters;
 mod collector;
 mod flash_time;
+mod ilog;
 pub mod latency_log;
 mod merges;
 mod model;
 pub(crate) mod report;
-mod ilog;
 mod spare_map;
 
 pub use cache::{CacheAccess, CacheStats};
 pub use clusters::{ClusterReport, ClusterStats, TableSizes};
 pub use collector::{Collector, RequestKind};
 pub use flash_time::FlashTimeReport;
+pub use ilog::{IlogReport, IlogStats};
 pub use merges::{MergeReport, MergeStats};
 pub use model::{FlashTimes, GcStats, TimeModel, WaCounts, WaModel};
 pub use report::{
     CacheReport, EraseCountStats, FlashCounts, HostReport, LatencySummary, RecoveryReport, Report, ResponseTimes,
     SimulationReport, SATURATED,
 };
-pub use ilog::{IlogReport, IlogStats};
 pub use spare_map::{SpareMapReport, SpareMapStats};

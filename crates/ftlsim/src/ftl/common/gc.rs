@@ -149,10 +149,12 @@ impl BlockManager {
                     Some(spare) => spare,
                     None => continue,
                 },
-                Validation::Logged(flags) => match self.validate_logged(old, Ilog::flagged(flags, offset), reloc, ctx)? {
-                    Some(spare) => spare,
-                    None => continue,
-                },
+                Validation::Logged(flags) => {
+                    match self.validate_logged(old, Ilog::flagged(flags, offset), reloc, ctx)? {
+                        Some(spare) => spare,
+                        None => continue,
+                    }
+                }
                 Validation::LogPages => match self.validate_log_page(old, ctx)? {
                     Some(spare) => spare,
                     None => continue,
@@ -230,7 +232,9 @@ impl BlockManager {
     fn validate_log_page(&mut self, ppn: Ppn, ctx: &mut FtlCtx) -> Result<Option<Spare>> {
         let current = self.ilog.as_deref().is_some_and(|log| log.is_current_page(ppn));
         if current != self.validity.is_valid(ppn, ctx.flash) {
-            return Err(SimError::Other(format!("ILog: the IPT and the validity of invalidation page PPN {ppn} disagree")));
+            return Err(SimError::Other(format!(
+                "ILog: the IPT and the validity of invalidation page PPN {ppn} disagree"
+            )));
         }
         if !current {
             return Ok(None);
@@ -353,7 +357,8 @@ mod tests {
     fn with_ilog_gc_reads_fewer_pages_per_page_moved_than_with_counters() {
         for ftl in ["pftl", "dftl", "3dftl"] {
             let run = |validity: &str| {
-                let settings = [format!("gc.validity=\"{validity}\""), "gc.ilog_queue_bytes=10".into(), "gc.ilog_pages=4".into()];
+                let settings =
+                    [format!("gc.validity=\"{validity}\""), "gc.ilog_queue_bytes=10".into(), "gc.ilog_pages=4".into()];
                 // Two blocks per plane more than the other tests, for the log's.
                 let config = test_device(ftl, 1, 2, 18, 16, &settings).unwrap();
                 let mut sim = Simulation::new(&config, ftl).unwrap();
