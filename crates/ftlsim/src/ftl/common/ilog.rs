@@ -615,10 +615,20 @@ mod tests {
         // Validation before the write-back: block 1's flags are the queue's merged with its IP,
         // one read; block 5's are complete in the queue, none.
         let mut reads = 0;
-        let flags = log.victim_flags(Pbn::new(1), |_| Ok(reads += 1)).unwrap();
+        let flags = log
+            .victim_flags(Pbn::new(1), |_| {
+                reads += 1;
+                Ok(())
+            })
+            .unwrap();
         assert!(Ilog::flagged(&flags, 0) && Ilog::flagged(&flags, 5) && !Ilog::flagged(&flags, 1));
         log.return_scratch(flags);
-        let flags = log.victim_flags(Pbn::new(5), |_| Ok(reads += 1)).unwrap();
+        let flags = log
+            .victim_flags(Pbn::new(5), |_| {
+                reads += 1;
+                Ok(())
+            })
+            .unwrap();
         assert!(Ilog::flagged(&flags, 0));
         log.return_scratch(flags);
         assert_eq!((reads, log.stats.validation_ip_reads), (1, 1));
