@@ -85,6 +85,8 @@ fn gzip_msr_trace(requests: u64, logical_pages: u32, page_size: u32) -> Workload
 }
 
 const AGED: &[&str] = &["precondition.mode=\"age\"", "precondition.age_factor=1.0"];
+/// `gc.validity = "ilog"` with Table 8.1's 80 lines for 3DFTL.
+const ILOG: &[&str] = &["gc.validity=\"ilog\"", "ftl.3dftl.lines=80"];
 /// `ssd16` aged, without its write buffer and background GC: the flash back end alone.
 const AGED_RPS: &[&str] = &[
     "precondition.mode=\"age\"",
@@ -242,6 +244,9 @@ const SCENARIOS: &[Scenario] = &[
     Scenario { name: "oltp-mix 50% reads", ftl: "tpftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
     Scenario { name: "oltp-mix 50% reads", ftl: "scftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
     Scenario { name: "oltp-mix 50% reads", ftl: "3dftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
+    // Paper 000 chapter 8: GC validation through the invalidation log (Table 8.1's 3DFTL+ILog).
+    Scenario { name: "oltp-mix 50% reads (ILog)", ftl: "3dftl", preset: "mlc8g", sets: ILOG, stream: mixed_half_reads },
+    Scenario { name: "oltp-mix 50% reads (ILog)", ftl: "dftl", preset: "mlc8g", sets: ILOG, stream: mixed_half_reads },
     // Paper 003's device (32 GB of data, log blocks 9% of all blocks): random writes make every
     // reclaimed log block full-merge dozens of data blocks.
     // End to end on a gzip-compressed MSR trace (issue 14's scenario: ssd16, nothing written first).

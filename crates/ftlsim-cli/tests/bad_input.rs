@@ -531,6 +531,48 @@ const CASES: &[Case] = &[
         expect: &["gc.validity", "optimal cannot tell GC whether a page is current"],
     },
     Case {
+        name: "ILog under an FTL that cannot tell a current page",
+        args: &["run", "--ftl", "optimal", "--set", "gc.validity=\"ilog\"", "--set", "gc.ilog_pages=16"],
+        files: &[],
+        expect: &["gc.validity", "\"ilog\"", "optimal cannot tell GC whether a page is current"],
+    },
+    Case {
+        name: "ILog queue smaller than one block's flags",
+        args: &["run", "--set", "gc.validity=\"ilog\"", "--set", "gc.ilog_queue_bytes=4"],
+        files: &[],
+        expect: &["gc.ilog_queue_bytes", "4 B", "(5 B)"],
+    },
+    Case {
+        name: "ILog with no invalidation page",
+        args: &["run", "--set", "gc.validity=\"ilog\"", "--set", "gc.ilog_pages=0"],
+        files: &[],
+        expect: &["gc.ilog_pages", "128 blocks", "per page", "found 0"],
+    },
+    Case {
+        name: "ILog with more invalidation pages than LIPNs can number",
+        args: &["run", "--set", "gc.validity=\"ilog\"", "--set", "gc.ilog_pages=70000"],
+        files: &[],
+        expect: &["gc.ilog_pages", "at most 65534", "70000"],
+    },
+    Case {
+        name: "ILog pages as a negative number",
+        args: &["run", "--set", "gc.validity=\"ilog\"", "--set", "gc.ilog_pages=-1"],
+        files: &[],
+        expect: &["gc.ilog_pages"],
+    },
+    Case {
+        name: "ILog's pages leave no GC reserve on the small default device",
+        args: &["run", "--set", "gc.validity=\"ilog\""],
+        files: &[],
+        expect: &["device.overprovisioning", "blocks of 256 invalidation pages (gc.ilog_pages)"],
+    },
+    Case {
+        name: "ILog's stream leaves no GC reserve",
+        args: &["run", "--ftl", "dftl", "--set", "gc.validity=\"ilog\"", "--set", "device.logical_pages=2000"],
+        files: &[],
+        expect: &["device.logical_pages", "spare blocks"],
+    },
+    Case {
         name: "spare enough for PFTL, not for a demand FTL's translation pages",
         args: &["run", "--ftl", "dftl", "--set", "device.logical_pages=1952"],
         files: &[],

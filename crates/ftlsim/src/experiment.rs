@@ -408,7 +408,13 @@ impl ExperimentSpec {
     }
 
     /// The workload of a run: the trace when it exists, else the synthetic stand-in.
-    pub fn open_workload(&self, base: &Path, index: usize, config: &Config) -> Result<(Workload, &'static str)> {
+    /// Also returns the workload's length when known before reading it (a synthetic stand-in).
+    pub fn open_workload(
+        &self,
+        base: &Path,
+        index: usize,
+        config: &Config,
+    ) -> Result<(Workload, &'static str, Option<u64>)> {
         let entry = &self.workloads[index];
         let trace = self.trace_path(base, index);
         if trace.is_none() && entry.synthetic.is_none() {
@@ -425,7 +431,7 @@ impl ExperimentSpec {
             requests: entry.requests,
             trace_name: None,
         };
-        Ok((choice.open(config)?, source))
+        Ok((choice.open(config)?, source, choice.synthetic_requests(config)?))
     }
 }
 
@@ -641,7 +647,7 @@ mod tests {
             let run = spec.plan().into_iter().find(|r| r.workload == 0).unwrap();
             let config = spec.config(&run).unwrap();
             assert_eq!(config.host.address_policy, crate::config::AddressPolicy::Fold, "{}", path.display());
-            let (workload, source) = spec.open_workload(&base, 0, &config).unwrap();
+            let (workload, source, _) = spec.open_workload(&base, 0, &config).unwrap();
             assert_eq!(source, "trace");
             let result = crate::run(&config, &run.ftl, workload).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             assert!(result.report.host.requests > 0, "{}", path.display());
@@ -653,7 +659,7 @@ mod tests {
         let spec = ExperimentSpec::parse("t.toml", SPEC).unwrap();
         let plan = spec.plan();
         let config = spec.config(&plan[0]).unwrap();
-        let (w, source) = spec.open_workload(Path::new("."), 0, &config).unwrap();
+        let (w, source, _) = spec.open_workload(Path::new("."), 0, &config).unwrap();
         assert_eq!(source, "synthetic");
         assert_eq!(w.requests.count(), 300);
     }

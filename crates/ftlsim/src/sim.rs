@@ -72,6 +72,7 @@ pub struct Simulation {
     merges_base: MergeStats,
     spare_map_base: crate::metrics::SpareMapStats,
     delta_base: crate::metrics::DeltaStats,
+    ilog_base: crate::metrics::IlogStats,
     recovery: RecoveryReport,
     power_loss_at: Vec<u64>,
     /// Requests a power loss cut short.
@@ -133,6 +134,7 @@ impl Simulation {
             merges_base: MergeStats::default(),
             spare_map_base: Default::default(),
             delta_base: Default::default(),
+            ilog_base: Default::default(),
             recovery: RecoveryReport::default(),
             power_loss_at: Vec::new(),
             power_cuts: 0,
@@ -252,6 +254,7 @@ impl Simulation {
         self.merges_base = self.ftl.merge_stats().unwrap_or_default();
         self.spare_map_base = self.ftl.spare_map_stats().unwrap_or_default();
         self.delta_base = self.ftl.delta_stats().unwrap_or_default();
+        self.ilog_base = self.ftl.blocks().ilog_stats().unwrap_or_default();
         self.buffer_base = self.buffer.as_ref().map(|b| b.stats.clone()).unwrap_or_default();
         self.timing = new_timing(&self.config);
         self.background_gc_victims = 0;
@@ -721,6 +724,7 @@ impl Simulation {
             merges: self.ftl.merge_stats().map(|m| m.since(&self.merges_base)),
             spare_map: self.ftl.spare_map_stats().map(|m| m.since(&self.spare_map_base)),
             delta: self.ftl.delta_stats().map(|d| d.since(&self.delta_base)),
+            ilog: self.ftl.blocks().ilog_stats().map(|m| m.since(&self.ilog_base)),
             buffer: self.buffer.as_ref().map(|b| b.stats.since(&self.buffer_base)),
             dies: self.timing.die_times().map(|times| (times, self.background_gc_victims)),
             suspension: self.timing.suspension_stats(),

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use ftlsim::check::conformance::{run_static, run_variant, Variant, WORKLOADS};
 use ftlsim::check::golden;
+use ftlsim::config::ValidityTracking;
 use ftlsim::ftl::REGISTRY;
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -21,12 +22,31 @@ const KNOWN_FAILURES: &[(&str, &str, &str)] = &[];
 /// Parameter settings that change a scheme's mapping structure run the whole matrix too, as
 /// trials and goldens named `<ftl>-<label>`.
 const VARIANTS: &[(&str, Variant)] = &[
-    ("dftl", Variant { label: "vtp", params: "cache_unit = \"vtp\"\ncache_bytes = 1024" }),
+    ("dftl", Variant { label: "vtp", params: "cache_unit = \"vtp\"\ncache_bytes = 1024", config: |_| {} }),
     // Weak content locality: incompressible pages and the bypass.
-    ("delta", Variant { label: "weak", params: "compression_mean = 0.8\ncompression_sigma = 0.2" }),
+    ("delta", Variant { label: "weak", params: "compression_mean = 0.8\ncompression_sigma = 0.2", config: |_| {} }),
     // A mapping cache of 8 entries: counts die fast, so deltas are merged back often.
-    ("delta", Variant { label: "forgetful", params: "cache_entries = 8" }),
+    ("delta", Variant { label: "forgetful", params: "cache_entries = 8", config: |_| {} }),
+    ("pftl", ILOG),
+    ("dftl", ILOG),
+    ("3dftl", ILOG),
 ];
+
+/// GC validation through ILog (paper 000 chapter 8), with a queue of 4 BIFs and 4 invalidation
+/// pages so that the small devices write and read the log often.
+const ILOG: Variant = Variant {
+    label: "ilog",
+    params: "",
+    config: |c| {
+        // Room for the log: its stream's open block and one more GC reserve per unit (a unit is
+        // a plane or larger) and a block of invalidation pages, the exported space unchanged.
+        c.device.logical_pages = Some(c.device.logical_pages());
+        c.device.geometry.blocks_per_plane += 3;
+        c.gc.validity = ValidityTracking::Ilog;
+        c.gc.ilog_pages = 4;
+        c.gc.ilog_queue_bytes = 4 * ftlsim::ftl::common::ilog::bif_bytes(c.device.geometry.pages_per_block);
+    },
+};
 
 /// The run's report must equal the one recorded in `tests/golden/conformance/` (see
 /// `ftlsim::check::golden`): a refactor changes no result.

@@ -246,10 +246,12 @@ pub struct Variant {
     pub label: &'static str,
     /// TOML assignments under `[ftl.<name>]`, over the registry's `test_overrides`.
     pub params: &'static str,
+    /// Settings outside the scheme's table (a GC validity mode).
+    pub config: fn(&mut Config),
 }
 
 impl Variant {
-    pub const DEFAULT: Variant = Variant { label: "", params: "" };
+    pub const DEFAULT: Variant = Variant { label: "", params: "", config: |_| {} };
 
     /// The trial name of `ftl` under this variant.
     pub fn name(&self, ftl: &str) -> String {
@@ -265,6 +267,7 @@ impl Variant {
         let table = config.ftl.entry(ftl).or_insert_with(|| toml::Value::Table(toml::Table::new()));
         let toml::Value::Table(table) = table else { return Err(format!("ftl.{ftl} is not a table")) };
         table.extend(params);
+        (self.config)(config);
         config.validate().map_err(|e| format!("variant {}: {e}", self.label))
     }
 }

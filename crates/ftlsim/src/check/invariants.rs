@@ -101,9 +101,10 @@ fn check_no_leaked_block(ftl: &dyn Ftl, flash: &FlashArray) -> Check {
 }
 
 fn check_referenced_pages(ftl: &dyn Ftl, flash: &FlashArray) -> Check {
-    let Some(refs) = ftl.referenced_pages() else { return Ok(()) };
+    let Some(mut refs) = ftl.referenced_pages() else { return Ok(()) };
     let g = flash.geometry();
     let blocks = ftl.blocks();
+    refs.extend(blocks.log_pages());
     let mut referenced = vec![false; g.total_pages() as usize];
     let mut names = std::collections::HashSet::with_capacity(refs.len());
     for r in &refs {

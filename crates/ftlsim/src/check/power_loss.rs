@@ -3,7 +3,9 @@
 //!
 //! Syntax: empty or `none` (never); `N` or `N,M,...` (after those requests, counted from 1);
 //! `random:K` (K distinct points drawn uniformly from the workload's requests when its length is
-//! known, else from the first [`RANDOM_SPAN_DEFAULT`]); `random:K:N` (from the first N requests).
+//! known, else from the first [`RANDOM_SPAN_DEFAULT`]); `random:K:N` (from the first N requests);
+//! `end` (after the last request, when the workload's length is known: paper 000 §8.2.5's crash
+//! at the end of the trace).
 //! Random points are drawn from the run's seed, so a run repeats exactly.
 
 use rand::SeedableRng;
@@ -24,6 +26,8 @@ pub enum PowerLossPlan {
     At(Vec<u64>),
     /// `count` distinct points from `1..=span`; `span` defaults to the workload's length.
     Random { count: u64, span: Option<u64> },
+    /// After the last request (none while the workload's length is unknown).
+    End,
 }
 
 impl PowerLossPlan {
@@ -40,6 +44,9 @@ impl PowerLossPlan {
         };
         if spec.is_empty() || spec == "none" {
             return Ok(PowerLossPlan::Never);
+        }
+        if spec == "end" {
+            return Ok(PowerLossPlan::End);
         }
         if let Some(rest) = spec.strip_prefix("random:") {
             let (count, span) = match rest.split_once(':') {
@@ -58,7 +65,7 @@ impl PowerLossPlan {
             spec.split(',').map(|p| number(p, "a request index")).collect::<Result<Vec<_>>>().map_err(|e| match e {
                 SimError::Config { field, message } => SimError::Config {
                     field,
-                    message: format!("{message} (expected N, N,M,..., random:K or random:K:N)"),
+                    message: format!("{message} (expected N, N,M,..., random:K, random:K:N or end)"),
                 },
                 other => other,
             })?;
@@ -69,6 +76,7 @@ impl PowerLossPlan {
     pub fn points(&self, seed: u64, requests: Option<u64>) -> Result<Vec<u64>> {
         let mut points = match self {
             PowerLossPlan::Never => Vec::new(),
+            PowerLossPlan::End => requests.into_iter().collect(),
             PowerLossPlan::At(points) => {
                 if let Some((&late, requests)) = points.iter().max().zip(requests).filter(|(&p, r)| p > *r) {
                     return Err(SimError::config(
@@ -119,6 +127,8 @@ mod tests {
         assert_eq!(PowerLossPlan::parse("9, 3").unwrap().points(0, None).unwrap(), vec![3, 9]);
         assert_eq!(PowerLossPlan::parse("random:2").unwrap(), PowerLossPlan::Random { count: 2, span: None });
         assert_eq!(PowerLossPlan::parse("random:2:50").unwrap(), PowerLossPlan::Random { count: 2, span: Some(50) });
+        let end = PowerLossPlan::parse("end").unwrap();
+        assert_eq!((end.points(0, Some(40)).unwrap(), end.points(0, None).unwrap()), (vec![40], vec![]));
     }
 
     #[test]

@@ -198,6 +198,14 @@ pub struct GcConfig {
     /// What the FTL keeps in SRAM to know which pages GC must move.
     #[serde(default)]
     pub validity: ValidityTracking,
+    /// With `validity = "ilog"`: the SRAM of the queue of blocks' invalid flags (BIFQ), in bytes
+    /// (paper 000 Table 8.1: 8 KB).
+    #[serde(default = "ilog_queue_bytes")]
+    pub ilog_queue_bytes: u32,
+    /// With `validity = "ilog"`: how many invalidation pages the log keeps (logical invalidation
+    /// page numbers, rewritten round robin; paper 000 Table 8.1: 256).
+    #[serde(default = "ilog_pages")]
+    pub ilog_pages: u32,
     /// Background GC (`parallel` only): a unit with at most this many free blocks is collected,
     /// one victim at a time at the lowest priority, whenever its die falls idle, until it has
     /// one block more (hysteresis); foreground GC still runs at `free_blocks_low`. 0: off.
@@ -215,6 +223,18 @@ pub enum ValidityTracking {
     /// An invalid-page counter per block only (enough for greedy selection): GC reads every
     /// programmed page of its victim and asks the FTL's mapping whether the page is current.
     Counters,
+    /// ILog (paper 000 chapter 8): the counters, and each block's invalid flags logged in
+    /// invalidation pages on flash through a small queue in SRAM. GC reads at most one
+    /// invalidation page per victim, skips the flagged pages and validates the others as with
+    /// `counters`; recovery reads the log to skip invalid pages.
+    Ilog,
+}
+
+impl ValidityTracking {
+    /// Write streams the tracker adds to the FTL's own (ILog's invalidation pages).
+    pub fn extra_streams(self) -> u32 {
+        u32::from(self == ValidityTracking::Ilog)
+    }
 }
 
 /// How the free pool picks the next block of a unit.
@@ -234,6 +254,12 @@ fn greedy() -> VictimPolicyKind {
 fn four() -> u32 {
     4
 }
+fn ilog_queue_bytes() -> u32 {
+    8192
+}
+fn ilog_pages() -> u32 {
+    256
+}
 
 impl Default for GcConfig {
     fn default() -> Self {
@@ -242,6 +268,8 @@ impl Default for GcConfig {
             free_blocks_low: four(),
             free_block_choice: FreeBlockChoice::default(),
             validity: ValidityTracking::default(),
+            ilog_queue_bytes: ilog_queue_bytes(),
+            ilog_pages: ilog_pages(),
             background_free_blocks: 0,
         }
     }
@@ -485,16 +513,63 @@ impl Config {
     /// unit, the free blocks at which GC starts (`gc.free_blocks_low`, at least one per stream:
     /// a collection may have to open a block in each, see `BlockManager`), an open block per
     /// stream and one block's worth of invalid pages (so a victim exists); plus the blocks the
-    /// metadata fills.
+    /// metadata fills, and ILog's invalidation pages (`gc.ilog_pages`).
     pub fn spare_blocks_needed(&self, streams: u32, metadata_pages: u32) -> u64 {
         let per_unit = self.blocks_per_unit_needed(streams);
         let metadata_blocks = metadata_pages.div_ceil(self.device.geometry.pages_per_block) as u64;
-        per_unit * self.device.allocation_units() as u64 + metadata_blocks
+        per_unit * self.device.allocation_units() as u64 + metadata_blocks + self.log_blocks() as u64
+    }
+
+    /// Blocks ILog's live invalidation pages fill (none without ILog).
+    fn log_blocks(&self) -> u32 {
+        match self.gc.validity {
+            ValidityTracking::Ilog => self.gc.ilog_pages.div_ceil(self.device.geometry.pages_per_block),
+            _ => 0,
+        }
     }
 
     /// Per allocation unit: the GC reserve, an open block per stream and one block of slack.
     fn blocks_per_unit_needed(&self, streams: u32) -> u64 {
+        let streams = streams + self.gc.validity.extra_streams();
         crate::ftl::common::gc_threshold(self.gc.free_blocks_low, streams) as u64 + streams as u64 + 1
+    }
+
+    /// With `gc.validity = "ilog"`: the queue holds a block's flags, an invalidation page holds
+    /// one, and the log's pages hold every block's with room to spare (a page rewritten round
+    /// robin must be able to take new flags beside those it carries over).
+    fn validate_ilog(&self) -> Result<()> {
+        if self.gc.validity != ValidityTracking::Ilog {
+            return Ok(());
+        }
+        let g = &self.device.geometry;
+        let bif = crate::ftl::common::ilog::bif_bytes(g.pages_per_block);
+        if g.page_size < bif {
+            return Err(SimError::config(
+                "device.geometry.page_size",
+                format!("{} B cannot hold one block's invalid flags ({bif} B) for gc.validity = \"ilog\"", g.page_size),
+            ));
+        }
+        if self.gc.ilog_queue_bytes < bif {
+            return Err(SimError::config(
+                "gc.ilog_queue_bytes",
+                format!("{} B cannot hold one block's invalid flags ({bif} B)", self.gc.ilog_queue_bytes),
+            ));
+        }
+        let per_page = (g.page_size / bif) as u64;
+        let pages = self.gc.ilog_pages as u64;
+        if !(1..=crate::ftl::common::ilog::MAX_LOG_PAGES as u64).contains(&pages)
+            || pages * per_page <= g.total_blocks() as u64
+        {
+            return Err(SimError::config(
+                "gc.ilog_pages",
+                format!(
+                    "must be at most {} and hold more than the device's {} blocks' flags ({per_page} per page), found {pages}",
+                    crate::ftl::common::ilog::MAX_LOG_PAGES,
+                    g.total_blocks()
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Checks [`Config::spare_blocks_needed`] against the spare blocks of the device, naming the
@@ -517,10 +592,14 @@ impl Config {
         let needed = self.spare_blocks_needed(streams, metadata_pages);
         let spare = d.geometry.total_pages().saturating_sub(d.logical_pages()) / d.geometry.pages_per_block;
         if (spare as u64) < needed {
-            let metadata = match metadata_pages.div_ceil(d.geometry.pages_per_block) {
+            let mut metadata = match metadata_pages.div_ceil(d.geometry.pages_per_block) {
                 0 => String::new(),
                 blocks => format!(" + {blocks} blocks of {metadata_pages} translation pages"),
             };
+            if self.log_blocks() > 0 {
+                let pages = self.gc.ilog_pages;
+                metadata += &format!(" + {} blocks of {pages} invalidation pages (gc.ilog_pages)", self.log_blocks());
+            }
             return Err(SimError::config(
                 if d.logical_pages.is_some() { "device.logical_pages" } else { "device.overprovisioning" },
                 format!(
@@ -542,6 +621,7 @@ impl Config {
     pub fn validate(&self) -> Result<()> {
         let d = &self.device;
         d.geometry.validate()?;
+        self.validate_ilog()?;
         if d.timing.model == TimingModelKind::Parallel && d.geometry.total_dies() > MAX_PARALLEL_DIES {
             return Err(SimError::config(
                 "device.timing.model",

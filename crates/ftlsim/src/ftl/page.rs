@@ -159,11 +159,14 @@ impl Ftl for PageFtl {
         let ppn = self.blocks.allocate(unit, DATA, &mut self.map, ctx)?;
         ctx.program(ppn, PageKind::Data, lpn, version, Purpose::Host)?;
         self.map.l2p[lpn.index()] = Some(ppn);
+        self.blocks.write_back_log(&mut self.map, ctx)?;
         Ok(())
     }
 
     fn collect_in_background(&mut self, unit: u32, ctx: &mut FtlCtx) -> Result<bool> {
-        self.blocks.collect_in_background(unit, &mut self.map, ctx)
+        let collected = self.blocks.collect_in_background(unit, &mut self.map, ctx)?;
+        self.blocks.write_back_log(&mut self.map, ctx)?;
+        Ok(collected)
     }
 
     fn takes_page_layout(&self) -> bool {
@@ -173,12 +176,13 @@ impl Ftl for PageFtl {
     fn adopt_page_layout(&mut self, layout: &PageLayout, ctx: &mut FtlCtx) -> Result<()> {
         self.map.l2p.copy_from_slice(layout.map());
         self.blocks.rebuild(ctx.flash, |ppn, spare| layout.is_live(ppn, spare));
-        Ok(())
+        self.blocks.log_layout(&mut self.map, ctx)
     }
 
+    /// A trim lives in SRAM (recovery brings the LPN back), so ILog does not log it.
     fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
         if let Some(old) = self.map.l2p[lpn.index()].take() {
-            self.blocks.invalidate(old, ctx.flash)?;
+            self.blocks.invalidate_unlogged(old, ctx.flash)?;
         }
         Ok(())
     }
@@ -205,6 +209,7 @@ impl Ftl for PageFtl {
     /// wins and is the only valid copy. (A trim lived in SRAM: a trimmed LPN comes back with its
     /// last write.)
     fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
+        self.blocks.recover_log(ctx);
         let l2p = &mut self.map.l2p;
         l2p.fill(None);
         let mut newest: Vec<u32> = vec![0; l2p.len()];

@@ -230,10 +230,11 @@ impl FtlInfo {
     /// would take against what it may use, building nothing.
     pub fn validate(&self, config: &Config) -> Result<()> {
         self.check_params(config)?;
-        if config.gc.validity == ValidityTracking::Counters && !self.validates_by_mapping {
+        if config.gc.validity != ValidityTracking::Bitmap && !self.validates_by_mapping {
+            let mode = if config.gc.validity == ValidityTracking::Ilog { "ilog" } else { "counters" };
             return Err(SimError::config(
                 "gc.validity",
-                format!("\"counters\": {} cannot tell GC whether a page is current; use \"bitmap\"", self.name),
+                format!("\"{mode}\": {} cannot tell GC whether a page is current; use \"bitmap\"", self.name),
             ));
         }
         self.spare_layout.check(self.name, &config.device.geometry)?;

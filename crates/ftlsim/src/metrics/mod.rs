@@ -6,6 +6,7 @@ mod clusters;
 mod collector;
 mod delta;
 mod flash_time;
+mod ilog;
 pub mod latency_log;
 mod merges;
 mod model;
@@ -17,6 +18,7 @@ pub use clusters::{ClusterReport, ClusterStats, TableSizes};
 pub use collector::{Collector, RequestKind};
 pub use delta::{DeltaReport, DeltaStats};
 pub use flash_time::FlashTimeReport;
+pub use ilog::{IlogReport, IlogStats};
 pub use merges::{MergeReport, MergeStats};
 pub use model::{FlashTimes, GcStats, TimeModel, WaCounts, WaModel};
 pub use report::{

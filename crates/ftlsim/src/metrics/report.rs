@@ -195,6 +195,9 @@ pub struct Report {
     /// Delta encoding of Delta-FTL (absent for the others).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delta: Option<super::DeltaReport>,
+    /// ILog's traffic and GC validation (`gc.validity = "ilog"`; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ilog: Option<super::IlogReport>,
     /// P/E suspension (present when the device describes its P/E phases, `device.timing.phases`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suspension: Option<SuspensionReport>,
@@ -391,6 +394,7 @@ pub struct ReportInputs<'a> {
     pub merges: Option<MergeStats>,
     pub spare_map: Option<super::SpareMapStats>,
     pub delta: Option<super::DeltaStats>,
+    pub ilog: Option<super::IlogStats>,
     pub buffer: Option<crate::controller::BufferStats>,
     pub dies: Option<(&'a crate::timing::DieTimes, u64)>,
     pub suspension: Option<&'a crate::timing::SuspensionStats>,
@@ -522,6 +526,7 @@ impl Report {
                 let g = i.flash.geometry();
                 super::DeltaReport::new(d, g.page_size, g.pages_per_block)
             }),
+            ilog: i.ilog.map(super::IlogReport::new),
             suspension: i.suspension.map(SuspensionReport::new),
             diffecc: i.diffecc.as_ref().map(DiffEccReport::new),
             recovery: i.recovery,

@@ -150,8 +150,11 @@ fn one(
         let run = ExperimentRun::from_result_json(&spec.name, &entry.name, source, point, json)?;
         return Ok(Finished { index, key, cached: true, run });
     }
-    let (workload, _) = spec.open_workload(base, run.workload, &config)?;
+    let (workload, _, requests) = spec.open_workload(base, run.workload, &config)?;
     let mut sim = Simulation::new(&config, &run.ftl)?;
+    if let Some(requests) = requests {
+        sim.expect_requests(requests)?;
+    }
     sim.stop_when(stop.clone());
     sim.precondition()?;
     let result = sim.run(workload, &mut |_| {})?;

@@ -10,14 +10,15 @@
 
 use super::frontier::{Frontiers, StreamId, StreamSpec};
 use super::gc::{gc_threshold, GcEngine};
+use super::ilog::Ilog;
 use super::pool::{spread_order, FreePool};
 use super::validity::Validity;
 use super::VictimIndex;
-use crate::config::{Config, Striping};
+use crate::config::{Config, Striping, ValidityTracking};
 use crate::error::{Result, SimError};
 use crate::flash::{BlockState, FlashArray, Geometry, Lpn, PageKind, Pbn, Ppn, Purpose, Spare};
 use crate::ftl::FtlCtx;
-use crate::metrics::{ClusterStats, GcStats};
+use crate::metrics::{ClusterStats, GcStats, IlogStats};
 
 /// What the FTL does when GC moves one of its valid pages.
 pub trait Relocate {
@@ -80,6 +81,9 @@ pub struct BlockManager {
     pub(super) frontiers: Frontiers,
     pub(super) gc: GcEngine,
     pub(super) validity: Validity,
+    /// `gc.validity = "ilog"`: the invalidation log, and the stream of its pages (after the FTL's).
+    pub(super) ilog: Option<Box<Ilog>>,
+    log_stream: StreamId,
     pub(super) role: Vec<BlockRole>,
     striping: Striping,
     /// `gc.background_free_blocks` (0: no background GC).
@@ -91,13 +95,22 @@ impl BlockManager {
     /// by [`Config::check_spare_blocks`].
     pub fn new(config: &Config, streams: &[StreamSpec]) -> Self {
         let geometry = config.device.geometry.clone();
+        let ilog = (config.gc.validity == ValidityTracking::Ilog)
+            .then(|| Box::new(Ilog::new(&geometry, config.gc.ilog_queue_bytes, config.gc.ilog_pages)));
+        let log_stream = StreamId::new(streams.len() as u8);
+        let mut streams = streams.to_vec();
+        if ilog.is_some() {
+            streams.push(StreamSpec::new("invalidation log", PageKind::InvalidationLog));
+        }
         let units = config.device.allocation_units();
         let pool = FreePool::new(&geometry, config.device.allocation_unit, units, config.gc.free_block_choice);
         let victims =
             VictimIndex::new(units, geometry.pages_per_block, 1, pool.units_of_blocks().to_vec(), config.gc.policy);
         BlockManager {
             gc: GcEngine::new(victims, config.gc.policy, gc_threshold(config.gc.free_blocks_low, streams.len() as u32)),
-            frontiers: Frontiers::new(streams, spread_order(&geometry, config.device.allocation_unit)),
+            frontiers: Frontiers::new(&streams, spread_order(&geometry, config.device.allocation_unit)),
+            ilog,
+            log_stream,
             striping: config.device.striping,
             background_free_blocks: config.gc.background_free_blocks,
             role: vec![BlockRole::Free; geometry.total_blocks() as usize],
@@ -162,9 +175,36 @@ impl BlockManager {
         }
     }
 
-    /// The SRAM the FTL spends on knowing validity (`gc.validity`).
+    /// The SRAM the FTL spends on knowing validity (`gc.validity`): with ILog, the BIFT (a
+    /// LIPN and an invalid count per block, which replace the counters) and the BIFQ (paper 000
+    /// Table 8.1: 8 KB + 8 KB; the IPT, 4 B per LIPN, the paper leaves out as negligible).
     pub fn validity_sram(&self) -> crate::ftl::SramItem {
-        self.validity.sram(&self.geometry)
+        match &self.ilog {
+            Some(log) => crate::ftl::SramItem {
+                structure: format!("ILog: BIFT (2 B per block) + BIFQ ({} BIFs)", log.capacity()),
+                bytes: self.geometry.total_blocks() as u64 * 2
+                    + log.capacity() as u64 * super::ilog::bif_bytes(self.geometry.pages_per_block) as u64,
+            },
+            None => self.validity.sram(&self.geometry),
+        }
+    }
+
+    /// The invalidation log's counts (`gc.validity = "ilog"`).
+    pub fn ilog_stats(&self) -> Option<IlogStats> {
+        self.ilog.as_ref().map(|log| log.stats)
+    }
+
+    /// ILog's current invalidation pages, as the FTL's directories list theirs.
+    pub fn log_pages(&self) -> Vec<crate::ftl::PageRef> {
+        let Some(log) = &self.ilog else { return Vec::new() };
+        log.pages()
+            .map(|(lipn, ppn)| crate::ftl::PageRef { ppn, kind: PageKind::InvalidationLog, logical: lipn as u32 })
+            .collect()
+    }
+
+    /// The invalidation log (`gc.validity = "ilog"`).
+    pub fn ilog(&self) -> Option<&Ilog> {
+        self.ilog.as_deref()
     }
 
     /// Whether GC would reclaim anything from `pbn`: an invalid page, or credited garbage.
@@ -350,6 +390,9 @@ impl BlockManager {
         let pbn = self.pool.take(unit).ok_or(SimError::DeviceFull { unit: unit as usize, free: 0 })?;
         self.role[pbn.index()] = BlockRole::Open;
         self.frontiers.open(unit, stream, pbn, 0);
+        if let Some(log) = &mut self.ilog {
+            log.opened(pbn);
+        }
         Ok(())
     }
 
@@ -455,6 +498,9 @@ impl BlockManager {
         }
         ctx.erase(pbn, purpose)?;
         self.validity.erased(pbn);
+        if let Some(log) = &mut self.ilog {
+            log.erased(pbn, &self.geometry);
+        }
         self.gc.victims_mut().clear_credit(pbn);
         Ok(())
     }
@@ -467,15 +513,108 @@ impl BlockManager {
         self.gc.victims().prefetch(self.geometry.block_of(ppn));
     }
 
-    /// Marks a page invalid and refiles its block for victim selection.
+    /// Marks a page invalid and refiles its block for victim selection. With ILog the flag is
+    /// logged (not for a GC victim's pages, erased next, nor for invalidation pages, whose
+    /// validity the IPT tells); call [`BlockManager::write_back_log`] once the operation that
+    /// invalidated has programmed what supersedes the page.
     #[inline]
     pub fn invalidate(&mut self, ppn: Ppn, flash: &FlashArray) -> Result<()> {
+        let valid = self.invalidate_unlogged(ppn, flash)?;
+        if let Some(log) = &mut self.ilog {
+            let pbn = self.geometry.block_of(ppn);
+            if self.role[pbn.index()] != BlockRole::Victim && flash.block_kind(pbn) != PageKind::InvalidationLog {
+                let all_invalid = valid == 0 && flash.write_pointer(pbn) == self.geometry.pages_per_block;
+                log.invalidate(pbn, self.geometry.page_offset(ppn), all_invalid);
+            }
+        }
+        Ok(())
+    }
+
+    /// Marks a page invalid without logging it in ILog: an invalidation a power loss may undo
+    /// (a trim the FTL keeps in SRAM, after which recovery may bring the page back), which the
+    /// log must not claim. Returns the block's valid pages left.
+    #[inline]
+    pub fn invalidate_unlogged(&mut self, ppn: Ppn, flash: &FlashArray) -> Result<u32> {
         let Some(valid) = self.validity.invalidate(ppn, flash) else {
             let state = if flash.is_programmed(ppn) { "invalid already" } else { "free" };
             return Err(SimError::FlashRule { op: "invalidate", ppn, rule: format!("page is {state}, not valid") });
         };
         self.gc.victims_mut().update(self.geometry.block_of(ppn), valid);
+        Ok(valid)
+    }
+
+    /// ILog's write-back (Figure 8.3 lines 4-45): while the BIF queue holds more than its SRAM,
+    /// its head goes, a modified head after writing an invalidation page. The FTL calls it at
+    /// the end of each operation that invalidates pages; without ILog it does nothing. Returns
+    /// whether it wrote (and so may have collected garbage and moved pages).
+    #[inline]
+    pub fn write_back_log<R: Relocate>(&mut self, reloc: &mut R, ctx: &mut FtlCtx) -> Result<bool> {
+        if self.ilog.as_ref().is_some_and(|log| log.needs_write_back()) {
+            self.write_back_log_pages(reloc, ctx)?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    #[cold]
+    fn write_back_log_pages<R: Relocate>(&mut self, reloc: &mut R, ctx: &mut FtlCtx) -> Result<()> {
+        while let Some(log) = self.ilog.as_deref_mut().filter(|log| log.needs_write_back()) {
+            if log.drop_unmodified_head() {
+                continue;
+            }
+            let page = log.build_page(|ppn| ctx.read(ppn, Purpose::Metadata).map(drop))?;
+            let stream = self.log_stream;
+            let unit = self.next_unit(stream);
+            let new = self.allocate(unit, stream, reloc, ctx)?;
+            // The spare area's version field carries the page's BSN bound (never 0).
+            ctx.program(new, PageKind::InvalidationLog, page.lipn, page.bsn_bound, Purpose::Metadata)?;
+            let log = self.ilog.as_deref_mut().expect("ILog is on");
+            if let Some(old) = log.commit(new, page) {
+                self.invalidate_unlogged(old, ctx.flash)?;
+            }
+        }
         Ok(())
+    }
+
+    /// ILog after adopting a preconditioned layout ([`BlockManager::rebuild`] from it): logs
+    /// every invalid page the layout holds, as the invalidations that made them would have (their
+    /// traffic belongs to preconditioning, whose statistics are reset). Without ILog it does
+    /// nothing.
+    pub fn log_layout<R: Relocate>(&mut self, reloc: &mut R, ctx: &mut FtlCtx) -> Result<()> {
+        let Some(log) = self.ilog.as_deref_mut() else { return Ok(()) };
+        let ppb = self.geometry.pages_per_block;
+        for pbn in self.geometry.blocks() {
+            let written = ctx.flash.write_pointer(pbn);
+            let wholly_invalid = written == ppb && self.validity.valid_count(pbn, ctx.flash) == 0;
+            if written == 0 || wholly_invalid || ctx.flash.block_kind(pbn) == PageKind::InvalidationLog {
+                continue;
+            }
+            for (offset, ppn) in self.geometry.pages_below(pbn, written).enumerate() {
+                if ctx.flash.is_programmed(ppn) && !self.validity.is_valid(ppn, ctx.flash) {
+                    log.invalidate(pbn, offset as u32, false);
+                }
+            }
+        }
+        self.write_back_log(reloc, ctx)?;
+        Ok(())
+    }
+
+    /// ILog after a power loss: forgets the queue and rebuilds the IPT and BIFT by reading every
+    /// invalidation page (counted as recovery reads). Call first in the FTL's recovery; without
+    /// ILog it does nothing.
+    pub fn recover_log(&mut self, ctx: &mut FtlCtx) {
+        let Some(log) = self.ilog.as_deref_mut() else { return };
+        log.recover(ctx.flash, |ppn| {
+            ctx.ops.push(crate::flash::OpKind::Read, Purpose::Recovery, ppn);
+            ctx.flash.read(ppn).is_ok()
+        });
+    }
+
+    /// The invalid flags ILog recovered for `pbn` (Figure 8.6 line 23: its IP read unless it was
+    /// read last), or `None` without ILog.
+    pub fn recovered_flags(&mut self, pbn: Pbn, ctx: &mut FtlCtx) -> Option<&[u64]> {
+        let log = self.ilog.as_deref_mut()?;
+        Some(log.recovered_flags(pbn, |ppn| ctx.ops.push(crate::flash::OpKind::Read, Purpose::Recovery, ppn)))
     }
 
     /// Forgets all SRAM state and rebuilds it after a power loss, from the flash array's block
@@ -540,26 +679,43 @@ impl BlockManager {
 
     /// Forgets the pool, the frontiers and validity, and marks invalid every programmed page
     /// that is corrupt or not `live`.
+    /// Invalidation pages are live as ILog's IPT says (recovered by [`BlockManager::recover_log`]).
     fn rebuild_validity(&mut self, flash: &FlashArray, live: impl Fn(Ppn, Spare) -> bool) {
         self.pool.clear();
         self.frontiers.clear();
         self.validity.clear();
+        let log = self.ilog.as_deref();
+        let live = |ppn, spare: Spare| match (spare.kind, log) {
+            (PageKind::InvalidationLog, Some(log)) => log.is_current_page(ppn),
+            _ => live(ppn, spare),
+        };
         for ppn in self.geometry.pages() {
             if flash.is_programmed(ppn) && (flash.is_corrupt(ppn) || !live(ppn, flash.spare_unchecked(ppn))) {
                 self.validity.invalidate(ppn, flash);
             }
         }
+        if let Some(log) = self.ilog.as_deref_mut() {
+            let validity = &self.validity;
+            log.forget_contradicted(&self.geometry, |ppn| validity.is_valid(ppn, flash));
+        }
     }
 
     /// Simulator memory of this structure.
     pub fn state_bytes(&self) -> usize {
-        self.gc.victims().memory_bytes() + self.role.len() + self.pool.state_bytes() + self.validity.state_bytes()
+        self.gc.victims().memory_bytes()
+            + self.role.len()
+            + self.pool.state_bytes()
+            + self.validity.state_bytes()
+            + self.ilog.as_ref().map_or(0, |log| log.state_bytes())
     }
 
     /// Checks the block accounting: roles agree with the free pools, open slots and victim index,
     /// and the validity tracker's counts with its marks.
     pub fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
         self.validity.check(flash)?;
+        if let Some(log) = &self.ilog {
+            log.check(flash, |ppn| flash.is_programmed(ppn) && !self.validity.is_valid(ppn, flash))?;
+        }
         let mut free_seen = 0usize;
         for pbn in self.geometry.blocks() {
             let role = self.role[pbn.index()];

@@ -81,12 +81,15 @@ impl<S: DemandScheme> DemandFtl<S> {
     }
 
     fn recover_and_write_back(&mut self, ctx: &mut FtlCtx) -> Result<()> {
-        self.map.store().recover(&self.blocks, ctx)?;
+        self.blocks.recover_log(ctx);
+        self.map.store().recover(&mut self.blocks, ctx)?;
         let store = self.map.store_ref();
         self.blocks.rebuild(ctx.flash, |ppn, spare| store.is_live(ppn, spare));
         self.map.recovered();
         write_back_recovered(&mut self.map, &mut self.blocks, ctx)?;
-        self.map.flush(&mut self.blocks, ctx)
+        self.map.flush(&mut self.blocks, ctx)?;
+        self.blocks.write_back_log(&mut self.map, ctx)?;
+        Ok(())
     }
 
     pub fn scheme(&self) -> &S {
@@ -105,7 +108,13 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
 
     #[inline]
     fn read(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
-        let Some(ppn) = self.map.translate(lpn, &mut self.blocks, ctx)? else { return Ok(None) };
+        let mut found = self.map.translate(lpn, &mut self.blocks, ctx)?;
+        // A miss may have written a translation page back, invalidating its old copy; the log's
+        // write-back may collect garbage and move the page.
+        if self.blocks.write_back_log(&mut self.map, ctx)? {
+            found = self.lookup(lpn, ctx.flash);
+        }
+        let Some(ppn) = found else { return Ok(None) };
         ctx.read(ppn, Purpose::Host)?;
         Ok(Some(ppn))
     }
@@ -121,11 +130,15 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
         let ppn = self.blocks.allocate(unit, DATA_STREAM, &mut self.map, ctx)?;
         self.map.store().set_replacing(None);
         self.map.store().program_data(ppn, lpn, version, ctx)?;
-        self.map.remap(lpn, Some(ppn), &mut self.blocks, ctx)
+        self.map.remap(lpn, Some(ppn), &mut self.blocks, ctx)?;
+        self.blocks.write_back_log(&mut self.map, ctx)?;
+        Ok(())
     }
 
     fn collect_in_background(&mut self, unit: u32, ctx: &mut FtlCtx) -> Result<bool> {
-        self.blocks.collect_in_background(unit, &mut self.map, ctx)
+        let collected = self.blocks.collect_in_background(unit, &mut self.map, ctx)?;
+        self.blocks.write_back_log(&mut self.map, ctx)?;
+        Ok(collected)
     }
 
     fn takes_page_layout(&self) -> bool {
@@ -140,14 +153,17 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
         self.blocks.rebuild(ctx.flash, |ppn, spare| layout.is_live(ppn, spare));
         self.map.store().adopt(layout.map(), &self.blocks, ctx.flash);
         self.map.recovered();
-        Ok(())
+        self.blocks.log_layout(&mut self.map, ctx)
     }
 
+    /// A trim reaches flash only with its TP's next write-back (a power loss before brings the
+    /// LPN back), so ILog does not log it.
     fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
         if let Some(old) = self.map.translate(lpn, &mut self.blocks, ctx)? {
-            self.blocks.invalidate(old, ctx.flash)?;
+            self.blocks.invalidate_unlogged(old, ctx.flash)?;
             self.map.remap(lpn, None, &mut self.blocks, ctx)?;
         }
+        self.blocks.write_back_log(&mut self.map, ctx)?;
         Ok(())
     }
 
@@ -198,7 +214,9 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
         for tp in self.map.store_ref().tps() {
             write_back(&mut self.map, &mut self.blocks, tp, true, ctx)?;
         }
-        self.map.flush(&mut self.blocks, ctx)
+        self.map.flush(&mut self.blocks, ctx)?;
+        self.blocks.write_back_log(&mut self.map, ctx)?;
+        Ok(())
     }
 
     fn reset_cache(&mut self) {

@@ -9,6 +9,7 @@ pub mod demand;
 mod frontier;
 mod gc;
 pub mod hybrid;
+pub mod ilog;
 mod list;
 pub mod merge;
 mod pool;

@@ -34,6 +34,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
+use super::ilog::Ilog;
 use super::{BlockManager, BlockRole, Relocate};
 use super::{StreamId, StreamSpec};
 use crate::config::{Config, GtdSpan};
@@ -412,7 +413,11 @@ impl TranslationStore {
     /// An LPN whose recovered mapping no longer holds it (its page was erased since) was trimmed
     /// and becomes unmapped; a trim not yet written to its TP is lost (the LPN comes back with its
     /// last write, as from PFTL's recovery).
-    pub fn recover(&mut self, blocks: &BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+    ///
+    /// With ILog (paper 000 Fig 8.4) each data block's recovered invalid flags are read first
+    /// (one invalidation page per block, none for the same page twice in a row) and its flagged
+    /// pages are not read: each was superseded by a newer page on flash.
+    pub fn recover(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
         let g = ctx.flash.geometry().clone();
         self.gtd.fill(None);
         self.versions.fill(0);
@@ -449,7 +454,11 @@ impl TranslationStore {
         for unit in &mut data_blocks {
             unit.sort_unstable_by(|a, b| b.cmp(a));
             'unit: for &(_, pbn) in unit.iter() {
-                for ppn in g.pages_below(pbn, ctx.flash.write_pointer(pbn)).rev() {
+                let flags = blocks.recovered_flags(pbn, ctx).map(<[u64]>::to_vec);
+                for (offset, ppn) in g.pages_below(pbn, ctx.flash.write_pointer(pbn)).enumerate().rev() {
+                    if flags.as_deref().is_some_and(|f| Ilog::flagged(f, offset as u32)) {
+                        continue;
+                    }
                     let Some(spare) = ctx.probe_spare(ppn) else { continue };
                     let psn = self.psn[ppn.index()];
                     if psn <= oldest && self.interleaved_data {
@@ -762,7 +771,7 @@ mod tests {
         let before = r.ops.count(OpKind::SpareRead, Purpose::Recovery);
         let tp_reads = r.ops.count(OpKind::Read, Purpose::Translation);
         let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
-        r.toy.store.recover(&r.blocks, &mut ctx).unwrap();
+        r.toy.store.recover(&mut r.blocks, &mut ctx).unwrap();
         let store = &r.toy.store;
         r.blocks.rebuild(&r.flash, |ppn, spare| store.is_live(ppn, spare));
         let reads = r.ops.count(OpKind::SpareRead, Purpose::Recovery) - before;
@@ -800,7 +809,7 @@ mod tests {
         let trimmed = r.toy.store.entry(Lpn::new(4)).unwrap();
         r.blocks.invalidate(trimmed, &r.flash).unwrap();
         let mut ctx = FtlCtx { flash: &mut r.flash, ops: &mut r.ops, cache: &mut r.cache };
-        r.toy.store.recover(&r.blocks, &mut ctx).unwrap();
+        r.toy.store.recover(&mut r.blocks, &mut ctx).unwrap();
         let store = &r.toy.store;
         r.blocks.rebuild(&r.flash, |ppn, spare| store.is_live(ppn, spare));
         assert_eq!(r.toy.store.entry(Lpn::new(4)), Some(trimmed), "the trim never reached flash");

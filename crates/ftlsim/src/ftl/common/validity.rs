@@ -48,7 +48,8 @@ impl Validity {
                 structure: "GC valid-page bitmap".into(),
                 bytes: (geometry.total_pages() as u64).div_ceil(8),
             },
-            ValidityTracking::Counters => SramItem {
+            // ILog's BIFT holds the counters (the block manager reports the log's SRAM).
+            ValidityTracking::Counters | ValidityTracking::Ilog => SramItem {
                 structure: "GC invalid-page counters (1 B per block)".into(),
                 bytes: geometry.total_blocks() as u64,
             },

@@ -646,7 +646,7 @@ impl Cpm {
     /// Rebuilds the clusters after a power loss from the spare areas (each data block's saved
     /// cluster, read with its first page by the store's recovery) and the recovered map.
     fn rebuild(&mut self, ctx: &mut FtlCtx) -> Result<()> {
-        self.map.store.recover(&self.blocks, ctx)?;
+        self.map.store.recover(&mut self.blocks, ctx)?;
         let store = &self.map.store;
         self.blocks.rebuild_owning(ctx.flash, |ppn, spare| store.is_live(ppn, spare), Some(PageKind::Data));
         self.clusters.clear();

@@ -449,6 +449,7 @@ impl Ftl for Tdftl {
         if let Some(old) = old {
             self.blocks.invalidate(old, ctx.flash)?;
         }
+        self.blocks.write_back_log(&mut self.map, ctx)?;
         Ok(())
     }
 
@@ -458,21 +459,27 @@ impl Ftl for Tdftl {
         if self.map.lines.entry(lpn).is_none() {
             return Ok(());
         }
-        self.trim_mapped(lpn, ctx)
+        self.trim_mapped(lpn, ctx)?;
+        self.blocks.write_back_log(&mut self.map, ctx)?;
+        Ok(())
     }
 
     fn collect_in_background(&mut self, unit: u32, ctx: &mut FtlCtx) -> Result<bool> {
-        self.blocks.collect_in_background(unit, &mut self.map, ctx)
+        let collected = self.blocks.collect_in_background(unit, &mut self.map, ctx)?;
+        self.blocks.write_back_log(&mut self.map, ctx)?;
+        Ok(collected)
     }
 
     fn lookup(&self, lpn: Lpn, _: &FlashArray) -> Option<Ppn> {
         self.map.resolve(lpn)
     }
 
-    /// Paper 000 Fig 8.5 ([`recovery`]); the cache starts empty (it held nothing flash lacks).
+    /// Paper 000 Fig 8.5, with ILog Fig 8.6 ([`recovery`]); the cache starts empty (it held
+    /// nothing flash lacks).
     fn recover(&mut self, ctx: &mut FtlCtx) -> Result<()> {
+        self.blocks.recover_log(ctx);
         self.map.lines.clear();
-        (self.map.gtd, self.map.marked) = recovery::rebuild_gtd(&self.map, &self.blocks, ctx);
+        (self.map.gtd, self.map.marked) = recovery::rebuild_gtd(&self.map, &mut self.blocks, ctx);
         let map = &self.map;
         self.blocks.rebuild(ctx.flash, |ppn, spare| match spare.kind {
             PageKind::Data => map.resolve(Lpn::new(spare.logical)) == Some(ppn),

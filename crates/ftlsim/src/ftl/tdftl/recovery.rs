@@ -6,6 +6,13 @@
 //!    a group is its newest, so it becomes the group's GTD entry; every PPN in its LTD and PMT
 //!    entries is an older page of the same group and joins the skip list, unread.
 //!
+//! With ILog (Fig 8.6) the invalidation pages are read first (`BlockManager::recover_log`),
+//! then each block's recovered flags, newest block first (one invalidation page per block, none
+//! when it is the page read last), and the flagged pages join the skip list. Lines 31-33 of the
+//! figure (a page read after its group's newest is marked invalid) are left out: such a page can
+//! be a valid page only its subgroup's LTD entry references (spec 5.14); marking nothing reads
+//! the same pages.
+//!
 //! The paper scans blocks by descending sequence number, which is newest first on its one-die
 //! device. With several allocation units (or the marker stream) blocks of different frontiers
 //! interleave in time, so the scan merges the frontiers' sequences by page sequence number:
@@ -17,6 +24,7 @@ use std::collections::{BTreeMap, BinaryHeap};
 
 use super::Mapping;
 use crate::flash::{PageKind, Ppn, Spare};
+use crate::ftl::common::ilog::Ilog;
 use crate::ftl::common::BlockManager;
 use crate::ftl::FtlCtx;
 
@@ -43,15 +51,24 @@ impl Sequence {
 }
 
 /// The GTD and its empty-group marks, rebuilt from flash (every read counted).
-pub(super) fn rebuild_gtd(map: &Mapping, blocks: &BlockManager, ctx: &mut FtlCtx) -> (Vec<Option<Ppn>>, Vec<bool>) {
+pub(super) fn rebuild_gtd(map: &Mapping, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> (Vec<Option<Ppn>>, Vec<bool>) {
     let g = ctx.flash.geometry().clone();
     let split = map.split();
     let psn = |ppn: Ppn| map.spares.psn[ppn.index()];
     let mut frontiers: BTreeMap<(u32, u8), Vec<(u32, crate::flash::Pbn)>> = BTreeMap::new();
     for pbn in g.blocks() {
         let first = g.first_page(pbn);
-        if let Some(spare) = ctx.probe_spare(first) {
+        if let Some(spare) = ctx.probe_spare(first).filter(|s| s.kind != PageKind::InvalidationLog) {
             frontiers.entry((blocks.unit_of(pbn), spare.kind as u8)).or_default().push((psn(first), pbn));
+        }
+    }
+    let mut skip = vec![false; g.total_pages() as usize];
+    let mut newest_first: Vec<(u32, crate::flash::Pbn)> = frontiers.values().flatten().copied().collect();
+    newest_first.sort_unstable_by(|a, b| b.cmp(a));
+    for (_, pbn) in newest_first {
+        let Some(flags) = blocks.recovered_flags(pbn, ctx) else { break };
+        for (offset, ppn) in g.pages_of(pbn).enumerate() {
+            skip[ppn.index()] |= Ilog::flagged(flags, offset as u32);
         }
     }
     let mut sequences: Vec<Sequence> = frontiers
@@ -68,7 +85,7 @@ pub(super) fn rebuild_gtd(map: &Mapping, blocks: &BlockManager, ctx: &mut FtlCtx
             Sequence { pages, next: 0 }
         })
         .collect();
-    let mut skip = vec![false; g.total_pages() as usize];
+
     let mut gtd = vec![None; map.gtd.len()];
     let mut marked = vec![false; map.gtd.len()];
     let mut heads = BinaryHeap::new();

@@ -1,6 +1,7 @@
 use super::*;
 use crate::check::suite::test_device;
 use crate::config::ConfigBuilder;
+use crate::config::ValidityTracking;
 use crate::flash::{OpKind, OpLog};
 use crate::metrics::CacheStats;
 
@@ -113,6 +114,19 @@ fn sram_matches_paper_000_tables_6_1_and_8_1() {
     // Table 7.1: 4 lines per nominal KB, from 2.05 KB (8 lines) to 8380 KB (32,768 lines).
     assert_eq!(format!("{:.2}", sram(8)[1] as f64 / 1024.0), "2.05");
     assert_eq!(format!("{:.2}", sram(32_768)[1] as f64 / 1024.0), "8380.00");
+    // Table 8.1: without flags, 4,096 one-byte counters (100.73 KB in all); with ILog, the BIFT
+    // (2 B per block, 8 KB) and the BIF queue (234 BIFs of 35 B, 8 KB), 100.46 KB in all.
+    let sram_with = |lines: u32, validity: ValidityTracking| {
+        let mut config = config.clone();
+        config.gc.validity = validity;
+        let ftl = Tdftl::new(&config, TdftlParams { lines, ..TdftlParams::default() }).unwrap();
+        ftl.sram().iter().map(|s| s.bytes).collect::<Vec<_>>()
+    };
+    assert_eq!(sram_with(128, ValidityTracking::Counters), [64 * 1024, 33_520, 4096]);
+    assert_eq!(format!("{:.2}", (64.0 * 1024.0 + 33_520.0 + 4096.0) / 1024.0), "100.73");
+    assert_eq!(sram_with(80, ValidityTracking::Ilog), [64 * 1024, 20_950, 8192 + 234 * 35]);
+    assert_eq!(format!("{:.2}", (8192.0 + 234.0 * 35.0) / 1024.0), "16.00");
+    assert_eq!(format!("{:.2}", (64.0 * 1024.0 + 20_950.0 + 8192.0 + 8190.0) / 1024.0), "100.46");
 }
 
 /// Random single-page writes on a small device, enough for GC to run many times.
@@ -176,7 +190,13 @@ fn recovery_reads(sim: &mut crate::Simulation) -> u64 {
 /// overwritten at random `overwrites` times its logical pages; returns the simulation and the
 /// programmed pages.
 fn filled(ftl: &str, overwrites: u32) -> (crate::Simulation, u64, u64) {
-    let extra = ["precondition.mode=\"fill\"".to_string(), "check.invariants_every=1000000".into()];
+    filled_with(ftl, overwrites, &[])
+}
+
+/// [`filled`] with more settings.
+fn filled_with(ftl: &str, overwrites: u32, settings: &[&str]) -> (crate::Simulation, u64, u64) {
+    let mut extra = vec!["precondition.mode=\"fill\"".to_string(), "check.invariants_every=1000000".into()];
+    extra.extend(settings.iter().map(|s| s.to_string()));
     let config = test_device(ftl, 1, 2, 64, 64, &extra).unwrap();
     let mut sim = crate::Simulation::new(&config, ftl).unwrap();
     sim.precondition().unwrap();
@@ -217,4 +237,27 @@ fn recovery_after_random_overwrites_stays_within_m_plus_n_over_2_and_below_dftl(
     let dftl_reads = recovery_reads(&mut dftl);
     assert!(reads < dftl_reads, "3DFTL {reads} vs DFTL {dftl_reads}");
     eprintln!("recovery reads: 3DFTL {reads}, DFTL {dftl_reads}, m = {m}, n = {n}");
+}
+
+/// 3DFTL with ILog on [`filled`]'s device: 4 invalidation pages, 16 BIFs in the queue.
+const WITH_ILOG: &[&str] =
+    &["gc.validity=\"ilog\"", "gc.ilog_pages=4", "gc.ilog_queue_bytes=176", "device.logical_pages=7424"];
+
+#[test]
+fn recovery_with_ilog_stays_within_its_bound_and_skips_the_logged_invalid_pages() {
+    for overwrites in [0, 2] {
+        let (mut plain, _, _) = filled_with("3dftl", overwrites, &["device.logical_pages=7424"]);
+        let plain_reads = recovery_reads(&mut plain);
+        let (mut sim, m, n) = filled_with("3dftl", overwrites, WITH_ILOG);
+        let log = sim.ftl().blocks().ilog().unwrap();
+        let ip_blocks = log.pages().map(|(_, p)| p.get() / 64).collect::<std::collections::BTreeSet<_>>().len() as u64;
+        let reads = recovery_reads(&mut sim);
+        // Section 5.15: 2m + m_IP x 256 + n/c (pages per block here 64).
+        assert!(reads <= 2 * m + ip_blocks * 64 + n / 16, "{reads} reads, m = {m}, n = {n}");
+        eprintln!("{overwrites} overwrites: recovery reads 3DFTL {plain_reads}, 3DFTL+ILog {reads} (m = {m}, n = {n})");
+        if overwrites > 0 {
+            // The general case: the flags spare reading most invalid pages.
+            assert!(reads < plain_reads, "3DFTL+ILog {reads} vs 3DFTL {plain_reads}");
+        }
+    }
 }
