@@ -153,8 +153,11 @@ fn background_gc_runs_in_idle_time_and_turns_foreground_when_the_pool_runs_out()
         bg.write.mean_us,
         fg.write.mean_us
     );
+    // (Foreground GC's tail is itself shorter since a block's programs run in the order their
+    // data became ready: its moves no longer queue behind host programs of their block; 876 us
+    // against 2,673 us when this was written.)
     assert!(
-        bg.write.p99_us < 0.25 * fg.write.p99_us,
+        bg.write.p99_us < 0.4 * fg.write.p99_us,
         "write p99: {} us against {} us",
         bg.write.p99_us,
         fg.write.p99_us
