@@ -258,16 +258,23 @@ impl CpuReport {
         if compress + decompress == 0 {
             return None;
         }
-        let busy: u64 = busy_ns.iter().sum();
+        let (mean_utilization, max_utilization) = server_utilization(busy_ns, span);
         Some(CpuReport {
             compress,
             decompress,
             cpus: busy_ns.len() as u32,
-            busy_s: busy as f64 / 1e9,
-            mean_utilization: (span > 0).then(|| busy as f64 / busy_ns.len() as f64 / span as f64),
-            max_utilization: ratio(busy_ns.iter().copied().max().unwrap_or(0), span),
+            busy_s: busy_ns.iter().sum::<u64>() as f64 / 1e9,
+            mean_utilization,
+            max_utilization,
         })
     }
+}
+
+/// Busy time over the simulated span of a set of servers (dies, CPUs): the mean over them and
+/// the busiest one's.
+fn server_utilization(busy_ns: &[u64], span: u64) -> (Option<f64>, Option<f64>) {
+    let mean_busy = busy_ns.iter().sum::<u64>() as f64 / busy_ns.len().max(1) as f64;
+    ((span > 0).then(|| mean_busy / span as f64), ratio(busy_ns.iter().copied().max().unwrap_or(0), span))
 }
 
 /// What P/E suspension did (paper 001 Figs. 3.7-3.8), and the device write latency chapter 3
@@ -496,22 +503,17 @@ impl Report {
                 m.time_model(t, flash_us)
             }),
             merges: i.merges.map(|m| MergeReport::new(m, ppb, &reads, &programs, &erases, i.array_times)),
-            buffer: i.buffer.map(|b| {
-                let span = c.last_finish.saturating_sub(c.first_arrival.unwrap_or(0));
-                BufferReport {
-                    read_hit_ratio: ratio(b.read_hits, c.pages_read),
-                    write_hit_ratio: ratio(b.write_hits, c.pages_written),
-                    mean_waiting_writes: if span == 0 { 0.0 } else { b.wait_ns as f64 / span as f64 },
-                    counts: b,
-                }
+            buffer: i.buffer.map(|b| BufferReport {
+                read_hit_ratio: ratio(b.read_hits, c.pages_read),
+                write_hit_ratio: ratio(b.write_hits, c.pages_written),
+                mean_waiting_writes: if span == 0 { 0.0 } else { b.wait_ns as f64 / span as f64 },
+                counts: b,
             }),
             dies: i.dies.map(|(times, background_gc_victims)| {
-                let span = c.last_finish.saturating_sub(c.first_arrival.unwrap_or(0));
-                let busy = &times.busy_ns;
-                let mean_busy = busy.iter().sum::<u64>() as f64 / busy.len().max(1) as f64;
+                let (mean_utilization, max_utilization) = server_utilization(&times.busy_ns, span);
                 DieReport {
-                    mean_utilization: (span > 0).then(|| mean_busy / span as f64),
-                    max_utilization: ratio(busy.iter().copied().max().unwrap_or(0), span),
+                    mean_utilization,
+                    max_utilization,
                     idle_slots: times.idle_slots,
                     mean_idle_slot_us: (times.idle_slots > 0)
                         .then(|| times.idle_slot_ns as f64 / times.idle_slots as f64 / 1000.0),

@@ -16,6 +16,8 @@ pub struct CpuTimes {
 struct Server {
     queue: VecDeque<u32>,
     current: Option<u32>,
+    /// When it took its current task.
+    since: Nanos,
 }
 
 /// The CPU servers: which operation each runs and which wait for it.
@@ -30,31 +32,27 @@ impl Cpus {
         Cpus { servers: (0..count).map(|_| Server::default()).collect(), times: CpuTimes { busy_ns: vec![0; count] } }
     }
 
-    /// Queues `op` on `cpu`; returns it if the CPU was idle and takes it now.
+    /// Queues `op` on `cpu` at `now`; returns it if the CPU was idle and takes it now.
     #[inline]
-    pub(super) fn arrive(&mut self, cpu: usize, op: u32) -> Option<u32> {
+    pub(super) fn arrive(&mut self, cpu: usize, op: u32, now: Nanos) -> Option<u32> {
         let server = &mut self.servers[cpu];
         if server.current.is_some() {
             server.queue.push_back(op);
             return None;
         }
         server.current = Some(op);
+        server.since = now;
         Some(op)
     }
 
-    /// The task `cpu` runs.
+    /// `cpu` finished its task at `now`: returns that operation and the next one it takes.
     #[inline]
-    pub(super) fn current(&self, cpu: usize) -> u32 {
-        self.servers[cpu].current.expect("a CPU event belongs to the task it runs")
-    }
-
-    /// `cpu` finished its task of `took` ns: returns that operation and the next one it takes.
-    #[inline]
-    pub(super) fn finish(&mut self, cpu: usize, took: Nanos) -> (u32, Option<u32>) {
-        self.times.busy_ns[cpu] += took;
+    pub(super) fn finish(&mut self, cpu: usize, now: Nanos) -> (u32, Option<u32>) {
         let server = &mut self.servers[cpu];
+        self.times.busy_ns[cpu] += now - server.since;
         let done = server.current.take().expect("a CPU event belongs to the task it runs");
         server.current = server.queue.pop_front();
+        server.since = now;
         (done, server.current)
     }
 }
@@ -66,13 +64,13 @@ mod tests {
     #[test]
     fn a_cpu_serves_its_tasks_one_at_a_time_in_arrival_order() {
         let mut cpus = Cpus::new(2);
-        assert_eq!(cpus.arrive(0, 7), Some(7), "an idle CPU takes the task at once");
-        assert_eq!(cpus.arrive(0, 8), None);
-        assert_eq!(cpus.arrive(0, 9), None);
-        assert_eq!(cpus.arrive(1, 3), Some(3), "another CPU is independent");
+        assert_eq!(cpus.arrive(0, 7, 0), Some(7), "an idle CPU takes the task at once");
+        assert_eq!(cpus.arrive(0, 8, 1), None);
+        assert_eq!(cpus.arrive(0, 9, 2), None);
+        assert_eq!(cpus.arrive(1, 3, 2), Some(3), "another CPU is independent");
         assert_eq!(cpus.finish(0, 44), (7, Some(8)));
-        assert_eq!(cpus.finish(0, 44), (8, Some(9)));
-        assert_eq!(cpus.finish(0, 10), (9, None));
+        assert_eq!(cpus.finish(0, 88), (8, Some(9)));
+        assert_eq!(cpus.finish(0, 98), (9, None));
         assert_eq!(cpus.times.busy_ns, [98, 0]);
     }
 }

@@ -782,7 +782,7 @@ impl EventCore {
     fn enqueue(&mut self, op: u32) {
         if let OpKind::Compute(_) = self.ops[op].kind {
             let cpu = self.die_of(op);
-            if let Some(op) = self.cpus.arrive(cpu, op) {
+            if let Some(op) = self.cpus.arrive(cpu, op, self.now) {
                 self.start_on_cpu(cpu, op);
             }
             return;
@@ -1095,8 +1095,7 @@ impl EventCore {
     /// `cpu` has finished its task at the current time: what waited for it is released, and it
     /// takes the next task queued on it.
     fn cpu_done(&mut self, cpu: usize) {
-        let OpKind::Compute(task) = self.ops[self.cpus.current(cpu)].kind else { unreachable!("a CPU runs CPU work") };
-        let (done, next) = self.cpus.finish(cpu, self.costs.cpu(task));
+        let (done, next) = self.cpus.finish(cpu, self.now);
         match next {
             Some(op) => self.start_on_cpu(cpu, op),
             None => self.events.clear(self.dies.len() + cpu),
