@@ -12,6 +12,7 @@ use ftlsim::{ConfigBuilder, Simulation};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use crate::bench_record;
 use crate::output::table;
 
 /// One measured scenario.
@@ -104,6 +105,19 @@ const AGED_FIFO: &[&str] = &[
     "device.timing.scheduler=\"fifo\"",
 ];
 const EMPTY: &[&str] = &["precondition.mode=\"none\""];
+/// MQSim's default SSD (its `ssdconfig.xml`): 8 channels x 4 chips x 2 dies x 2 planes, 2048
+/// blocks of 256 pages of 8 KB per plane (512 GiB), 7% over-provisioning; nothing written first.
+/// For the state a demand FTL holds against PFTL's on a device of that size.
+const MQSIM_DEFAULT: &[&str] = &[
+    "device.geometry.dies_per_chip=2",
+    "device.geometry.planes_per_die=2",
+    "device.geometry.blocks_per_plane=2048",
+    "device.geometry.pages_per_block=256",
+    "device.geometry.page_size=8192",
+    "device.geometry.spare_size=448",
+    "device.overprovisioning=0.07",
+    "precondition.mode=\"none\"",
+];
 /// Paper 001 chapter 3's MLC device aged like `AGED_RPS`, with P/E suspension by IPC and erase
 /// suspension on; the stream mixes reads in so that reads suspend programs and erases.
 const AGED_PES_IPC: &[&str] = &[
@@ -252,6 +266,53 @@ const SCENARIOS: &[Scenario] = &[
     // End to end on a gzip-compressed MSR trace (issue 14's scenario: ssd16, nothing written first).
     Scenario { name: "gzip MSR trace", ftl: "pftl", preset: "ssd16", sets: EMPTY, stream: gzip_msr_trace },
     Scenario { name: "gzip MSR trace", ftl: "dftl", preset: "ssd16", sets: EMPTY, stream: gzip_msr_trace },
+    Scenario { name: "gzip MSR trace", ftl: "cdftl", preset: "ssd16", sets: EMPTY, stream: gzip_msr_trace },
+    Scenario { name: "gzip MSR trace", ftl: "sftl", preset: "ssd16", sets: EMPTY, stream: gzip_msr_trace },
+    Scenario { name: "gzip MSR trace", ftl: "tpftl", preset: "ssd16", sets: EMPTY, stream: gzip_msr_trace },
+    Scenario { name: "gzip MSR trace", ftl: "scftl", preset: "ssd16", sets: EMPTY, stream: gzip_msr_trace },
+    // MQSim's default 512 GB SSD (on `tlc-nvme`'s timing): the state of each demand FTL beside PFTL's.
+    Scenario {
+        name: "random 4K writes (MQSim SSD)",
+        ftl: "pftl",
+        preset: "tlc-nvme",
+        sets: MQSIM_DEFAULT,
+        stream: random_writes,
+    },
+    Scenario {
+        name: "random 4K writes (MQSim SSD)",
+        ftl: "dftl",
+        preset: "tlc-nvme",
+        sets: MQSIM_DEFAULT,
+        stream: random_writes,
+    },
+    Scenario {
+        name: "random 4K writes (MQSim SSD)",
+        ftl: "cdftl",
+        preset: "tlc-nvme",
+        sets: MQSIM_DEFAULT,
+        stream: random_writes,
+    },
+    Scenario {
+        name: "random 4K writes (MQSim SSD)",
+        ftl: "sftl",
+        preset: "tlc-nvme",
+        sets: MQSIM_DEFAULT,
+        stream: random_writes,
+    },
+    Scenario {
+        name: "random 4K writes (MQSim SSD)",
+        ftl: "tpftl",
+        preset: "tlc-nvme",
+        sets: MQSIM_DEFAULT,
+        stream: random_writes,
+    },
+    Scenario {
+        name: "random 4K writes (MQSim SSD)",
+        ftl: "scftl",
+        preset: "tlc-nvme",
+        sets: MQSIM_DEFAULT,
+        stream: random_writes,
+    },
     Scenario { name: "random 4K writes", ftl: "fast", preset: "fastsc", sets: &[], stream: random_writes },
     Scenario { name: "random 4K writes", ftl: "fast-sc", preset: "fastsc", sets: &[], stream: random_writes },
     Scenario { name: "random 4K writes", ftl: "bast", preset: "fastsc", sets: &[], stream: random_writes },
@@ -263,13 +324,39 @@ const SCENARIOS: &[Scenario] = &[
     Scenario { name: "random 4K writes", ftl: "kcpm", preset: "cpm", sets: &[], stream: random_writes },
 ];
 
-/// CPU time of this thread, from the kernel's scheduler statistics (other processes may share
-/// the cores, so wall time alone can mislead); 0 where unavailable.
+/// An MSR-like mix (30% reads, 20% of requests in sequential runs, skewed random requests of
+/// 1-2 pages, one every 100 us): the synthetic stand-in of a whole trace collection.
+fn collection_mix(requests: u64, logical_pages: u32, page_size: u32) -> Workload {
+    let spec = MixedSpec { requests, read_fraction: 0.3, mean_interarrival_us: 100.0, ..MixedSpec::default() };
+    spec.workload(logical_pages, page_size).expect("valid spec")
+}
+
+/// Requests of a `--long` scenario unless `--requests` says otherwise: about the size of the
+/// whole MSR Cambridge collection.
+const LONG_REQUESTS: u64 = 100_000_000;
+const DEFAULT_REQUESTS: u64 = 4_000_000;
+
+/// Opt-in (`--long`): PFTL and every demand-based FTL over a collection-sized stream on paper
+/// 002's 16 GB MSR device, one core.
+const LONG_SCENARIOS: &[Scenario] = &[
+    Scenario { name: "collection-sized mix", ftl: "pftl", preset: "tpftl-msr", sets: EMPTY, stream: collection_mix },
+    Scenario { name: "collection-sized mix", ftl: "dftl", preset: "tpftl-msr", sets: EMPTY, stream: collection_mix },
+    Scenario { name: "collection-sized mix", ftl: "cdftl", preset: "tpftl-msr", sets: EMPTY, stream: collection_mix },
+    Scenario { name: "collection-sized mix", ftl: "sftl", preset: "tpftl-msr", sets: EMPTY, stream: collection_mix },
+    Scenario { name: "collection-sized mix", ftl: "tpftl", preset: "tpftl-msr", sets: EMPTY, stream: collection_mix },
+    Scenario { name: "collection-sized mix", ftl: "scftl", preset: "tpftl-msr", sets: EMPTY, stream: collection_mix },
+    Scenario { name: "collection-sized mix", ftl: "3dftl", preset: "tpftl-msr", sets: EMPTY, stream: collection_mix },
+];
+
+/// CPU time of this thread (other processes may share the cores, so wall time alone can
+/// mislead); 0 where unavailable.
 fn thread_cpu_seconds() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-        .map_or(0.0, |ns| ns / 1e9)
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `t` is a valid timespec for the call to write into.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
+        return 0.0;
+    }
+    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
 }
 
 /// Peak resident memory of this process, from /proc (Linux); 0 elsewhere.
@@ -307,81 +394,167 @@ fn selects(filter: &str, scenario: &str) -> bool {
     words(filter).iter().all(|w| scenario.contains(w))
 }
 
-pub fn bench(requests: u64, only: Option<&str>, json: bool) -> Result<()> {
-    if let Some(o) =
-        only.filter(|o| !SCENARIOS.iter().any(|s| selects(o, &format!("{} {} {}", s.ftl, s.preset, s.name))))
-    {
-        let names: Vec<String> = SCENARIOS.iter().map(|s| format!("{} {} {}", s.ftl, s.preset, s.name)).collect();
+/// What `ftlsim bench` was asked.
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Measured requests per scenario [default: 4,000,000; 100,000,000 with --long].
+    #[arg(long)]
+    requests: Option<u64>,
+    /// Run only the scenarios with each of these words among their FTL, preset and name words
+    /// ("pftl", "oltp", "pftl ssd16 aged").
+    #[arg(long)]
+    only: Option<String>,
+    /// Run the opt-in collection-sized scenarios (PFTL and every demand-based FTL over 100 M
+    /// requests) instead of the regular ones.
+    #[arg(long)]
+    long: bool,
+    /// Compare each figure with the one recorded in this Markdown file's "Recorded figures" table
+    /// (docs/performance.md) and print the differences.
+    #[arg(long, value_name = "FILE")]
+    compare: Option<std::path::PathBuf>,
+    #[arg(long)]
+    json: bool,
+}
+
+/// The figures of one measured scenario.
+pub struct Measured {
+    pub ftl: &'static str,
+    pub scenario: &'static str,
+    pub preset: &'static str,
+    pub requests: u64,
+    pub wall_seconds: f64,
+    pub cpu_seconds: f64,
+    pub flash_ops: u64,
+    pub host_pages: f64,
+    pub write_amplification: Option<f64>,
+    pub state_bytes_per_page: f64,
+}
+
+impl Measured {
+    /// A rate per CPU second of the simulating thread (0 where CPU time is unavailable).
+    fn per_cpu_second(&self, count: f64) -> f64 {
+        if self.cpu_seconds > 0.0 {
+            count / self.cpu_seconds
+        } else {
+            0.0
+        }
+    }
+    pub fn host_pages_per_cpu_second(&self) -> f64 {
+        self.per_cpu_second(self.host_pages)
+    }
+    pub fn flash_ops_per_cpu_second(&self) -> f64 {
+        self.per_cpu_second(self.flash_ops as f64)
+    }
+}
+
+fn measure(s: &Scenario, requests: u64) -> Result<Measured> {
+    let config = s.sets.iter().try_fold(ConfigBuilder::new().preset(s.preset)?, |b, set| b.set(set))?.build()?;
+    let mut sim = Simulation::new(&config, s.ftl)?;
+    sim.precondition()?;
+    let stream = (s.stream)(requests, config.device.logical_pages(), config.device.geometry.page_size);
+    let cpu = thread_cpu_seconds();
+    let result = sim.run(stream, &mut |_| {})?;
+    let cpu_seconds = thread_cpu_seconds() - cpu;
+    let report = &result.report.simulation;
+    Ok(Measured {
+        ftl: s.ftl,
+        scenario: s.name,
+        preset: s.preset,
+        requests,
+        wall_seconds: report.wall_seconds,
+        cpu_seconds,
+        flash_ops: report.flash_page_ops,
+        host_pages: report.host_pages_per_second * report.wall_seconds,
+        write_amplification: result.report.write_amplification,
+        state_bytes_per_page: report.state_bytes_per_physical_page,
+    })
+}
+
+pub fn bench(args: &BenchArgs) -> Result<()> {
+    let (scenarios, default_requests) =
+        if args.long { (LONG_SCENARIOS, LONG_REQUESTS) } else { (SCENARIOS, DEFAULT_REQUESTS) };
+    let requests = args.requests.unwrap_or(default_requests);
+    let words = |s: &Scenario| format!("{} {} {}", s.ftl, s.preset, s.name);
+    if let Some(o) = args.only.as_deref().filter(|o| !scenarios.iter().any(|s| selects(o, &words(s)))) {
+        let names: Vec<String> = scenarios.iter().map(words).collect();
         bail!("--only \"{o}\": no scenario has all these words; scenarios: {}", names.join("; "));
     }
-    let mut rows = Vec::new();
-    let mut records = Vec::new();
-    for s in SCENARIOS.iter().filter(|s| only.is_none_or(|o| selects(o, &format!("{} {} {}", s.ftl, s.preset, s.name))))
-    {
-        let config = s.sets.iter().try_fold(ConfigBuilder::new().preset(s.preset)?, |b, set| b.set(set))?.build()?;
-        let mut sim = Simulation::new(&config, s.ftl)?;
-        sim.precondition()?;
-        let stream = (s.stream)(requests, config.device.logical_pages(), config.device.geometry.page_size);
-        let cpu = thread_cpu_seconds();
-        let result = sim.run(stream, &mut |_| {})?;
-        let cpu = thread_cpu_seconds() - cpu;
-        let sim_report = &result.report.simulation;
-        rows.push(vec![
-            s.ftl.to_string(),
-            s.name.to_string(),
-            s.preset.to_string(),
-            requests.to_string(),
-            format!("{:.3}", sim_report.wall_seconds),
-            format!("{cpu:.3}"),
-            format!("{:.2}", sim_report.flash_page_ops_per_second / 1e6),
-            format!("{:.2}", sim_report.host_pages_per_second / 1e6),
-            format!("{:.2}", result.report.write_amplification.unwrap_or(0.0)),
-            format!("{:.2}", sim_report.state_bytes_per_physical_page),
-        ]);
-        records.push(serde_json::json!({
-            "scenario": s.name, "ftl": s.ftl, "preset": s.preset, "requests": requests,
-            "wall_seconds": sim_report.wall_seconds,
-            "cpu_seconds": cpu,
-            "flash_page_ops_per_second": sim_report.flash_page_ops_per_second,
-            "host_pages_per_second": sim_report.host_pages_per_second,
-            "write_amplification": result.report.write_amplification,
-            "state_bytes_per_physical_page": sim_report.state_bytes_per_physical_page,
-        }));
+    let recorded = args.compare.as_deref().map(bench_record::Recorded::read).transpose()?;
+    let mut measured = Vec::new();
+    for s in scenarios.iter().filter(|s| args.only.as_deref().is_none_or(|o| selects(o, &words(s)))) {
+        measured.push(measure(s, requests)?);
     }
     let (per_page_1tb, capacity) = state_per_page_1tb()?;
-    if json {
-        let out = serde_json::json!({
+    if args.json {
+        let records: Vec<_> = measured
+            .iter()
+            .map(|m| {
+                serde_json::json!({
+                    "scenario": m.scenario, "ftl": m.ftl, "preset": m.preset, "requests": m.requests,
+                    "wall_seconds": m.wall_seconds,
+                    "cpu_seconds": m.cpu_seconds,
+                    "flash_page_ops_per_second": m.flash_ops as f64 / m.wall_seconds,
+                    "host_pages_per_second": m.host_pages / m.wall_seconds,
+                    "flash_page_ops_per_cpu_second": m.flash_ops_per_cpu_second(),
+                    "host_pages_per_cpu_second": m.host_pages_per_cpu_second(),
+                    "write_amplification": m.write_amplification,
+                    "state_bytes_per_physical_page": m.state_bytes_per_page,
+                })
+            })
+            .collect();
+        let mut out = serde_json::json!({
             "scenarios": records,
             "state_bytes_per_physical_page_1tb": per_page_1tb,
             "capacity_bytes_1tb": capacity,
             "peak_rss_bytes": peak_rss_bytes(),
         });
+        if let Some(recorded) = &recorded {
+            out["compared"] = serde_json::to_value(recorded.compare(&measured))?;
+        }
         println!("{out}");
-    } else {
-        print!(
-            "{}",
-            table(
-                &[
-                    "ftl",
-                    "scenario",
-                    "preset",
-                    "requests",
-                    "wall_s",
-                    "cpu_s",
-                    "Mflash_ops/s",
-                    "Mhost_pages/s",
-                    "WA",
-                    "state_B/page"
-                ],
-                &rows
-            )
-        );
-        println!(
-            "PFTL state on a {:.2} TB device (4 KB pages): {:.2} bytes per physical page",
-            capacity as f64 / 1e12,
-            per_page_1tb
-        );
-        println!("peak resident memory: {:.1} MiB", peak_rss_bytes() as f64 / (1 << 20) as f64);
+        return Ok(());
+    }
+    let rows: Vec<Vec<String>> = measured
+        .iter()
+        .map(|m| {
+            vec![
+                m.ftl.to_string(),
+                m.scenario.to_string(),
+                m.preset.to_string(),
+                m.requests.to_string(),
+                format!("{:.3}", m.wall_seconds),
+                format!("{:.3}", m.cpu_seconds),
+                format!("{:.2}", m.flash_ops as f64 / m.wall_seconds / 1e6),
+                format!("{:.2}", m.flash_ops_per_cpu_second() / 1e6),
+                format!("{:.2}", m.host_pages_per_cpu_second() / 1e6),
+                format!("{:.2}", m.write_amplification.unwrap_or(0.0)),
+                format!("{:.2}", m.state_bytes_per_page),
+            ]
+        })
+        .collect();
+    let header = [
+        "ftl",
+        "scenario",
+        "preset",
+        "requests",
+        "wall_s",
+        "cpu_s",
+        "Mflash_ops/s",
+        "Mflash_ops/cpu_s",
+        "Mhost_pages/cpu_s",
+        "WA",
+        "state_B/page",
+    ];
+    print!("{}", table(&header, &rows));
+    println!(
+        "PFTL state on a {:.2} TB device (4 KB pages): {:.2} bytes per physical page",
+        capacity as f64 / 1e12,
+        per_page_1tb
+    );
+    println!("peak resident memory: {:.1} MiB", peak_rss_bytes() as f64 / (1 << 20) as f64);
+    if let Some(recorded) = &recorded {
+        println!();
+        print!("{}", recorded.compare_table(&measured));
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! Every error exits with code 2 and one line on stderr naming what is wrong.
 
 mod bench_cmd;
+mod bench_record;
 mod codes_cmd;
 mod experiment_cmd;
 mod gen_cmd;
@@ -97,17 +98,7 @@ enum Command {
     /// write one report with every figure ftlsim can produce.
     Reproduce(reproduce_cmd::ReproduceArgs),
     /// Measure the simulator's own speed and memory on fixed scenarios.
-    Bench {
-        /// Measured requests per scenario.
-        #[arg(long, default_value_t = 4_000_000)]
-        requests: u64,
-        /// Run only the scenarios with each of these words among their FTL, preset and name words
-        /// ("pftl", "oltp", "pftl ssd16 aged").
-        #[arg(long)]
-        only: Option<String>,
-        #[arg(long)]
-        json: bool,
-    },
+    Bench(bench_cmd::BenchArgs),
     /// Trace tools: statistics, conversion between formats, parse benchmark.
     Trace {
         #[command(subcommand)]
@@ -407,7 +398,7 @@ fn main_inner(cli: Cli) -> Result<()> {
         Command::Sweep { grid, exec } => experiment_cmd::sweep(&grid, &exec),
         Command::Report { results, output } => python::report(&results, &output),
         Command::Reproduce(args) => reproduce_cmd::reproduce(&args),
-        Command::Bench { requests, only, json } => bench_cmd::bench(requests, only.as_deref(), json),
+        Command::Bench(args) => bench_cmd::bench(&args),
         Command::Trace { command } => trace_cmd::run(command),
         Command::Gen(args) => gen_cmd::run(args),
         Command::DiffeccCodes(args) => codes_cmd::run(args),

@@ -58,6 +58,15 @@ const CASES: &[Case] = &[
         files: &[],
         expect: &["--only", "nosuch", "no scenario"],
     },
+    Case {
+        name: "bench --compare with a recorded figure that is not a number",
+        args: &["bench", "--only", "pftl mlc8g sequential", "--requests", "10", "--compare", "{dir}/perf.md"],
+        files: &[(
+            "perf.md",
+            "## Recorded figures\n\n| ftl | scenario | preset | M host pages per CPU s | M flash ops per CPU s | state B per page |\n|---|---|---|---|---|---|\n| pftl | sequential reads | mlc8g | 15.0 | fast | 12.16 |\n",
+        )],
+        expect: &["perf.md", "line 5", "M flash ops per CPU s", "fast"],
+    },
     // P/E suspension.
     Case {
         name: "P/E suspension under the FIFO scheduler",

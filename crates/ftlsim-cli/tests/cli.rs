@@ -314,3 +314,35 @@ fn an_impossible_controller_cpu_is_refused_naming_the_field() {
     assert_fails(&["run", "--set", "device.cpu.compress_cycles=0"], "device.cpu.compress_cycles");
     assert_fails(&["run", "--set", "device.cpu.servers=two"], "device.cpu.servers");
 }
+
+#[test]
+fn bench_sets_each_figure_beside_the_recorded_one() {
+    let dir = std::env::temp_dir().join(format!("ftlsim-bench-compare-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let doc = dir.join("perf.md");
+    std::fs::write(
+        &doc,
+        "## Recorded figures\n\n\
+         | ftl | scenario | preset | M host pages per CPU s | M flash ops per CPU s | state B per page |\n\
+         |---|---|---|---|---|---|\n\
+         | pftl | sequential reads | mlc8g | 15.0 | 15.0 | 12.16 |\n",
+    )
+    .unwrap();
+    let only = ["bench", "--only", "pftl mlc8g sequential", "--requests", "2000", "--compare"];
+    let out = ftlsim(&[&only[..], &[doc.to_str().unwrap(), "--json"]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let compared = &v["compared"][0];
+    assert_eq!(compared["recorded_host_pages_per_cpu_second"], 15e6);
+    assert_eq!(compared["recorded_state_bytes_per_page"], 12.16);
+    assert!(compared["host_pages_per_cpu_second"].as_f64().unwrap() > 0.0, "{v}");
+    let scenario = &v["scenarios"][0];
+    assert_eq!(scenario["requests"], 2000);
+    assert!(scenario["host_pages_per_cpu_second"].as_f64().unwrap() > 0.0, "{v}");
+
+    let out = ftlsim(&[&only[..], &[doc.to_str().unwrap()]].concat());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row = text.lines().filter(|l| l.starts_with("pftl")).nth(1).expect("a comparison row");
+    assert!(row.contains("15.00") && row.contains("12.16") && row.contains('%'), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

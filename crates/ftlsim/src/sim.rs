@@ -287,7 +287,10 @@ impl Simulation {
                 }
             }
             if let Some(soon) = ahead.get(LOOKAHEAD / 2) {
-                self.ftl.prefetch(soon.first, Prefetch::Pages, &self.flash);
+                let page = self.ftl.prefetch(soon.first, Prefetch::Pages, &self.flash);
+                if let Some(ppn) = page.filter(|_| soon.kind == IoKind::Read) {
+                    self.timing.prefetch_read(ppn);
+                }
             }
             let Some(page_request) = ahead.pop_front() else { break };
             self.serve(page_request)?;

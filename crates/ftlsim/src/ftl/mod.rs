@@ -234,8 +234,12 @@ pub trait Ftl: Send {
 
     /// A hint that `lpn` will be accessed soon: `Prefetch::Map` some requests ahead, then
     /// `Prefetch::Pages` closer to use, when the map entry is already cached. Purely a speed-up:
-    /// it must not change any state. The default does nothing.
-    fn prefetch(&self, _lpn: Lpn, _stage: Prefetch, _flash: &FlashArray) {}
+    /// it must not change any state. `Prefetch::Pages` returns the page `lpn` maps to when the
+    /// map says so at no cost, so the timing model can bring its state in too. The default
+    /// does nothing.
+    fn prefetch(&self, _lpn: Lpn, _stage: Prefetch, _flash: &FlashArray) -> Option<Ppn> {
+        None
+    }
 
     /// Forgets cache contents without writing them back (after preconditioning the caches start cold).
     fn reset_cache(&mut self) {}

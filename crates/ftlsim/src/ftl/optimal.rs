@@ -90,8 +90,8 @@ impl Ftl for OptimalFtl {
     }
 
     #[inline]
-    fn prefetch(&self, lpn: Lpn, stage: Prefetch, flash: &FlashArray) {
-        self.page.prefetch(lpn, stage, flash);
+    fn prefetch(&self, lpn: Lpn, stage: Prefetch, flash: &FlashArray) -> Option<Ppn> {
+        self.page.prefetch(lpn, stage, flash)
     }
 
     fn lookup(&self, lpn: Lpn, flash: &FlashArray) -> Option<Ppn> {

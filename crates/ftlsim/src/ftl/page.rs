@@ -188,14 +188,17 @@ impl Ftl for PageFtl {
     }
 
     #[inline]
-    fn prefetch(&self, lpn: Lpn, stage: Prefetch, flash: &FlashArray) {
-        let Some(entry) = self.map.l2p.get(lpn.index()) else { return };
+    fn prefetch(&self, lpn: Lpn, stage: Prefetch, flash: &FlashArray) -> Option<Ppn> {
+        let entry = self.map.l2p.get(lpn.index())?;
         match stage {
-            Prefetch::Map => crate::mem::prefetch(entry),
+            Prefetch::Map => {
+                crate::mem::prefetch(entry);
+                None
+            }
             Prefetch::Pages => {
-                if let Some(ppn) = *entry {
-                    self.blocks.prefetch_page(ppn, flash);
-                }
+                let ppn = (*entry)?;
+                self.blocks.prefetch_page(ppn, flash);
+                Some(ppn)
             }
         }
     }

@@ -179,6 +179,10 @@ impl<T> Slab<T> {
         Slab { items: Vec::new(), free: Vec::new() }
     }
 
+    fn state_bytes(&self) -> usize {
+        self.items.capacity() * std::mem::size_of::<T>() + self.free.capacity() * 4
+    }
+
     #[inline]
     fn insert(&mut self, item: T) -> u32 {
         match self.free.pop() {
@@ -534,6 +538,30 @@ impl EventCore {
     /// The dies that fell idle since the last call, in the order they did.
     pub fn take_idle_dies(&mut self) -> Vec<u32> {
         std::mem::take(&mut self.fell_idle)
+    }
+
+    /// Memory held: the ordering state of every block (the part that grows with the device), the
+    /// dies' and channels' state, and the operations and requests in flight (bounded by the
+    /// queue depth).
+    pub fn state_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.blocks.capacity() * size_of::<BlockPlace>()
+            + self.dies.capacity() * size_of::<Die>()
+            + self.bus_free.capacity() * size_of::<Nanos>()
+            + self.channel_of.capacity() * size_of::<u32>()
+            + self.ops.state_bytes()
+            + self.requests.state_bytes()
+    }
+
+    /// A hint that the page `ppn` will be read soon: its block's place and ordering state,
+    /// which a read of a block far from the last ones misses in the CPU cache. Changes nothing.
+    #[inline]
+    pub fn prefetch_read(&self, ppn: Ppn) {
+        if let Some(b) = self.blocks.get(self.costs.geometry.block_of(ppn).index()) {
+            // Both ends: a place may straddle two cache lines.
+            crate::mem::prefetch(&b.plane);
+            crate::mem::prefetch(&b.erase);
+        }
     }
 
     /// Hands the device a request's operations at the current time (after [`Self::advance_to`]

@@ -134,11 +134,12 @@ impl TimingEngine {
         }
     }
 
-    /// Bytes of timing state per physical page (DiffECC's mode table).
+    /// Bytes of timing state: the event core's (its per-block ordering state grows with the
+    /// device) and DiffECC's mode table.
     pub fn state_bytes(&self) -> usize {
         match self {
             TimingEngine::FifoSingle { .. } => 0,
-            TimingEngine::Parallel(core) => core.diffecc.as_deref().map_or(0, |d| d.state_bytes()),
+            TimingEngine::Parallel(core) => core.state_bytes() + core.diffecc.as_deref().map_or(0, |d| d.state_bytes()),
         }
     }
 
@@ -163,6 +164,14 @@ impl TimingEngine {
         match self {
             TimingEngine::FifoSingle { .. } => t,
             TimingEngine::Parallel(core) => core.now(),
+        }
+    }
+
+    /// A hint that the page `ppn` will be read soon (see [`EventCore::prefetch_read`]).
+    #[inline]
+    pub fn prefetch_read(&self, ppn: Ppn) {
+        if let TimingEngine::Parallel(core) = self {
+            core.prefetch_read(ppn);
         }
     }
 

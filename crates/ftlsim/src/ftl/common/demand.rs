@@ -168,13 +168,16 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
     }
 
     #[inline]
-    fn prefetch(&self, lpn: Lpn, stage: Prefetch, flash: &FlashArray) {
+    fn prefetch(&self, lpn: Lpn, stage: Prefetch, flash: &FlashArray) -> Option<Ppn> {
         match stage {
-            Prefetch::Map => self.map.prefetch(lpn),
+            Prefetch::Map => {
+                self.map.prefetch(lpn);
+                None
+            }
             Prefetch::Pages => {
-                if let Some(ppn) = self.lookup(lpn, flash) {
-                    self.blocks.prefetch_page(ppn, flash);
-                }
+                let ppn = self.lookup(lpn, flash)?;
+                self.blocks.prefetch_page(ppn, flash);
+                Some(ppn)
             }
         }
     }
