@@ -418,6 +418,18 @@ const CASES: &[Case] = &[
         expect: &["ftl.delta.dla_space_share", "-1"],
     },
     Case {
+        name: "Delta-FTL trace_content not a flag",
+        args: &["run", "--ftl", "delta", "--set", "ftl.delta.trace_content=1"],
+        files: &[],
+        expect: &["ftl.delta.trace_content", "1"],
+    },
+    Case {
+        name: "Delta-FTL cold_scan_every out of range",
+        args: &["run", "--ftl", "delta", "--set", "ftl.delta.cold_scan_every=-5"],
+        files: &[],
+        expect: &["ftl.delta.cold_scan_every", "-5"],
+    },
+    Case {
         name: "Delta-FTL bypass not a flag",
         args: &["run", "--ftl", "delta", "--set", "ftl.delta.bypass=\"yes\""],
         files: &[],

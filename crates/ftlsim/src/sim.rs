@@ -22,7 +22,7 @@ use crate::metrics::latency_log::LatencyLog;
 use crate::metrics::report::ReportInputs;
 use crate::metrics::{CacheStats, Collector, FlashTimes, GcStats, MergeStats, RecoveryReport, Report, RequestKind};
 use crate::timing::{Completed, Dispatched, Nanos, OpCosts, Source, TimingEngine};
-use crate::workload::{IoKind, Workload};
+use crate::workload::{Fingerprints, IoKind, Workload};
 
 /// Everything a result file needs to be reproduced and read.
 #[derive(Debug, Clone, Serialize)]
@@ -272,28 +272,29 @@ impl Simulation {
         let skipped = workload.skipped.clone();
         self.closed_loop = workload.closed_loop;
         let mut source = workload.requests;
-        let mut ahead: VecDeque<PageRequest> = VecDeque::with_capacity(LOOKAHEAD + 1);
+        // Each request with the content fingerprints of what it writes, if the trace records them.
+        let mut ahead: VecDeque<(PageRequest, Option<Fingerprints>)> = VecDeque::with_capacity(LOOKAHEAD + 1);
         let mut admission_error = None;
         loop {
             while admission_error.is_none() && ahead.len() <= LOOKAHEAD {
                 let Some(request) = source.next() else { break };
-                match request.and_then(|r| self.host.admit(&workload.name, &r)) {
-                    Ok(page_request) => {
+                match request.and_then(|r| Ok((self.host.admit(&workload.name, &r)?, r))) {
+                    Ok((page_request, r)) => {
                         self.oracle.prefetch(page_request.first);
                         self.ftl.prefetch(page_request.first, Prefetch::Map, &self.flash);
-                        ahead.push_back(page_request);
+                        ahead.push_back((page_request, r.content.filter(|_| r.kind == IoKind::Write)));
                     }
                     Err(e) => admission_error = Some(e),
                 }
             }
-            if let Some(soon) = ahead.get(LOOKAHEAD / 2) {
+            if let Some((soon, _)) = ahead.get(LOOKAHEAD / 2) {
                 let page = self.ftl.prefetch(soon.first, Prefetch::Pages, &self.flash);
                 if let Some(ppn) = page.filter(|_| soon.kind == IoKind::Read) {
                     self.timing.prefetch_read(ppn);
                 }
             }
-            let Some(page_request) = ahead.pop_front() else { break };
-            self.serve(page_request)?;
+            let Some((page_request, content)) = ahead.pop_front() else { break };
+            self.serve_with_content(page_request, content.as_ref())?;
             if self.requests.is_multiple_of(PROGRESS_EVERY) {
                 progress(self.requests);
             }
@@ -389,7 +390,14 @@ impl Simulation {
     /// host queue has room. Its response is recorded when the device finishes it
     /// ([`Simulation::finish_requests`] waits for the ones still in flight).
     #[inline]
-    pub fn serve(&mut self, mut req: PageRequest) -> Result<()> {
+    pub fn serve(&mut self, req: PageRequest) -> Result<()> {
+        self.serve_with_content(req, None)
+    }
+
+    /// [`Simulation::serve`] for a write whose content the trace records: the FTL learns each
+    /// page's fingerprint ([`Ftl::host_content`]).
+    #[inline]
+    pub fn serve_with_content(&mut self, mut req: PageRequest, content: Option<&Fingerprints>) -> Result<()> {
         let at = self.dispatch_time(req.arrival)?;
         if self.closed_loop.is_some() {
             // A closed loop issues a request when an earlier one completes: that is its arrival.
@@ -398,7 +406,7 @@ impl Simulation {
         self.record_completed()?;
         self.ops.clear();
         let cut = self.arm_power_cut();
-        let pages = match self.serve_pages(&req, cut) {
+        let pages = match self.serve_pages(&req, cut, content) {
             Err(SimError::PowerCut) => return self.power_cut_inside(),
             outcome => outcome?,
         };
@@ -528,8 +536,9 @@ impl Simulation {
 
     /// The FTL's part of a request, page by page; returns the pages read unmapped. With `cut`, a
     /// planned power loss may strike inside it: the LPNs it was writing go to the oracle as cut.
+    /// `content`: the fingerprints of what a write brings, when the trace records them.
     #[inline]
-    fn serve_pages(&mut self, req: &PageRequest, cut: bool) -> Result<PagesServed> {
+    fn serve_pages(&mut self, req: &PageRequest, cut: bool, content: Option<&Fingerprints>) -> Result<PagesServed> {
         let index = self.requests;
         let mut buffer = self.buffer.as_mut();
         let (mut waiting, mut released) = (0, 0);
@@ -546,6 +555,9 @@ impl Simulation {
             let lpn = self.host.lpn(req, i);
             ctx.ops.begin_chain();
             let page_ops = ctx.ops.issued();
+            if let Some(content) = content {
+                ftl.host_content(lpn, self.host.page_fingerprint(req, i, content));
+            }
             match req.kind {
                 IoKind::Read if buffer.as_mut().is_some_and(|b| b.read(lpn)) => {}
                 IoKind::Write if buffer.is_some() => {

@@ -182,6 +182,11 @@ pub trait Ftl: Send {
     /// as a whole (TPFTL's request-level prefetching); the default does nothing.
     fn begin_request(&mut self, _first: Lpn, _pages: u32) {}
 
+    /// The content fingerprint of what the host just wrote to `lpn` (`None`: unknown, as for a
+    /// page written in part), for traces that record content; the scheme's next write of `lpn`
+    /// brings that content. Called only for such traces; the default ignores it.
+    fn host_content(&mut self, _lpn: Lpn, _fingerprint: Option<u64>) {}
+
     /// Serves a host read; returns the page holding the LPN, or `None` if it is unmapped.
     fn read(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<Option<Ppn>>;
 

@@ -10,7 +10,7 @@ use std::num::NonZeroU8;
 
 use crate::flash::{Lpn, Sectors};
 use crate::timing::Nanos;
-use crate::workload::{IoKind, Request};
+use crate::workload::{Fingerprints, IoKind, Request};
 
 /// A request reduced to whole logical pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,6 +130,19 @@ impl Host {
             pages: pages as u32,
             span,
         })
+    }
+
+    /// The content fingerprint of page `i` of a request whose content the trace records; `None`
+    /// for a page the request writes in part (its content mixes old and new data) or one past
+    /// the fingerprints.
+    pub fn page_fingerprint(&self, req: &PageRequest, i: u32, content: &Fingerprints) -> Option<u64> {
+        let sectors_per_page = (self.page_size / self.sector_size) as u8;
+        if req.span.sectors(i, req.pages, sectors_per_page).is_some() {
+            return None;
+        }
+        // A whole first page starts the request; a later one starts `head` sectors into it.
+        let start = (i as u64 * self.page_size).saturating_sub(req.span.head as u64 * self.sector_size);
+        content.range(start, start + self.page_size)
     }
 
     /// The i-th LPN of a request (folding wraps around the end of the space).

@@ -16,7 +16,7 @@ mod spare_map;
 pub use cache::{CacheAccess, CacheStats};
 pub use clusters::{ClusterReport, ClusterStats, TableSizes};
 pub use collector::{Collector, RequestKind};
-pub use delta::{DeltaReport, DeltaStats};
+pub use delta::{DeltaReport, DeltaStats, GcFlashWork, LifetimeReport};
 pub use flash_time::FlashTimeReport;
 pub use ilog::{IlogReport, IlogStats};
 pub use merges::{MergeReport, MergeStats};

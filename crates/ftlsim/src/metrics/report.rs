@@ -526,7 +526,8 @@ impl Report {
             spare_map: i.spare_map.map(super::SpareMapReport::new),
             delta: i.delta.map(|d| {
                 let g = i.flash.geometry();
-                super::DeltaReport::new(d, g.page_size, g.pages_per_block)
+                let gc = super::GcFlashWork { reads: reads.gc, programs: programs.gc, erases: erases.gc };
+                super::DeltaReport::new(d, g.page_size, g.pages_per_block, gc, i.array_times)
             }),
             ilog: i.ilog.map(super::IlogReport::new),
             suspension: i.suspension.map(SuspensionReport::new),

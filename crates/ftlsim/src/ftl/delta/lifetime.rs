@@ -28,10 +28,15 @@ pub fn baseline_gc(i: &LifetimeInputs, t_blocks: f64) -> (f64, f64) {
     (t_blocks, t_blocks * (i.erase_us + i.program_us * (i.block_pages - gain)))
 }
 
+/// §4.4.2, Delta-FTL: invalid pages a victim yields in the page mapping area, (1 − P_c)·N / t,
+/// and in the delta log area, P_ow·B_s.
+pub fn delta_gains(i: &LifetimeInputs, t_blocks: f64) -> (f64, f64) {
+    ((1.0 - i.p_c) * i.writes / t_blocks, i.p_ow * i.block_pages)
+}
+
 /// Eqs. 4.7-4.10, Delta-FTL: GC frequency and GC P/E, whichever area gains more per victim.
 pub fn delta_gc(i: &LifetimeInputs, t_blocks: f64) -> (f64, f64) {
-    let pma_gain = (1.0 - i.p_c) * i.writes / t_blocks;
-    let dla_gain = i.p_ow * i.block_pages;
+    let (pma_gain, dla_gain) = delta_gains(i, t_blocks);
     if pma_gain > dla_gain {
         let frequency = t_blocks * (1.0 + i.p_c * i.r_c / (1.0 - i.p_c));
         (frequency, frequency * (i.erase_us + i.program_us * (i.block_pages - pma_gain)))

@@ -269,11 +269,21 @@ impl DeltaMap {
             self.drop_delta(blocks, lpn, overwritten, ctx)?;
         }
         if let Some(old) = self.pmt[lpn.index()].take() {
-            blocks.invalidate(old, ctx.flash)?;
+            self.invalidate_base(blocks, old, ctx)?;
         }
         ctx.program(ppn, PageKind::Data, lpn, version, purpose)?;
         self.pmt[lpn.index()] = Some(ppn);
         Ok(ppn)
+    }
+
+    /// Invalidates a page of the page mapping area, counting the blocks that come to hold an
+    /// invalid page (the lifetime model's t).
+    pub fn invalidate_base(&mut self, blocks: &mut BlockManager, old: Ppn, ctx: &mut FtlCtx) -> Result<()> {
+        let pbn = ctx.flash.geometry().block_of(old);
+        if blocks.valid_count(pbn, ctx.flash) == ctx.flash.write_pointer(pbn) {
+            self.stats.pma_blocks_dirtied += 1;
+        }
+        blocks.invalidate(old, ctx.flash)
     }
 
     /// Merges `lpn`'s delta with its old version into a page in original form: `read_delta`
@@ -305,6 +315,18 @@ impl DeltaMap {
     pub fn merge_after_read(&mut self, blocks: &mut BlockManager, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
         self.merge(blocks, lpn, false, false, ctx)?;
         self.stats.merges_on_read += 1;
+        Ok(())
+    }
+
+    /// The periodic scan found `lpn` in delta form and no longer write-hot: merge it (read the
+    /// old version and the delta, decompress, program the original).
+    pub fn merge_cold(&mut self, blocks: &mut BlockManager, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
+        let base = self.pmt[lpn.index()].expect("an LPN in delta form has an old version");
+        let on_flash = self.delta_of(lpn).is_some_and(|d| d.page.is_some());
+        ctx.read(base, Purpose::Gc)?;
+        self.merge(blocks, lpn, true, true, ctx)?;
+        self.stats.merges_in_scan += 1;
+        self.stats.scan_reads += 1 + on_flash as u64;
         Ok(())
     }
 

@@ -8,13 +8,16 @@
 //!   that has an old version, is delta-encoded unless its content does not compress into a page
 //!   or the bypass is on (Expression 4.2). Encoding reads the old version from flash and
 //!   compresses on the controller CPU (`device.cpu`); decoding decompresses there.
-//! - The content model ([`crate::host::content`]) gives each write's compression ratio.
+//! - The content model ([`crate::host::content`]) gives each write's compression ratio; with
+//!   `trace_content`, a trace's content fingerprints make a write of unchanged content an empty
+//!   delta ([`trace_content`]).
 //! - Deltas pack into the Temp Buffer, which is written to a delta page of the next unit in turn
 //!   (the DLA is a stream of its own in every unit's pool).
 //! - A read of a page in delta form reads the old version and the delta page (two flash reads;
 //!   one if the delta is still buffered); a read-hot page is merged back to original form.
 //! - GC is the shared greedy GC over both areas, weighing invalid deltas in 1/64 of a page, and
-//!   merges while moving (`Relocate::take_over`).
+//!   merges while moving (`Relocate::take_over`); with `cold_scan_every`, a periodic scan also
+//!   merges the write-cold deltas (spec §4.7, Δ4).
 //! - At power loss the Temp Buffer is written out (capacitor-backed); recovery reads every page's
 //!   spare area and every delta page's header.
 
@@ -23,6 +26,7 @@ mod hotness;
 pub mod lifetime;
 mod map;
 mod temp_buffer;
+mod trace_content;
 
 pub use bypass::{overhead_bound, Bypass};
 
@@ -38,6 +42,7 @@ use crate::flash::{CpuTask, FlashArray, Lpn, PageKind, Ppn, Purpose, BASIC_LAYOU
 use crate::host::content::ContentModel;
 use hotness::HotnessTracker;
 use map::{DeltaMap, GARBAGE_RESOLUTION};
+use trace_content::TraceContent;
 
 /// The page mapping area's stream and the delta log area's.
 const DATA: StreamId = StreamId::new(0);
@@ -87,6 +92,18 @@ pub const INFO: FtlInfo = FtlInfo {
             source: "ours: deltas take over-provisioning space (paper 001 §4.3.1), and GC needs some left",
         },
         ParamSpec {
+            name: "trace_content",
+            range: ParamRange::Flag,
+            meaning: "with a trace that records content (FIU, SSDSim MD5s), a write of the old version's content is an empty delta; others draw from the Gaussian",
+            source: "issue: Delta-FTL, content model (real content locality as an option)",
+        },
+        ParamSpec {
+            name: "cold_scan_every",
+            range: ParamRange::Integer { min: 0, max: u32::MAX as i64 },
+            meaning: "page writes between scans that merge every delta-form LPN no longer write-hot (0: merges only in GC)",
+            source: "paper 001 §4.3.3's periodic scan; period unstated, spec Δ4 recommends lazy merges (0)",
+        },
+        ParamSpec {
             name: "bypass",
             range: ParamRange::Flag,
             meaning: "stop delta encoding while 1 − R̂_c ≤ MAX(T_read, T_bus, T_encode) / T_write (Expression 4.2)",
@@ -124,6 +141,8 @@ pub struct DeltaFtlParams {
     pub cache_entries: u32,
     pub protected_fraction: f64,
     pub dla_space_share: f64,
+    pub trace_content: bool,
+    pub cold_scan_every: u32,
     pub bypass: bool,
     pub bypass_window: u32,
     pub bypass_hysteresis: f64,
@@ -138,6 +157,8 @@ impl Default for DeltaFtlParams {
             cache_entries: 65_536,
             protected_fraction: 0.5,
             dla_space_share: 0.5,
+            trace_content: false,
+            cold_scan_every: 0,
             bypass: true,
             bypass_window: 1024,
             bypass_hysteresis: 0.02,
@@ -157,6 +178,8 @@ pub struct DeltaFtl {
     map: DeltaMap,
     blocks: BlockManager,
     content: ContentModel,
+    /// Real content locality from the trace's fingerprints (`trace_content`).
+    trace_content: Option<TraceContent>,
     bypass: Option<Bypass>,
     /// LPNs a read found read-hot in delta form, with the version read: merged at the next write
     /// (a background program, off the read's path).
@@ -183,6 +206,7 @@ impl DeltaFtl {
             map: DeltaMap::new(logical, g.page_size, hotness, params.hot_threshold),
             blocks: BlockManager::new(config, STREAMS).with_garbage_resolution(GARBAGE_RESOLUTION),
             content: ContentModel { mean: params.compression_mean, sigma: params.compression_sigma, seed: config.seed },
+            trace_content: params.trace_content.then(|| TraceContent::new(logical)),
             bypass: params.bypass.then(|| Bypass::new(bound, params.bypass_window, params.bypass_hysteresis)),
             pending_merges: Vec::new(),
             dla_page_limit: (delta_space_pages(config) as f64 * params.dla_space_share) as usize,
@@ -198,9 +222,13 @@ impl DeltaFtl {
         Ok(Box::new(DeltaFtl::new(config, params)))
     }
 
-    /// The compressed size of the delta `version` of `lpn` makes, or `None` if it does not
-    /// compress into a page (ratio 1, or too large for a page with its header).
-    fn delta_bytes(&self, lpn: Lpn, version: u32) -> (f64, Option<u32>) {
+    /// The compression ratio of the delta `version` of `lpn` makes and its compressed size, or
+    /// `None` if it does not compress into a page (ratio 1, or too large for a page with its
+    /// header). `unchanged`: the content is the old version's, so the delta is empty.
+    fn delta_bytes(&self, lpn: Lpn, version: u32, unchanged: bool) -> (f64, Option<u32>) {
+        if unchanged {
+            return (0.0, Some(0));
+        }
         let ratio = self.content.ratio(lpn.get(), version);
         let bytes = (ratio * self.page_bytes as f64).ceil() as u32;
         (ratio, (ratio < 1.0 && self.map.temp.fits_a_page(bytes)).then_some(bytes))
@@ -211,6 +239,21 @@ impl DeltaFtl {
         for (lpn, version) in std::mem::take(&mut self.pending_merges) {
             if self.map.delta_of(lpn).is_some_and(|d| d.version == version) {
                 self.map.merge_after_read(&mut self.blocks, lpn, ctx)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The periodic scan (`cold_scan_every`): merges every LPN in delta form that is no longer
+    /// write-hot (or is read-hot), in LPN order: read the old version and the delta, decompress,
+    /// program the original.
+    fn scan_cold_deltas(&mut self, ctx: &mut FtlCtx) -> Result<()> {
+        for lpn in 0..self.logical_pages as u32 {
+            let lpn = Lpn::new(lpn);
+            if self.map.in_delta[lpn.index()]
+                && map::wants_merge(self.map.hotness.counts(lpn), self.params.hot_threshold)
+            {
+                self.map.merge_cold(&mut self.blocks, lpn, ctx)?;
             }
         }
         Ok(())
@@ -246,15 +289,26 @@ impl Ftl for DeltaFtl {
         Ok(Some(base))
     }
 
+    fn host_content(&mut self, lpn: Lpn, fingerprint: Option<u64>) {
+        if let Some(content) = self.trace_content.as_mut() {
+            content.host_wrote(lpn.get(), fingerprint);
+        }
+    }
+
     fn write(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
         self.run_pending_merges(ctx)?;
-        let stats = &mut self.map.stats;
-        stats.writes += 1;
+        self.map.stats.writes += 1;
+        let every = self.params.cold_scan_every as u64;
+        if every != 0 && self.map.stats.writes.is_multiple_of(every) {
+            self.scan_cold_deltas(ctx)?;
+        }
+        let in_delta = self.map.in_delta[lpn.index()];
+        let unchanged = self.trace_content.as_mut().is_some_and(|c| c.ftl_writes(lpn.get(), in_delta));
         let counts = self.map.hotness.write(lpn);
         let threshold = self.params.hot_threshold;
         let candidate = counts.writes >= threshold && counts.reads < threshold && self.map.pmt[lpn.index()].is_some();
         if candidate {
-            let (ratio, bytes) = self.delta_bytes(lpn, version);
+            let (ratio, bytes) = self.delta_bytes(lpn, version, unchanged);
             let bypassing = self.bypass.as_mut().is_some_and(|b| {
                 b.observe(ratio);
                 b.bypassing()
@@ -270,6 +324,7 @@ impl Ftl for DeltaFtl {
                     ctx.compute(CpuTask::Compress, Purpose::Host, base)?;
                     self.map.append(&mut self.blocks, lpn, version, bytes, true, Purpose::Host, ctx)?;
                     self.map.stats.delta_writes += 1;
+                    self.map.stats.empty_deltas += (bytes == 0) as u64;
                     self.map.stats.delta_bytes += bytes as u64;
                     return Ok(());
                 }
@@ -286,7 +341,7 @@ impl Ftl for DeltaFtl {
             self.map.drop_delta(&mut self.blocks, lpn, true, ctx)?;
         }
         if let Some(old) = self.map.pmt[lpn.index()].take() {
-            self.blocks.invalidate(old, ctx.flash)?;
+            self.map.invalidate_base(&mut self.blocks, old, ctx)?;
         }
         Ok(())
     }
@@ -436,7 +491,7 @@ impl Ftl for DeltaFtl {
     }
 
     fn state_bytes(&self) -> usize {
-        self.map.state_bytes() + self.blocks.state_bytes()
+        self.map.state_bytes() + self.blocks.state_bytes() + self.trace_content.as_ref().map_or(0, |c| c.state_bytes())
     }
 
     fn check(&self, flash: &FlashArray) -> std::result::Result<(), String> {
