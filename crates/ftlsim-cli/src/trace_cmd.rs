@@ -18,7 +18,8 @@ use crate::trace_args::ReadArgs;
 #[derive(Subcommand)]
 pub enum TraceCommand {
     /// Requests, write %, mean sizes (KB = 1024 B), footprint, sequentiality, locality (LRU
-    /// mapping-cache hit ratio, WR_max), inter-arrival times and address range of a trace.
+    /// mapping-cache hit ratio, WR_max), working sets and page updates (paper 004 Table II),
+    /// inter-arrival times and address range of a trace.
     Stats {
         file: PathBuf,
         #[command(flatten)]
@@ -118,6 +119,14 @@ pub fn stats_table(s: &TraceStats) -> String {
                 s.mapping_cache.page_bytes as f64 / 1024.0
             ),
             format!("{:.2}", s.mapping_cache.hit_percent),
+        ],
+        vec![
+            format!("working sets (merged closer than {} KB): count, mean size (MB)", s.working_sets.merge_distance_kb),
+            format!("{}, {:.2}", s.working_sets.count, s.working_sets.mean_size_mb),
+        ],
+        vec![
+            "mean page update (4 KiB page writes per page written)".into(),
+            format!("{:.2}", s.working_sets.mean_page_updates),
         ],
         vec!["WR_max: page reads of written pages (%)".into(), format!("{:.2}", s.wr_max_percent)],
         vec!["WR_max by read request (%)".into(), format!("{:.2}", s.wr_max_request_percent)],

@@ -24,6 +24,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Serialize;
 
 use super::locality::{Locality, LocalityState};
+use super::working_sets::{WorkingSets, WorkingSetsState};
 use super::{presets, IoKind, Request, Workload};
 use crate::error::{Result, SimError};
 
@@ -50,6 +51,8 @@ pub enum Pattern {
     },
     /// Sequential runs and re-referenced run starts (temporal and spatial locality).
     Locality(Locality),
+    /// Disjoint working sets, covered by first writes and updated by hotness (paper 004).
+    WorkingSets(WorkingSets),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -187,10 +190,15 @@ fn parse_pattern(s: &str) -> Result<Vec<Component>> {
                         read_written: read_written.first().map_or(Ok(0.0), |w| number("addr", w))?,
                     })
                 }
+                ["ws", count, size, skew @ ..] if skew.len() <= 1 => Pattern::WorkingSets(WorkingSets {
+                    count: count.parse().map_err(|_| bad("addr", format!("expected a working-set count, found \"{count}\"")))?,
+                    mean_bytes: parse_bytes(size).ok_or_else(|| bad("addr", format!("expected a working-set size such as 10MiB, found \"{size}\"")))?,
+                    skew: skew.first().map_or(Ok(1.0), |k| number("addr", k))?,
+                }),
                 _ => {
                     return Err(bad(
                         "addr",
-                        format!("expected uniform, zipf:THETA, hotcold:ACCESS:SPACE, seq:STREAMS or loc:REUSE:DIST:RRUN:WRUN[:READ_WRITTEN], found \"{p}\""),
+                        format!("expected uniform, zipf:THETA, hotcold:ACCESS:SPACE, seq:STREAMS, loc:REUSE:DIST:RRUN:WRUN[:READ_WRITTEN] or ws:COUNT:SIZE[:SKEW], found \"{p}\""),
                     ))
                 }
             };
@@ -329,6 +337,11 @@ impl SynthSpec {
                         return Err(bad("addr", problem));
                     }
                 }
+                Pattern::WorkingSets(ref w) => {
+                    if let Some(problem) = w.problem() {
+                        return Err(bad("addr", problem));
+                    }
+                }
                 _ => {}
             }
         }
@@ -350,7 +363,7 @@ impl SynthSpec {
         if space == 0 {
             return Err(bad("footprint", format!("the address space of {capacity_bytes} bytes holds no 4 KiB slot")));
         }
-        let mut state = Generator::new(self, space);
+        let mut state = Generator::new(self, space)?;
         let iter = std::iter::from_fn(move || state.next());
         let mut w = Workload::new(
             format!("synthetic:{}", self.name),
@@ -378,6 +391,8 @@ struct MeanSizes {
 struct Sizes {
     dist: SizeDist,
     mean: Option<MeanSizes>,
+    /// Sizes still to be drawn.
+    left: u64,
 }
 
 impl Sizes {
@@ -389,10 +404,25 @@ impl Sizes {
             }),
             _ => None,
         };
-        Sizes { dist: dist.clone(), mean }
+        Sizes { dist: dist.clone(), mean, left: count }
+    }
+
+    /// The bytes the sizes still to be drawn are expected to total.
+    fn expected_remaining(&self) -> f64 {
+        let mean = match (&self.dist, &self.mean) {
+            (_, Some(m)) => return (m.remaining_sectors * SECTOR) as f64,
+            (SizeDist::Fixed { bytes }, _) => *bytes as f64,
+            (SizeDist::Uniform { min, max }, _) => (min + max) as f64 / 2.0,
+            (SizeDist::Empirical { sizes }, _) => {
+                sizes.iter().map(|(b, w)| *b as f64 * w).sum::<f64>() / sizes.iter().map(|(_, w)| w).sum::<f64>()
+            }
+            (SizeDist::Mean { bytes }, None) => *bytes,
+        };
+        self.left as f64 * mean
     }
 
     fn sample(&mut self, rng: &mut Xoshiro256PlusPlus, limit: u64) -> u64 {
+        self.left = self.left.saturating_sub(1);
         let bytes = match (&self.dist, &mut self.mean) {
             (SizeDist::Fixed { bytes }, _) => *bytes,
             (SizeDist::Uniform { min, max }, _) => rng.gen_range(min / SECTOR..=max / SECTOR) * SECTOR,
@@ -447,6 +477,7 @@ struct Generator {
     scatter: u64,
     cursors: Vec<Vec<u64>>,
     locality: Vec<Option<LocalityState>>,
+    working_sets: Vec<Option<WorkingSetsState>>,
     read_sizes: Sizes,
     write_sizes: Sizes,
     arrival: Arrival,
@@ -462,7 +493,8 @@ fn gcd(a: u64, b: u64) -> u64 {
 }
 
 impl Generator {
-    fn new(spec: &SynthSpec, space: u64) -> Generator {
+    fn new(spec: &SynthSpec, space: u64) -> Result<Generator> {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(spec.seed);
         let slots = space / SLOT;
         let reads = (spec.requests as f64 * spec.read_fraction).round() as u64;
         let components: Vec<(f64, Pattern)> = spec.address.iter().map(|c| (c.weight, c.pattern.clone())).collect();
@@ -489,12 +521,21 @@ impl Generator {
                 _ => None,
             })
             .collect();
+        let working_sets = components
+            .iter()
+            .map(|(_, p)| match p {
+                Pattern::WorkingSets(w) => {
+                    WorkingSetsState::new(w, &mut rng, space, SLOT).map(Some).map_err(|e| bad("addr", e))
+                }
+                _ => Ok(None),
+            })
+            .collect::<Result<_>>()?;
         let scatter = [2_654_435_761u64, 2_246_822_519, 3_266_489_917, 668_265_263]
             .into_iter()
             .find(|p| gcd(*p % slots.max(1), slots) == 1 || slots == 1)
             .unwrap_or(1);
-        Generator {
-            rng: Xoshiro256PlusPlus::seed_from_u64(spec.seed),
+        Ok(Generator {
+            rng,
             requests: spec.requests,
             issued: 0,
             reads_left: reads,
@@ -505,15 +546,17 @@ impl Generator {
             scatter,
             cursors,
             locality,
+            working_sets,
             read_sizes: Sizes::new(&spec.read_size, reads),
             write_sizes: Sizes::new(&spec.write_size, spec.requests - reads),
             arrival: spec.arrival.clone(),
             now: 0.0,
-        }
+        })
     }
 
-    /// A 4 KiB-aligned offset for a request of `len` bytes, inside the space.
-    fn offset(&mut self, len: u64, read: bool) -> u64 {
+    /// A 4 KiB-aligned offset for a request of `len` bytes, inside the space, and the request's
+    /// length (a working set may shorten it).
+    fn place(&mut self, len: u64, read: bool) -> (u64, u64) {
         let total: f64 = self.components.iter().map(|(w, _)| w).sum();
         let mut x = self.rng.gen_range(0.0..total);
         let mut which = self.components.len() - 1;
@@ -547,14 +590,20 @@ impl Generator {
                 }
                 let offset = *cursor;
                 *cursor += len;
-                return offset.min(self.space - len);
+                return (offset.min(self.space - len), len);
             }
             Pattern::Locality(_) => {
                 let state = self.locality[which].as_mut().expect("locality state");
-                return state.offset(&mut self.rng, read, len, self.space, SLOT);
+                return (state.offset(&mut self.rng, read, len, self.space, SLOT), len);
+            }
+            Pattern::WorkingSets(_) => {
+                // This write's bytes are already drawn: add them back to what is to come.
+                let write_bytes_left = self.write_sizes.expected_remaining() + if read { 0.0 } else { len as f64 };
+                let state = self.working_sets[which].as_mut().expect("working-set state");
+                return state.request(&mut self.rng, read, len, write_bytes_left);
             }
         };
-        (slot * SLOT).min(self.space - len) / SECTOR * SECTOR
+        ((slot * SLOT).min(self.space - len) / SECTOR * SECTOR, len)
     }
 
     fn arrival(&mut self) -> Result<u64> {
@@ -592,7 +641,7 @@ impl Generator {
             self.write_sizes.sample(&mut self.rng, space)
         };
         self.reads_left -= read as u64;
-        let offset = self.offset(len, read);
+        let (offset, len) = self.place(len, read);
         self.issued += 1;
         Some(Ok(Request::new(arrival, if read { IoKind::Read } else { IoKind::Write }, offset, len, self.issued)))
     }

@@ -28,6 +28,7 @@ pub mod presets;
 pub mod sink;
 pub mod stats;
 pub mod synthetic;
+pub mod working_sets;
 pub mod write;
 
 use std::path::Path;

@@ -7,13 +7,18 @@
 
 use super::generator::{Arrival, Component, Pattern, SizeDist, SynthSpec};
 use super::locality::Locality;
+use super::working_sets::WorkingSets;
 
 /// How a preset draws addresses.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Address {
     /// 80/20 hot/cold, plus this fraction of requests in 4 sequential streams (presets of traces
-    /// whose locality is not published: papers 003 and 004).
+    /// whose locality is not published: paper 003).
     HotColdSequential { sequential: f64 },
+    /// Paper 004 Table II's working sets (`workload::working_sets`): this many, of this mean
+    /// size in MB (2^20 B), each page written this many times on average. The preset's request
+    /// count is the one that gives the update count ([`ws_requests`]).
+    WorkingSets { count: u32, mean_mb: f64, page_updates: f64 },
     /// The locality pattern (`workload::locality`) with these parameters.
     Locality(PresetLocality),
 }
@@ -110,6 +115,50 @@ pub struct Preset {
 /// Arrival rate of presets whose trace duration is not published.
 pub const DEFAULT_IOPS: f64 = 100.0;
 
+/// Hotness exponent of paper 004's working sets (Zipf over the sets; assumed).
+pub const WS_SKEW: f64 = 1.0;
+
+/// The request count of a working-set stand-in: every set is written once and updated, so the
+/// bytes written are `page_updates` times the sets' total, `write_percent` of the requests
+/// write them, `io_kb` at a time.
+pub const fn ws_requests(count: u32, mean_mb: f64, io_kb: f64, page_updates: f64, write_percent: f64) -> u64 {
+    let written_kb = page_updates * count as f64 * mean_mb * 1024.0;
+    (written_kb / io_kb * 100.0 / write_percent).round() as u64
+}
+
+/// A paper 004 stand-in from its Table II row: working sets, mean working-set size (MB), mean
+/// I/O size (KB), mean page update count, write ratio (%); the trace duration where the table's
+/// caption states one.
+#[allow(clippy::too_many_arguments)]
+const fn table2(
+    name: &'static str,
+    trace: &'static str,
+    count: u32,
+    mean_mb: f64,
+    io_kb: f64,
+    page_updates: f64,
+    write_percent: f64,
+    duration_h: Option<f64>,
+) -> Preset {
+    Preset {
+        name,
+        trace,
+        source: "paper 004 Table II",
+        requests: ws_requests(count, mean_mb, io_kb, page_updates, write_percent),
+        write_percent,
+        mean_kb: io_kb,
+        mean_read_kb: io_kb,
+        mean_write_kb: io_kb,
+        address: Address::WorkingSets { count, mean_mb, page_updates },
+        footprint_bytes: None,
+        duration_h,
+        assumed: if duration_h.is_some() { TABLE2_ASSUMED_TIMED } else { TABLE2_ASSUMED },
+    }
+}
+
+const TABLE2_ASSUMED: &str = "request count (the one that gives the page update count once every working set is written), equal read and write means, working-set sizes uniform in 0.5-1.5 x the mean at random places, first writes front to back through the sets in a random order, updates and reads Zipf (exponent 1) over the sets, arrival rate (100 IOPS)";
+const TABLE2_ASSUMED_TIMED: &str = "request count (the one that gives the page update count once every working set is written), equal read and write means, working-set sizes uniform in 0.5-1.5 x the mean at random places, first writes front to back through the sets in a random order, updates and reads Zipf (exponent 1) over the sets, Poisson arrivals over the stated duration";
+
 impl Preset {
     /// The generator spec at full scale (seed 42).
     pub fn spec(&self) -> SynthSpec {
@@ -127,6 +176,14 @@ impl Preset {
                 }
             }
             Address::Locality(l) => address.push(Component { weight: 1.0, pattern: Pattern::Locality(l.pattern()) }),
+            Address::WorkingSets { count, mean_mb, .. } => address.push(Component {
+                weight: 1.0,
+                pattern: Pattern::WorkingSets(WorkingSets {
+                    count,
+                    mean_bytes: mean_mb * (1u64 << 20) as f64,
+                    skew: WS_SKEW,
+                }),
+            }),
         }
         let iops = self.duration_h.map_or(DEFAULT_IOPS, |h| self.requests as f64 / (h * 3600.0));
         SynthSpec {
@@ -190,13 +247,13 @@ pub static PRESETS: &[Preset] = &[
     Preset { name: "p002-msr-src", trace: "MSR Cambridge src (volume not named; src2_0 likely)", source: "paper 002 Table 4", requests: 1_429_295, write_percent: 88.7, mean_kb: 7.2, mean_read_kb: 7.2, mean_write_kb: 7.2, address: Address::locality(SEQ_MSR_SRC, READ_WRITTEN_MEAN, None), footprint_bytes: Some(16 << 30), duration_h: Some(168.0), assumed: "sequential shares from paper 002 Table 4 (MSR-src); reads of written data assumed (mean of the six WR_max fits); hot-set reuse (80%) and reuse distance (4096 runs) assumed; request count (paper 000's), equal read and write means, Poisson arrivals over the trace duration" },
     Preset { name: "p003-ntfs1", trace: "NTFS1: PC use on a 32 GB NTFS partition (not public)", source: "paper 003 section 4", requests: 1_000_000, write_percent: 65.0, mean_kb: 10.8, mean_read_kb: 16.0, mean_write_kb: 8.0, address: Address::HotColdSequential { sequential: 0.3 }, footprint_bytes: Some(4 << 30), duration_h: None, assumed: "everything but the partition size (the paper publishes no statistics): 1 M requests, 65% writes, 16 KB reads and 8 KB writes, 30% of requests in sequential runs, the rest 80/20 hot/cold, over a 4 GiB working set, arrival rate (100 IOPS)" },
     Preset { name: "p003-ntfs2", trace: "NTFS2: PC use on an 80 GB NTFS partition (not public)", source: "paper 003 section 4", requests: 1_000_000, write_percent: 65.0, mean_kb: 10.8, mean_read_kb: 16.0, mean_write_kb: 8.0, address: Address::HotColdSequential { sequential: 0.3 }, footprint_bytes: Some(8 << 30), duration_h: None, assumed: "everything but the partition size (the paper publishes no statistics): as p003-ntfs1 over an 8 GiB working set" },
-    Preset { name: "p004-appinstall", trace: "smartphone AppInstall (blktrace, not public)", source: "paper 004 Table II", requests: 100_000, write_percent: 79.2, mean_kb: 84.0, mean_read_kb: 84.0, mean_write_kb: 84.0, address: Address::HotColdSequential { sequential: 0.1 }, footprint_bytes: Some(649154 << 10), duration_h: None, assumed: "request count (100000), equal read and write means, footprint = working sets x mean working-set size, address pattern, arrival rate (100 IOPS)" },
-    Preset { name: "p004-appupdate", trace: "smartphone AppUpdate (blktrace, not public)", source: "paper 004 Table II", requests: 100_000, write_percent: 18.5, mean_kb: 31.8, mean_read_kb: 31.8, mean_write_kb: 31.8, address: Address::HotColdSequential { sequential: 0.1 }, footprint_bytes: Some(283750 << 10), duration_h: None, assumed: "request count (100000), equal read and write means, footprint = working sets x mean working-set size, address pattern, arrival rate (100 IOPS)" },
-    Preset { name: "p004-applaunch", trace: "smartphone AppLaunch (blktrace, not public)", source: "paper 004 Table II", requests: 100_000, write_percent: 53.2, mean_kb: 66.6, mean_read_kb: 66.6, mean_write_kb: 66.6, address: Address::HotColdSequential { sequential: 0.1 }, footprint_bytes: Some(745533 << 10), duration_h: None, assumed: "request count (100000), equal read and write means, footprint = working sets x mean working-set size, address pattern, arrival rate (100 IOPS)" },
-    Preset { name: "p004-browser", trace: "smartphone Browser (blktrace, not public)", source: "paper 004 Table II", requests: 100_000, write_percent: 84.1, mean_kb: 27.4, mean_read_kb: 27.4, mean_write_kb: 27.4, address: Address::HotColdSequential { sequential: 0.1 }, footprint_bytes: Some(230123 << 10), duration_h: Some(1.0), assumed: "request count (100000), equal read and write means, footprint = working sets x mean working-set size, address pattern, Poisson arrivals over the stated duration" },
-    Preset { name: "p004-sns", trace: "smartphone SNS (blktrace, not public)", source: "paper 004 Table II", requests: 100_000, write_percent: 31.7, mean_kb: 9.97, mean_read_kb: 9.97, mean_write_kb: 9.97, address: Address::HotColdSequential { sequential: 0.1 }, footprint_bytes: Some(130775 << 10), duration_h: Some(1.0), assumed: "request count (100000), equal read and write means, footprint = working sets x mean working-set size, address pattern, Poisson arrivals over the stated duration" },
-    Preset { name: "p004-map", trace: "smartphone Map (blktrace, not public)", source: "paper 004 Table II", requests: 100_000, write_percent: 84.5, mean_kb: 10.2, mean_read_kb: 10.2, mean_write_kb: 10.2, address: Address::HotColdSequential { sequential: 0.1 }, footprint_bytes: Some(122716 << 10), duration_h: Some(0.5), assumed: "request count (100000), equal read and write means, footprint = working sets x mean working-set size, address pattern, Poisson arrivals over the stated duration" },
-    Preset { name: "p004-mp3copy", trace: "smartphone Mp3copy (blktrace, not public)", source: "paper 004 Table II", requests: 100_000, write_percent: 96.8, mean_kb: 295.4, mean_read_kb: 295.4, mean_write_kb: 295.4, address: Address::HotColdSequential { sequential: 0.1 }, footprint_bytes: Some(1096007 << 10), duration_h: None, assumed: "request count (100000), equal read and write means, footprint = working sets x mean working-set size, address pattern, arrival rate (100 IOPS)" },
+    table2("p004-appinstall", "smartphone AppInstall (blktrace, not public)", 58, 10.93, 84.0, 1.2, 79.2, None),
+    table2("p004-appupdate", "smartphone AppUpdate (blktrace, not public)", 34, 8.15, 31.8, 1.9, 18.5, None),
+    table2("p004-applaunch", "smartphone AppLaunch (blktrace, not public)", 59, 12.34, 66.6, 1.25, 53.2, None),
+    table2("p004-browser", "smartphone Browser (blktrace, not public)", 33, 6.81, 27.4, 3.35, 84.1, Some(1.0)),
+    table2("p004-sns", "smartphone SNS (blktrace, not public)", 33, 3.87, 9.97, 4.81, 31.7, Some(1.0)),
+    table2("p004-map", "smartphone Map (blktrace, not public)", 14, 8.56, 10.2, 2.67, 84.5, Some(0.5)),
+    table2("p004-mp3copy", "smartphone Mp3copy (blktrace, not public)", 68, 15.74, 295.4, 1.06, 96.8, None),
 ];
 
 #[cfg(test)]
@@ -304,6 +361,27 @@ mod tests {
                 l.wr_max_percent,
                 s.mapping_cache.hit_percent
             );
+        }
+    }
+
+    /// Paper 004's round trip (spec C.7): each Table II stand-in, generated whole on the `cpm`
+    /// preset's 32 GB, gives back its row from `trace stats`' working-set extraction (512 KB
+    /// merge) within 10% on every column.
+    #[test]
+    fn table2_stand_ins_recompute_table2() {
+        for p in PRESETS {
+            let Address::WorkingSets { count, mean_mb, page_updates } = p.address else { continue };
+            let s = stats(p.spec().workload(32 << 30).unwrap().requests).unwrap().finish(0, 0);
+            let ws = &s.working_sets;
+            println!(
+                "{}: {} requests, {} sets of {:.2} MB, {:.2} KB, {:.2} updates, {:.1}% writes",
+                p.name, s.requests, ws.count, ws.mean_size_mb, s.mean_size_kb, ws.mean_page_updates, s.write_percent
+            );
+            within_10_percent(ws.count as f64, count as f64, "working sets", p.name);
+            within_10_percent(ws.mean_size_mb, mean_mb, "mean working-set size (MB)", p.name);
+            within_10_percent(s.mean_size_kb, p.mean_kb, "mean I/O size (KB)", p.name);
+            within_10_percent(ws.mean_page_updates, page_updates, "mean page update", p.name);
+            within_10_percent(s.write_percent, p.write_percent, "write ratio (%)", p.name);
         }
     }
 

@@ -3,7 +3,8 @@
 //! sequentiality, inter-arrival distribution and address range; and locality measures: the hit
 //! ratio of an LRU mapping cache (paper 000 chapter 5's DFTL: 2048 entries of 8 KiB pages, by
 //! default) and WR_max (paper 001 section 2.3.3: the share of page reads that read a page the
-//! trace wrote before).
+//! trace wrote before); and paper 004 Table II's working sets (contiguous regions of accessed
+//! 4 KiB pages, merged when closer than 512 KB) and mean page update count.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -62,6 +63,8 @@ pub struct TraceStats {
     /// WR_max weighted by request: each read request counts the share of its pages written
     /// earlier, percent of read requests.
     pub wr_max_request_percent: f64,
+    /// Working sets and page updates (paper 004 Table II).
+    pub working_sets: WorkingSetStats,
     /// Idle slots: the gaps between consecutive arrivals (paper 001 Fig. 2.5, with service
     /// time neglected: the trace's idle time, an upper bound of a device's).
     pub idle_slots: IdleSlotCdf,
@@ -71,6 +74,22 @@ pub struct TraceStats {
     /// SPC lines of ASUs not selected, a header.
     pub non_request_lines: u64,
 }
+
+/// Paper 004 Table II's columns beside the write ratio and mean size: the working sets are the
+/// contiguous regions of accessed (read or written) 4 KiB pages, two regions merged when the gap
+/// between them is under [`WS_MERGE_BYTES`]; a set's size is its extent, first page to last.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorkingSetStats {
+    pub count: u64,
+    /// Mean extent of a working set, MB (2^20 B).
+    pub mean_size_mb: f64,
+    pub merge_distance_kb: u64,
+    /// Page writes (4 KiB) per distinct page written: Table II's "Avg. page update".
+    pub mean_page_updates: f64,
+}
+
+/// Regions of accessed pages closer than this are one working set (paper 004 section VI-C).
+pub const WS_MERGE_BYTES: u64 = 512 << 10;
 
 /// The distribution of idle-slot lengths: how many, their mean, and the share longer than each
 /// of [`IDLE_SLOT_THRESHOLDS_MS`].
@@ -177,6 +196,18 @@ impl PageSet {
         *word |= mask;
     }
 
+    /// The pages in ascending order.
+    fn pages(&self) -> impl Iterator<Item = u64> + '_ {
+        let mut chunks: Vec<_> = self.chunks.iter().collect();
+        chunks.sort_unstable_by_key(|(c, _)| **c);
+        chunks.into_iter().flat_map(|(c, words)| {
+            words.iter().enumerate().flat_map(move |(w, &word)| {
+                let base = c * CHUNK_PAGES + w as u64 * 64;
+                (0..64).filter(move |b| word & (1 << b) != 0).map(move |b| base + b)
+            })
+        })
+    }
+
     fn contains(&self, page: u64) -> bool {
         let bit = page % CHUNK_PAGES;
         self.chunks.get(&(page / CHUNK_PAGES)).is_some_and(|c| c[(bit / 64) as usize] & (1u64 << (bit % 64)) != 0)
@@ -195,6 +226,7 @@ pub struct StatsBuilder {
     written: PageSet,
     page_reads: u64,
     page_reads_of_written: u64,
+    page_writes: u64,
     /// Over read requests: the share of each one's pages written before, summed.
     read_share_of_written: f64,
     cache: LruModel,
@@ -218,6 +250,7 @@ impl Default for StatsBuilder {
             written: PageSet::default(),
             page_reads: 0,
             page_reads_of_written: 0,
+            page_writes: 0,
             read_share_of_written: 0.0,
             cache: LruModel::new(LruModel::PAPER000_DFTL.0, LruModel::PAPER000_DFTL.1),
             min_offset: u64::MAX,
@@ -274,6 +307,7 @@ impl StatsBuilder {
                 self.touched.insert(page);
                 if r.kind == IoKind::Write {
                     self.written.insert(page);
+                    self.page_writes += 1;
                 } else {
                     self.page_reads += 1;
                     self.page_reads_of_written += self.written.contains(page) as u64;
@@ -330,6 +364,7 @@ impl StatsBuilder {
             mapping_cache: self.cache.stats(),
             wr_max_percent: percent(self.page_reads_of_written, self.page_reads),
             wr_max_request_percent: if reads == 0 { 0.0 } else { self.read_share_of_written * 100.0 / reads as f64 },
+            working_sets: self.working_sets(),
             idle_slots: self.idle_slots(),
             skipped_lines,
             non_request_lines,
@@ -338,6 +373,34 @@ impl StatsBuilder {
 }
 
 impl StatsBuilder {
+    /// The working sets of the pages touched so far.
+    fn working_sets(&self) -> WorkingSetStats {
+        let merge = WS_MERGE_BYTES / FOOTPRINT_PAGE;
+        // (first page, one past the last page) of each set.
+        let mut sets: Vec<(u64, u64)> = Vec::new();
+        for page in self.touched.pages() {
+            match sets.last_mut() {
+                Some((_, end)) if page - *end < merge => *end = page + 1,
+                _ => sets.push((page, page + 1)),
+            }
+        }
+        let pages: u64 = sets.iter().map(|(start, end)| end - start).sum();
+        WorkingSetStats {
+            count: sets.len() as u64,
+            mean_size_mb: if sets.is_empty() {
+                0.0
+            } else {
+                (pages * FOOTPRINT_PAGE) as f64 / sets.len() as f64 / (1u64 << 20) as f64
+            },
+            merge_distance_kb: WS_MERGE_BYTES >> 10,
+            mean_page_updates: if self.written.count == 0 {
+                0.0
+            } else {
+                self.page_writes as f64 / self.written.count as f64
+            },
+        }
+    }
+
     /// The gaps between arrivals that are not zero, from the inter-arrival histogram (3
     /// significant digits).
     fn idle_slots(&self) -> IdleSlotCdf {
@@ -390,6 +453,23 @@ mod tests {
         assert_eq!(s.skipped_lines, 2);
         // Reads of pages 0 (written) twice: WR_max 100%.
         assert_eq!(s.wr_max_percent, 100.0);
+    }
+
+    /// Pages 0-1 and 100-101 (a 392 KiB gap) form one working set, page 300 (a 792 KiB gap)
+    /// another; pages 0 and 1 are written three times, page 300 once.
+    #[test]
+    fn working_sets_merge_closer_than_512_kb() {
+        let reqs = [
+            Request::new(0, IoKind::Write, 0, 8192, 1),
+            Request::new(1, IoKind::Write, 0, 8192, 2),
+            Request::new(2, IoKind::Read, 100 * 4096, 8192, 3),
+            Request::new(3, IoKind::Write, 300 * 4096, 4096, 4),
+            Request::new(4, IoKind::Write, 0, 8192, 5),
+        ];
+        let ws = stats(reqs.into_iter().map(Ok)).unwrap().finish(0, 0).working_sets;
+        assert_eq!(ws.count, 2);
+        assert_eq!(ws.mean_size_mb, (102.0 + 1.0) * 4096.0 / 2.0 / 1048576.0);
+        assert_eq!(ws.mean_page_updates, 7.0 / 3.0);
     }
 
     /// A read of a page written before counts toward WR_max, one never written does not.

@@ -219,6 +219,22 @@ impl Clusters {
         self.active[c as usize] = self.rows[c as usize].iter().copied().find(|b| fill[b.index()] < self.ppb);
     }
 
+    /// Brings the state of cluster `c`'s active block toward the CPU cache (a hint).
+    #[inline]
+    pub fn prefetch_active(&self, c: u32) {
+        if let Some(pbn) = self.active.get(c as usize).copied().flatten() {
+            crate::mem::prefetch(&self.holder[pbn.index()]);
+            crate::mem::prefetch(&self.fill[pbn.index()]);
+        }
+    }
+
+    /// The page a write to cluster `c` would take next from its active block, if it has one.
+    #[inline]
+    pub fn next_page(&self, c: u32, g: &crate::flash::Geometry) -> Option<Ppn> {
+        let pbn = self.active[c as usize]?;
+        Some(g.page_at(pbn, self.fill[pbn.index()].min(self.ppb - 1)))
+    }
+
     /// Takes the next free page of `c`, if it has one.
     #[inline]
     pub fn take_page(&mut self, c: u32, g: &crate::flash::Geometry) -> Option<Ppn> {

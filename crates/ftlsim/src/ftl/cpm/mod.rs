@@ -56,7 +56,7 @@ use super::common::cache::{load, PageCache};
 use super::common::translation::{write_back, write_back_recovered, StoreLayout, TranslationStore};
 use super::common::{gc_threshold, BlockManager, BlockRole, StreamId, StreamSpec};
 use super::registry::{Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
-use super::{ftl_params, Ftl, FtlCtx, PageRef, SramBreakdown, SramItem};
+use super::{ftl_params, Ftl, FtlCtx, PageRef, Prefetch, SramBreakdown, SramItem};
 use crate::check::suite::quarter_map;
 use crate::config::Config;
 use crate::error::{Result, SimError};
@@ -750,6 +750,27 @@ impl Ftl for Cpm {
 
     fn lookup(&self, lpn: Lpn, _: &FlashArray) -> Option<Ppn> {
         self.map.pmt.get(lpn).unwrap_or_else(|| self.map.store.entry(lpn))
+    }
+
+    /// The PMT entry ahead, then the flash and block state of the page it maps (which a write
+    /// invalidates) and of the page its cluster would program next: random host pages miss the
+    /// CPU cache on all three.
+    #[inline]
+    fn prefetch(&self, lpn: Lpn, stage: Prefetch, flash: &FlashArray) {
+        match stage {
+            Prefetch::Map => {
+                self.map.pmt.prefetch(lpn, &self.map.store);
+                self.clusters.prefetch_active(self.clusters.of_lpn(lpn));
+            }
+            Prefetch::Pages => {
+                if let Some(ppn) = self.lookup(lpn, flash) {
+                    self.blocks.prefetch_page(ppn, flash);
+                }
+                if let Some(next) = self.clusters.next_page(self.clusters.of_lpn(lpn), flash.geometry()) {
+                    flash.prefetch_page(next);
+                }
+            }
+        }
     }
 
     /// The demand-based recovery of the PMT (`TranslationStore::recover`, scanning each data

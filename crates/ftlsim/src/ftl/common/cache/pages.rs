@@ -60,6 +60,13 @@ impl PageCache {
         self.get(lpn).unwrap_or_else(|| store.entry(lpn))
     }
 
+    /// Brings what [`PageCache::entry`] reads for `lpn` toward the CPU cache (a hint).
+    #[inline]
+    pub fn prefetch(&self, lpn: Lpn, store: &TranslationStore) {
+        self.changes.prefetch(lpn);
+        store.prefetch(lpn);
+    }
+
     /// Changes an entry of a cached page.
     #[inline]
     pub fn set(&mut self, lpn: Lpn, ppn: Option<Ppn>, store: &TranslationStore) {
