@@ -756,19 +756,22 @@ impl Ftl for Cpm {
     /// invalidates) and of the page its cluster would program next: random host pages miss the
     /// CPU cache on all three.
     #[inline]
-    fn prefetch(&self, lpn: Lpn, stage: Prefetch, flash: &FlashArray) {
+    fn prefetch(&self, lpn: Lpn, stage: Prefetch, flash: &FlashArray) -> Option<Ppn> {
         match stage {
             Prefetch::Map => {
                 self.map.pmt.prefetch(lpn, &self.map.store);
                 self.clusters.prefetch_active(self.clusters.of_lpn(lpn));
+                None
             }
             Prefetch::Pages => {
-                if let Some(ppn) = self.lookup(lpn, flash) {
+                let page = self.lookup(lpn, flash);
+                if let Some(ppn) = page {
                     self.blocks.prefetch_page(ppn, flash);
                 }
                 if let Some(next) = self.clusters.next_page(self.clusters.of_lpn(lpn), flash.geometry()) {
                     flash.prefetch_page(next);
                 }
+                page
             }
         }
     }
