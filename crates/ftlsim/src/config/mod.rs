@@ -91,6 +91,14 @@ pub struct TimingConfig {
     /// DiffECC's write modes and segmented reads (paper 001 chapter 2; `parallel` with `rps`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diffecc: Option<crate::timing::DiffEccConfig>,
+    /// The host interface's bandwidth, MB/s (10^6 bytes per second): host data crosses one
+    /// shared link (paper 001: PCIe, 2.0 GB/s); 0: no link (`parallel` only).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub host_link_mb_s: f64,
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 /// The pages whose translation pages a demand-based FTL's directory (GTD) has entries for, in
@@ -651,6 +659,16 @@ impl Config {
                 format!("must be in [0, {MAX_BUS_NS_PER_BYTE:?}], found {:?}", d.latency.bus_ns_per_byte),
             ));
         }
+        let link = d.timing.host_link_mb_s;
+        if !(link == 0.0 || (1000.0 / MAX_BUS_NS_PER_BYTE..=f64::MAX).contains(&link)) {
+            return Err(SimError::config(
+                "device.timing.host_link_mb_s",
+                format!(
+                    "must be 0 (no host link) or a bandwidth of at least {:?} MB/s, found {link:?}",
+                    1000.0 / MAX_BUS_NS_PER_BYTE
+                ),
+            ));
+        }
         if !(0.0..1.0).contains(&d.overprovisioning) {
             return Err(SimError::config(
                 "device.overprovisioning",
@@ -759,6 +777,7 @@ impl Config {
                 ("device.timing.copy_back", d.timing.copy_back),
                 ("buffer.size_mb", self.buffer.size_mb > 0.0),
                 ("gc.background_free_blocks", self.gc.background_free_blocks > 0),
+                ("device.timing.host_link_mb_s", d.timing.host_link_mb_s != 0.0),
             ];
             if let Some((field, _)) = parallel_only.iter().find(|(_, set)| *set) {
                 return Err(SimError::config(
@@ -1155,6 +1174,8 @@ mod tests {
             ("buffer.size_mb=64", "buffer.size_mb"),
             ("device.timing.scheduler=\"rps\"", "device.timing.scheduler"),
             ("device.timing.copy_back=true", "device.timing.copy_back"),
+            ("device.timing.host_link_mb_s=2000", "device.timing.host_link_mb_s"),
+            ("device.timing.host_link_mb_s=-1", "device.timing.host_link_mb_s"),
         ];
         for (set, field) in cases {
             let err = ConfigBuilder::new().set(set).unwrap().build().unwrap_err().to_string();

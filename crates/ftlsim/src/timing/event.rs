@@ -29,6 +29,7 @@ use std::num::NonZeroU32;
 
 use super::cpu::{CpuTimes, Cpus};
 use super::diffecc::{DiffEcc, QueueLoad};
+use super::host_link::HostLink;
 use super::scheduler::{Class, DieQueue, SchedulerKind};
 use super::suspension::{
     PeKind, PeRun, PhaseCosts, ProgramSuspension, SuspensionConfig, SuspensionStats, WriteBacklog,
@@ -38,6 +39,7 @@ use crate::config::DeviceConfig;
 use crate::controller::CpuServers;
 use crate::flash::{FlashOp, OpKind, Ppn, Purpose, Sectors};
 use crate::host::PageRequest;
+use crate::workload::IoKind;
 
 /// A request as the host dispatched it to the device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,6 +152,8 @@ struct InFlight {
     /// A read of a page whose program is still under way: the controller still holds the data
     /// it is programming, so it serves the read without the flash.
     from_controller: bool,
+    /// A host read whose data crosses the host link when it is read.
+    to_host: bool,
     /// Predecessors not yet completed: its chain predecessor, a program or erase of its block
     /// it must follow, the reads an erase must follow (counted as one).
     waiting: u32,
@@ -369,6 +373,9 @@ pub struct EventCore {
     /// The controller's CPUs; their events follow the dies' in `events`.
     cpus: Cpus,
     cpu_per_channel: bool,
+    /// The host interface (`device.timing.host_link_mb_s`); its events follow the CPUs'.
+    link: Option<HostLink>,
+    link_server: usize,
 }
 
 /// Counts a completed program or erase, with its run if P/E suspension ran it in phases.
@@ -395,6 +402,7 @@ impl EventCore {
         let config = &device.timing.suspension;
         let cpu_per_channel = device.cpu.servers == CpuServers::PerChannel;
         let cpus = if cpu_per_channel { g.channels as usize } else { 1 };
+        let link = HostLink::new(device.timing.host_link_mb_s);
         let suspension = (config.enabled() || config.limits_writes()).then(|| {
             Box::new(Suspension {
                 config: config.clone(),
@@ -427,7 +435,7 @@ impl EventCore {
             copy_back: device.timing.copy_back,
             registers: PlaneRegisters::new(device.timing.plane_register, g.total_planes()),
             now: 0,
-            events: PhaseEnds::new(dies + cpus),
+            events: PhaseEnds::new(dies + cpus + link.is_some() as usize),
             dies: (0..dies).map(|_| Die::default()).collect(),
             bus_free: vec![0; g.channels as usize],
             ops: Slab::new(),
@@ -461,6 +469,8 @@ impl EventCore {
             channel_of: (0..g.total_dies()).map(|d| g.channel_of_die(d)).collect(),
             cpus: Cpus::new(cpus),
             cpu_per_channel,
+            link,
+            link_server: dies + cpus,
             costs,
         }
     }
@@ -493,6 +503,7 @@ impl EventCore {
         self.now = at;
         match server.checked_sub(self.dies.len()) {
             None => self.phase_done(server),
+            Some(_) if server == self.link_server => self.link_done(),
             Some(cpu) => self.cpu_done(cpu),
         }
         true
@@ -565,10 +576,15 @@ impl EventCore {
     }
 
     /// Hands the device a request's operations at the current time (after [`Self::advance_to`]
-    /// its dispatch time). A request without operations completes at once.
+    /// its dispatch time). A request without operations completes at once, or when its data has
+    /// crossed the host link.
     pub fn submit(&mut self, dispatched: Dispatched, ops: &[FlashOp]) {
         self.now = self.now.max(dispatched.at);
-        if ops.is_empty() {
+        // A host request's data crosses the host link, if there is one.
+        let link = self.link.is_some() && dispatched.source == Source::Host && dispatched.request.pages > 0;
+        let writes = link && dispatched.request.kind == IoKind::Write;
+        let reads = link && dispatched.request.kind == IoKind::Read;
+        if ops.is_empty() && !writes && !reads {
             let served = Served { start: self.now, finish: self.now };
             self.completed.push_back(Completed { dispatched, served });
             return;
@@ -603,6 +619,7 @@ impl EventCore {
                 uses_bus: true,
                 counted_read: false,
                 from_controller: false,
+                to_host: reads && op.purpose == Purpose::Host && matches!(op.kind, OpKind::Read),
                 waiting: 0,
                 sectors: op.sectors,
                 mode: self.diffecc.as_deref().map_or(0, |d| {
@@ -636,6 +653,9 @@ impl EventCore {
                 }
             }
             self.submitting.push(slot);
+        }
+        if writes || reads {
+            self.cross_link_at_submit(request, ops, writes);
         }
         // Only the operations ready now: enqueueing one may complete others at once (reads the
         // controller serves) and release their successors, which must not be enqueued twice.
@@ -1170,7 +1190,17 @@ impl EventCore {
         if let Some(next) = o.next {
             self.release(next.index());
         }
-        let request = &mut self.requests[o.request];
+        if o.to_host {
+            let bytes = self.op_bytes(o.sectors);
+            self.cross_link(o.request, bytes, 0);
+        }
+        self.one_done(o.request);
+    }
+
+    /// One part of `request` (an operation, or a transfer over the host link) is done; the
+    /// request completes with its last.
+    fn one_done(&mut self, index: u32) {
+        let request = &mut self.requests[index];
         request.remaining -= 1;
         if request.remaining == 0 {
             let served = Served { start: request.start, finish: self.now };
@@ -1181,8 +1211,78 @@ impl EventCore {
                 }
             }
             self.completed.push_back(Completed { dispatched: request.dispatched, served });
-            self.requests.remove(o.request);
+            self.requests.remove(index);
         }
+    }
+
+    /// The host link's part of a host request just submitted: a write's data crosses it before
+    /// the write's host operations may start (the FTL's mapping reads need not wait for it); a
+    /// read's pages cross it as the flash reads them (`to_host`), and what no flash operation
+    /// reads (buffer hits, unmapped pages) crosses it now.
+    fn cross_link_at_submit(&mut self, request: u32, ops: &[FlashOp], write: bool) {
+        let g = &self.costs.geometry;
+        let req = self.requests[request].dispatched.request;
+        let untouched = (req.span.head as u64 + req.span.tail as u64) * g.sector_size as u64;
+        let bytes = req.pages as u64 * g.page_size as u64 - untouched;
+        if write {
+            let link = self.link.as_mut().expect("the link is on");
+            let before = link.gated.len();
+            for (&slot, op) in self.submitting.iter().zip(ops) {
+                if op.purpose == Purpose::Host {
+                    self.ops[slot].waiting += 1;
+                    link.gated.push_back(slot);
+                }
+            }
+            let gated = (link.gated.len() - before) as u32;
+            self.cross_link(request, bytes, gated);
+            return;
+        }
+        let from_flash: u64 = ops
+            .iter()
+            .zip(&self.submitting)
+            .filter(|(_, &slot)| self.ops[slot].to_host)
+            .map(|(op, _)| self.op_bytes(op.sectors))
+            .sum();
+        if bytes > from_flash {
+            self.cross_link(request, bytes - from_flash, 0);
+        }
+    }
+
+    /// The bytes of a page a host operation touches.
+    #[inline]
+    fn op_bytes(&self, sectors: Option<Sectors>) -> u64 {
+        let g = &self.costs.geometry;
+        sectors.map_or(g.page_size as u64, |s| s.count.get() as u64 * g.sector_size as u64)
+    }
+
+    /// `bytes` of `request` cross the host link from now on, holding back the last `gated`
+    /// operations queued on it; the transfer is one more part of its request.
+    fn cross_link(&mut self, request: u32, bytes: u64, gated: u32) {
+        let link = self.link.as_mut().expect("the link is on");
+        let first = link.next_end().is_none();
+        let (start, end) = link.reserve(self.now, bytes, request, gated);
+        let r = &mut self.requests[request];
+        r.start = r.start.min(start);
+        r.remaining += 1;
+        if first {
+            self.events.set(self.link_server, end);
+        }
+    }
+
+    /// The host link's first transfer has ended: the operations it held back may start, and
+    /// its request may complete.
+    fn link_done(&mut self) {
+        let link = self.link.as_mut().expect("a link event needs the link");
+        let transfer = link.pop();
+        match link.next_end() {
+            Some(end) => self.events.set(self.link_server, end),
+            None => self.events.clear(self.link_server),
+        }
+        for _ in 0..transfer.gated {
+            let slot = self.link.as_mut().expect("the link is on").gated.pop_front().expect("a gated operation");
+            self.release(slot);
+        }
+        self.one_done(transfer.request);
     }
 }
 
@@ -1206,7 +1306,19 @@ mod tests {
 
     /// [`device`] with more TOML tables (`extra`) appended.
     fn device_with(channels: u32, chips_per_channel: u32, scheduler: &str, copy_back: bool, extra: &str) -> EventCore {
-        let c = ConfigBuilder::new()
+        let c = config_with(channels, chips_per_channel, scheduler, copy_back, extra);
+        EventCore::new(OpCosts::new(&c.device), &c.device)
+    }
+
+    /// The configuration of [`device_with`].
+    fn config_with(
+        channels: u32,
+        chips_per_channel: u32,
+        scheduler: &str,
+        copy_back: bool,
+        extra: &str,
+    ) -> crate::config::Config {
+        ConfigBuilder::new()
             .toml(
                 "test",
                 &format!(
@@ -1241,8 +1353,7 @@ mod tests {
             )
             .unwrap()
             .build()
-            .unwrap();
-        EventCore::new(OpCosts::new(&c.device), &c.device)
+            .unwrap()
     }
 
     /// One operation (kind, purpose, page number), each a chain of its own.
@@ -1811,5 +1922,56 @@ mod tests {
             assert_eq!(busy(&pes), busy(&rps) + extra, "{config}");
             assert_eq!((stats.programs, stats.erases), (50, 50));
         }
+    }
+
+    /// The two-die device with a host link of 1,000 MB/s: a 4 KB page crosses it in 4.096 us.
+    fn linked() -> EventCore {
+        let mut c = config_with(2, 1, "fifo", false, "");
+        c.device.timing.host_link_mb_s = 1000.0;
+        EventCore::new(OpCosts::new(&c.device), &c.device)
+    }
+
+    /// Submits a one-page host request of `kind` at `at` with `ops` (one chain each).
+    fn submit_host(core: &mut EventCore, index: u64, at: Nanos, kind: IoKind, ops: &[Op]) {
+        let mut log = OpLog::new();
+        for &(op, purpose, ppn) in ops {
+            log.begin_chain();
+            log.push(op, purpose, Ppn::new(ppn));
+        }
+        core.advance_to(at);
+        let request = PageRequest { kind, ..request(index, at).request };
+        core.submit(Dispatched { index, request, at, source: Source::Host }, log.ops());
+    }
+
+    /// The host link, checked by hand: a write's data crosses it before its program starts, a
+    /// read's after its page is read and transferred; transfers take it one at a time; a write
+    /// the buffer absorbs (no flash operation) completes when its data has crossed.
+    #[test]
+    fn host_data_crosses_one_shared_link_before_a_program_and_after_a_read() {
+        const LINK: Nanos = 4_096;
+        let mut core = linked();
+        // 0: write on die 0: link 0..4.096, then its program: 4.096 + 40.96 + 200 us.
+        submit_host(&mut core, 0, 0, IoKind::Write, &[(OpKind::Program, Purpose::Host, 0)]);
+        // 1: read on die 1 at 1 us: read and transfer to 66.96 us, then the link to 71.056 us.
+        submit_host(&mut core, 1, 1_000, IoKind::Read, &[(OpKind::Read, Purpose::Host, 4)]);
+        // 2: write on die 1 at 2 us: the link is busy to 4.096 us, so its data crosses to
+        // 8.192 us; its program waits for die 1's read (66.96 us), then 40.96 + 200 us.
+        submit_host(&mut core, 2, 2_000, IoKind::Write, &[(OpKind::Program, Purpose::Host, 5)]);
+        // 3: a write absorbed by the buffer at 400 us: done when its data has crossed.
+        submit_host(&mut core, 3, 400_000, IoKind::Write, &[]);
+        core.drain();
+        let mut done: Vec<_> = std::iter::from_fn(|| core.pop_completed()).collect();
+        done.sort_by_key(|c| c.dispatched.index);
+        let served: Vec<_> = done.iter().map(|c| (c.served.start, c.served.finish)).collect();
+        assert_eq!(
+            served,
+            [
+                (0, LINK + PROGRAM),
+                (1_000, 1_000 + READ + LINK),
+                (LINK, 1_000 + READ + PROGRAM),
+                (400_000, 400_000 + LINK),
+            ]
+        );
+        assert_eq!(core.link.as_ref().unwrap().busy_ns, 4 * LINK);
     }
 }

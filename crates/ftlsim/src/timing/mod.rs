@@ -11,6 +11,7 @@ mod cpu;
 mod diffecc;
 mod event;
 mod fifo;
+mod host_link;
 mod scheduler;
 mod suspension;
 
