@@ -88,13 +88,15 @@ fn gzip_msr_trace(requests: u64, logical_pages: u32, page_size: u32) -> Workload
 const AGED: &[&str] = &["precondition.mode=\"age\"", "precondition.age_factor=1.0"];
 /// `gc.validity = "ilog"` with Table 8.1's 80 lines for 3DFTL.
 const ILOG: &[&str] = &["gc.validity=\"ilog\"", "ftl.3dftl.lines=80"];
-/// `ssd16` aged, without its write buffer and background GC: the flash back end alone.
+/// `ssd16` aged, without its write buffer, background GC and host link: the flash back end
+/// alone (the sets below that start the same way measure it too).
 const AGED_RPS: &[&str] = &[
     "precondition.mode=\"age\"",
     "precondition.age_factor=1.0",
     "buffer.size_mb=0",
     "gc.background_free_blocks=0",
     "gc.free_blocks_low=286",
+    "device.timing.host_link_mb_s=0",
 ];
 const AGED_FIFO: &[&str] = &[
     "precondition.mode=\"age\"",
@@ -102,6 +104,7 @@ const AGED_FIFO: &[&str] = &[
     "buffer.size_mb=0",
     "gc.background_free_blocks=0",
     "gc.free_blocks_low=286",
+    "device.timing.host_link_mb_s=0",
     "device.timing.scheduler=\"fifo\"",
 ];
 const EMPTY: &[&str] = &["precondition.mode=\"none\""];
@@ -126,6 +129,7 @@ const AGED_PES_IPC: &[&str] = &[
     "buffer.size_mb=0",
     "gc.background_free_blocks=0",
     "gc.free_blocks_low=286",
+    "device.timing.host_link_mb_s=0",
     "device.timing.suspension.program=\"ipc\"",
     "device.timing.suspension.erase=true",
 ];
@@ -135,6 +139,7 @@ const AGED_RPS_CH3: &[&str] = &[
     "buffer.size_mb=0",
     "gc.background_free_blocks=0",
     "gc.free_blocks_low=286",
+    "device.timing.host_link_mb_s=0",
 ];
 /// `AGED_RPS` with paper 001 chapter 2's timing (500 us programs, 100 MB/s bus), DiffECC off.
 const AGED_RPS_CH2: &[&str] = &[
@@ -143,6 +148,7 @@ const AGED_RPS_CH2: &[&str] = &[
     "buffer.size_mb=0",
     "gc.background_free_blocks=0",
     "gc.free_blocks_low=286",
+    "device.timing.host_link_mb_s=0",
     "device.latency.program_us=500.0",
     "device.latency.bus_ns_per_byte=10.0",
 ];
@@ -153,6 +159,7 @@ const AGED_DIFFECC: &[&str] = &[
     "buffer.size_mb=0",
     "gc.background_free_blocks=0",
     "gc.free_blocks_low=286",
+    "device.timing.host_link_mb_s=0",
     "device.latency.program_us=500.0",
     "device.latency.bus_ns_per_byte=10.0",
     "device.timing.diffecc.policy=\"controlled\"",
