@@ -144,7 +144,7 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
         if let Some(old) = old {
             self.blocks.invalidate(old, ctx.flash)?;
         }
-        self.map.store().set_replacing(old);
+        self.map.store().set_replacing(old.map(|ppn| (ppn, lpn)));
         let unit = self.blocks.host_unit(DATA_STREAM, lpn);
         let ppn = self.blocks.allocate(unit, DATA_STREAM, &mut self.map, ctx)?;
         self.map.store().set_replacing(None);
@@ -274,7 +274,7 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
 /// is not cached: paper 000 chapter 8's "look up the mapping").
 pub fn is_current<S: DemandScheme>(scheme: &S, ppn: Ppn, spare: Spare, ctx: &mut FtlCtx) -> Result<bool> {
     let store = scheme.store_ref();
-    if store.replacing() == Some(ppn) {
+    if store.is_replaced(ppn, spare) {
         return Ok(false);
     }
     match spare.kind {
