@@ -217,14 +217,16 @@ impl Sftl {
 
     /// Evicts LRU TPs other than `keep` until the cached pages fit, then writes back the TPs with
     /// the most buffered changes until the buffer fits; returns whether a TP was programmed.
-    /// Runs after each host access, never inside GC: GC only records its changes, and the room
-    /// they take is made afterwards (writing TPs back from inside GC would eat into its reserve).
-    fn settle(&mut self, keep: Tpn, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
+    /// Runs after each host access and after GC outside one (the log's write-back, background
+    /// collection), never inside GC: GC only records its changes, and the room they take is made
+    /// afterwards (writing TPs back from inside GC would eat into its reserve).
+    fn settle(&mut self, keep: Option<Tpn>, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
         let mut wrote = false;
         loop {
             if self.used > self.capacity {
+                let keep = keep.map(Tpn::get);
                 let victim =
-                    self.lru.back(0).and_then(|v| if v == keep.get() { self.lru.toward_front(v) } else { Some(v) });
+                    self.lru.back(0).and_then(|v| if Some(v) == keep { self.lru.toward_front(v) } else { Some(v) });
                 // `keep` alone is at most an uncompressed page, which fits.
                 let victim = victim.expect("an over-full cache holds a TP besides the one in use");
                 wrote |= self.evict(Tpn::new(victim), blocks, ctx)?;
@@ -367,7 +369,7 @@ impl DemandScheme for Sftl {
         self.unbuffer(tp);
         self.lru.push_front(0, tp.get());
         self.used += self.cost(tp);
-        let wrote = self.settle(tp, blocks, ctx)?;
+        let wrote = self.settle(Some(tp), blocks, ctx)?;
         ctx.cache.record(miss_class(wrote, fetched));
         Ok(self.value(lpn))
     }
@@ -380,8 +382,12 @@ impl DemandScheme for Sftl {
             // Making room after GC during the data page's allocation evicted the TP.
             self.buffer_change(tp, fresh);
         }
-        self.settle(tp, blocks, ctx)?;
+        self.settle(Some(tp), blocks, ctx)?;
         Ok(())
+    }
+
+    fn make_room(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()> {
+        self.settle(None, blocks, ctx).map(drop)
     }
 
     fn cached(&self, lpn: Lpn) -> Option<Option<Ppn>> {
@@ -495,6 +501,24 @@ mod tests {
 
     fn page(kind: crate::workload::IoKind, lpn: Lpn) -> PageRequest {
         PageRequest { arrival: 0, kind, first: lpn, pages: 1, span: crate::host::SectorSpan::WHOLE }
+    }
+
+    /// The invalidation log's write-back allocates pages and may run GC, whose moves grow cached
+    /// TPs and the dirty buffer; with nothing making room afterwards the SRAM in use exceeded
+    /// the configured SRAM (request 1952 of these writes on this tiny device).
+    #[test]
+    fn gc_during_the_logs_write_back_leaves_the_cache_within_its_sram() {
+        let settings = ["gc.validity=\"ilog\"".into(), "gc.ilog_queue_bytes=10".into(), "gc.ilog_pages=4".into()];
+        let config = crate::check::suite::test_device("sftl", 1, 2, 18, 16, &settings).unwrap();
+        assert_eq!(config.check.invariants_every, 32);
+        let mut sim = crate::Simulation::new(&config, "sftl").unwrap();
+        let logical = config.device.logical_pages();
+        for i in 0..3000u32 {
+            let lpn = Lpn::new(i.wrapping_mul(2_654_435_761).rotate_left(9) % logical);
+            sim.serve(page(Write, lpn)).unwrap_or_else(|e| panic!("request {i}: {e}"));
+        }
+        sim.check_invariants().unwrap();
+        assert!(sim.ftl().blocks().ilog_stats().unwrap().ip_writes > 0);
     }
 
     #[test]

@@ -32,6 +32,13 @@ pub trait DemandScheme: TranslationOwner + Send {
     /// GC during the data page's allocation may have evicted its entry meanwhile.
     fn remap(&mut self, lpn: Lpn, ppn: Option<Ppn>, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<()>;
 
+    /// Makes the room in SRAM that the mapping changes of GC outside a host access took (GC
+    /// during the log's write-back or in the background); a scheme whose GC changes may outgrow
+    /// its cache and buffer makes it here, as a host access does after its own GC.
+    fn make_room(&mut self, _blocks: &mut BlockManager, _ctx: &mut FtlCtx) -> Result<()> {
+        Ok(())
+    }
+
     /// The mapping (`Some(None)`: unmapped) if SRAM holds it (cache or unwritten change),
     /// without side effects.
     fn cached(&self, lpn: Lpn) -> Option<Option<Ppn>>;
@@ -88,12 +95,24 @@ impl<S: DemandScheme> DemandFtl<S> {
         self.map.recovered();
         write_back_recovered(&mut self.map, &mut self.blocks, ctx)?;
         self.map.flush(&mut self.blocks, ctx)?;
-        self.blocks.write_back_log(&mut self.map, ctx)?;
+        self.write_back_log(ctx)?;
         Ok(())
     }
 
     pub fn scheme(&self) -> &S {
         &self.map
+    }
+
+    /// Writes the invalidation log back and makes room for the mapping changes of the GC that
+    /// did (whose write-backs may invalidate pages the log must record in turn); returns whether
+    /// a log page was written.
+    fn write_back_log(&mut self, ctx: &mut FtlCtx) -> Result<bool> {
+        let mut wrote = false;
+        while self.blocks.write_back_log(&mut self.map, ctx)? {
+            wrote = true;
+            self.map.make_room(&mut self.blocks, ctx)?;
+        }
+        Ok(wrote)
     }
 }
 
@@ -111,7 +130,7 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
         let mut found = self.map.translate(lpn, &mut self.blocks, ctx)?;
         // A miss may have written a translation page back, invalidating its old copy; the log's
         // write-back may collect garbage and move the page.
-        if self.blocks.write_back_log(&mut self.map, ctx)? {
+        if self.write_back_log(ctx)? {
             found = self.lookup(lpn, ctx.flash);
         }
         let Some(ppn) = found else { return Ok(None) };
@@ -125,19 +144,22 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
         if let Some(old) = old {
             self.blocks.invalidate(old, ctx.flash)?;
         }
-        self.map.store().set_replacing(old);
+        self.map.store().set_replacing(old.map(|ppn| (ppn, lpn)));
         let unit = self.blocks.host_unit(DATA_STREAM, lpn);
         let ppn = self.blocks.allocate(unit, DATA_STREAM, &mut self.map, ctx)?;
         self.map.store().set_replacing(None);
         self.map.store().program_data(ppn, lpn, version, ctx)?;
         self.map.remap(lpn, Some(ppn), &mut self.blocks, ctx)?;
-        self.blocks.write_back_log(&mut self.map, ctx)?;
+        self.write_back_log(ctx)?;
         Ok(())
     }
 
     fn collect_in_background(&mut self, unit: u32, ctx: &mut FtlCtx) -> Result<bool> {
         let collected = self.blocks.collect_in_background(unit, &mut self.map, ctx)?;
-        self.blocks.write_back_log(&mut self.map, ctx)?;
+        if collected {
+            self.map.make_room(&mut self.blocks, ctx)?;
+        }
+        self.write_back_log(ctx)?;
         Ok(collected)
     }
 
@@ -163,7 +185,7 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
             self.blocks.invalidate_unlogged(old, ctx.flash)?;
             self.map.remap(lpn, None, &mut self.blocks, ctx)?;
         }
-        self.blocks.write_back_log(&mut self.map, ctx)?;
+        self.write_back_log(ctx)?;
         Ok(())
     }
 
@@ -218,7 +240,7 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
             write_back(&mut self.map, &mut self.blocks, tp, true, ctx)?;
         }
         self.map.flush(&mut self.blocks, ctx)?;
-        self.blocks.write_back_log(&mut self.map, ctx)?;
+        self.write_back_log(ctx)?;
         Ok(())
     }
 
@@ -255,7 +277,7 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
 /// is not cached: paper 000 chapter 8's "look up the mapping").
 pub fn is_current<S: DemandScheme>(scheme: &S, ppn: Ppn, spare: Spare, ctx: &mut FtlCtx) -> Result<bool> {
     let store = scheme.store_ref();
-    if store.replacing() == Some(ppn) {
+    if store.is_replaced(ppn, spare) {
         return Ok(false);
     }
     match spare.kind {

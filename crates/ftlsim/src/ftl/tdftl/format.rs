@@ -1,5 +1,5 @@
 //! 3DFTL's spare-area formats (paper 000 §6.1.2, §6.2): the mapping metadata every data page
-//! carries, encoded bit by bit into a fixed buffer (no allocation per page).
+//! carries, packed field by field into a fixed buffer (no allocation per page).
 //!
 //! An LPN splits into a group (its GTD entry), a subgroup of that group (an LTD entry) and a
 //! slot in the subgroup (a PMT entry): `lpn = group . subgroup . slot`. A page of group `g`
@@ -22,6 +22,7 @@
 //! several. The slot of each included subgroup's LTD entry (4 bits each, 2 B in all) says it on
 //! any device instead.
 
+use super::bits::{BitReader, BitWriter};
 use crate::error::{Result, SimError};
 use crate::flash::Ppn;
 
@@ -155,59 +156,88 @@ impl Content {
     }
 }
 
-/// Writes `width` (at most 32) bits of `value` at bit `at`, least significant first, a byte's
-/// worth at a time.
-#[inline]
-fn put(buf: &mut [u8], at: &mut usize, value: u64, width: u32) {
-    let (mut value, mut pos, mut left) = (value, *at, width);
-    while left > 0 {
-        let (byte, shift) = (pos / 8, (pos % 8) as u32);
-        let n = left.min(8 - shift);
-        let mask = (((1u16 << n) - 1) as u8) << shift;
-        buf[byte] = (buf[byte] & !mask) | (((value as u8) << shift) & mask);
-        value >>= n;
-        pos += n as usize;
-        left -= n;
-    }
-    *at += width as usize;
+/// Ids of the distinct indices (`ppn >> offset_bits`) a group's metadata uses, the page's own
+/// index as id 0, and the ids each subgroup's PMT entries use as a mask, so the index count of any
+/// choice of included subgroups is a few mask operations.
+struct IndexIds {
+    entry: [u8; MAX_ENTRIES],
+    ltd: [u8; MAX_SUBGROUPS],
+    uses: [u128; MAX_SUBGROUPS],
+    values: [u64; MAX_IDS],
 }
 
-#[inline]
-fn get(buf: &[u8], at: &mut usize, width: u32) -> u64 {
-    let (mut value, mut pos, mut done) = (0u64, *at, 0u32);
-    while done < width {
-        let (byte, shift) = (pos / 8, (pos % 8) as u32);
-        let n = (width - done).min(8 - shift);
-        let bits = (buf[byte] >> shift) as u64 & ((1u64 << n) - 1);
-        value |= bits << done;
-        pos += n as usize;
-        done += n;
-    }
-    *at += width as usize;
-    value
+/// The own index, every PMT entry's and every LTD entry's.
+const MAX_IDS: usize = 1 + MAX_ENTRIES + MAX_SUBGROUPS;
+
+/// A small open-addressing table from index to id (it never holds more than [`MAX_IDS`]).
+/// Indices have at most 31 bits (`offset_bits` is at least 1), so `u32::MAX` marks a free slot.
+struct IdTable {
+    keys: [u32; 128],
+    ids: [u8; 128],
+    len: u8,
 }
 
-/// The distinct indices of a candidate image, the page's own first.
-struct Indices {
-    values: [u64; MAX_ENTRIES + MAX_SUBGROUPS + 1],
-    len: usize,
-}
+impl IdTable {
+    const EMPTY: u32 = u32::MAX;
 
-impl Indices {
-    fn new(own: u64) -> Self {
-        let mut values = [0; MAX_ENTRIES + MAX_SUBGROUPS + 1];
-        values[0] = own;
-        Indices { values, len: 1 }
-    }
     #[inline]
-    fn add(&mut self, index: u64) {
-        if !self.values[..self.len].contains(&index) {
-            self.values[self.len] = index;
-            self.len += 1;
+    fn id(&mut self, value: u64, values: &mut [u64; MAX_IDS]) -> u8 {
+        let value = value as u32;
+        let mut slot = (value.wrapping_mul(0x9E37_79B1) >> 25) as usize;
+        loop {
+            if self.keys[slot] == value {
+                return self.ids[slot];
+            }
+            if self.keys[slot] == Self::EMPTY {
+                let id = self.len;
+                (self.keys[slot], self.ids[slot], values[id as usize]) = (value, id, value as u64);
+                self.len += 1;
+                return id;
+            }
+            slot = (slot + 1) & 127;
         }
     }
-    fn position(&self, index: u64) -> u64 {
-        self.values[..self.len].iter().position(|&v| v == index).expect("every index was added") as u64
+}
+
+impl IndexIds {
+    /// The ids of `content`'s indices; ids are dense, so a mask of `u128` holds any set of them.
+    fn new(codec: &Codec, content: &Content, own: Ppn) -> Self {
+        let s = &codec.split;
+        let mut table = IdTable { keys: [IdTable::EMPTY; 128], ids: [0; 128], len: 0 };
+        let mut out = IndexIds {
+            entry: [0; MAX_ENTRIES],
+            ltd: [0; MAX_SUBGROUPS],
+            uses: [0; MAX_SUBGROUPS],
+            values: [0; MAX_IDS],
+        };
+        let (mut last, mut last_id) = (codec.index(Some(own)), 0);
+        table.id(last, &mut out.values);
+        for sub in 0..s.subgroups() {
+            let mut uses = 0u128;
+            for i in sub * s.slots()..(sub + 1) * s.slots() {
+                // Neighbouring entries often share a half-block: skip the table then.
+                let index = codec.index(content.entries[i]);
+                if index != last {
+                    (last, last_id) = (index, table.id(index, &mut out.values));
+                }
+                out.entry[i] = last_id;
+                uses |= 1 << last_id;
+            }
+            out.uses[sub] = uses;
+            out.ltd[sub] = table.id(codec.index(content.ltd[sub]), &mut out.values);
+        }
+        out
+    }
+
+    /// How many distinct indices an image including subgroups `included` needs (the own index,
+    /// the included subgroups' entries, the others' LTD entries).
+    #[inline]
+    fn count(&self, subgroups: usize, included: u8) -> u32 {
+        let mut used = 1u128;
+        for sub in 0..subgroups {
+            used |= if included & (1 << sub) != 0 { self.uses[sub] } else { 1 << self.ltd[sub] };
+        }
+        used.count_ones()
     }
 }
 
@@ -219,28 +249,13 @@ pub struct Codec {
 }
 
 impl Codec {
+    #[inline]
     fn index(&self, ppn: Option<Ppn>) -> u64 {
         ppn.map_or(self.split.none_index(), |p| (p.get() as u64) >> self.split.offset_bits)
     }
+    #[inline]
     fn offset(&self, ppn: Option<Ppn>) -> u64 {
         ppn.map_or(0, |p| p.get() as u64 & ((1 << self.split.offset_bits) - 1))
-    }
-
-    /// The indices an image holding `included` subgroups' entries (and the others' LTD entries)
-    /// needs, the page's own index first.
-    fn indices(&self, content: &Content, own: Ppn, included: u8) -> Indices {
-        let s = &self.split;
-        let mut set = Indices::new(self.index(Some(own)));
-        for sub in 0..s.subgroups() {
-            if included & (1 << sub) != 0 {
-                for &e in &content.entries[sub * s.slots()..(sub + 1) * s.slots()] {
-                    set.add(self.index(e));
-                }
-            } else {
-                set.add(self.index(content.ltd[sub]));
-            }
-        }
-        set
     }
 
     /// The subgroups a compressed image of `content` (written at `own`) includes, or `None` when
@@ -248,18 +263,23 @@ impl Codec {
     /// more than `index_slots` indices are needed, the subgroup whose removal saves the most
     /// (ties: the lowest-numbered), never the own one.
     pub fn choose(&self, content: &Content, own: Ppn) -> Option<u8> {
+        self.choose_with(content, &IndexIds::new(self, content, own))
+    }
+
+    fn choose_with(&self, content: &Content, ids: &IndexIds) -> Option<u8> {
+        let subgroups = self.split.subgroups();
         let own_sub = self.split.subgroup_of(content.lpn);
         let mut included = content.included | 1 << own_sub;
         loop {
             if included == 1 << own_sub || !self.compression {
                 return None;
             }
-            if self.indices(content, own, included).len <= self.split.index_slots as usize {
+            if ids.count(subgroups, included) <= self.split.index_slots {
                 return Some(included);
             }
-            let drop = (0..self.split.subgroups())
+            let drop = (0..subgroups)
                 .filter(|&sub| sub != own_sub && included & (1 << sub) != 0)
-                .min_by_key(|&sub| self.indices(content, own, included & !(1 << sub)).len)
+                .min_by_key(|&sub| ids.count(subgroups, included & !(1 << sub)))
                 .expect("a subgroup other than the own one is included");
             included &= !(1 << drop);
         }
@@ -275,48 +295,67 @@ impl Codec {
         if content.entries[s.entry_of(content.lpn)] != Some(own) || content.ltd[own_sub] != Some(own) {
             return Err(SimError::Other(format!("3DFTL metadata of PPN {own} does not map LPN {} to it", content.lpn)));
         }
-        let mut at = 0;
-        let Some(included) = self.choose(content, own) else {
-            put(buf, &mut at, 0, 1);
-            put(buf, &mut at, own_sub as u64, 2);
-            put(buf, &mut at, own_slot as u64, 4);
-            put(buf, &mut at, 0, 1);
+        let mut out = BitWriter::new(buf);
+        let ids = self.compression.then(|| IndexIds::new(self, content, own));
+        let Some((ids, included)) = ids.and_then(|ids| self.choose_with(content, &ids).map(|inc| (ids, inc))) else {
+            out.put(0, 1);
+            out.put(own_sub as u64, 2);
+            out.put(own_slot as u64, 4);
+            out.put(0, 1);
             for &ltd in &content.ltd[..s.subgroups()] {
-                put(buf, &mut at, ltd.map_or(s.none_ppn(), |p| p.get() as u64), s.ppn_bits);
+                out.put(ltd.map_or(s.none_ppn(), |p| p.get() as u64), s.ppn_bits);
             }
             for slot in 0..s.slots() {
                 let e = content.entries[own_sub * s.slots() + slot];
                 let value =
                     if slot == own_slot { content.lpn as u64 } else { e.map_or(s.none_ppn(), |p| p.get() as u64) };
-                put(buf, &mut at, value, s.ppn_bits);
+                out.put(value, s.ppn_bits);
             }
+            out.finish();
             return Ok((Format::Uncompressed, 1 << own_sub));
         };
-        let indices = self.indices(content, own, included);
-        put(buf, &mut at, 1, 1);
-        put(buf, &mut at, included as u64, 4);
-        put(buf, &mut at, 0, 3);
-        let low = content.lpn as u64 & s.none_index();
-        put(buf, &mut at, low, s.index_bits());
-        for i in 1..s.index_slots as usize {
-            let index = if i < indices.len { indices.values[i] } else { s.none_index() };
-            put(buf, &mut at, index, s.index_bits());
-        }
-        let pair = |buf: &mut [u8; IMAGE_BYTES], at: &mut usize, ppn: Option<Ppn>| {
-            put(buf, at, indices.position(self.index(ppn)), s.position_bits());
-            put(buf, at, self.offset(ppn), s.offset_bits);
+        // Index positions in the image: the own index first, then in order of first use.
+        let mut position = [u8::MAX; MAX_IDS];
+        let mut order = [0u8; MAX_IDS];
+        let mut len = 1;
+        position[0] = 0;
+        let mut place = |id: u8| {
+            if position[id as usize] == u8::MAX {
+                (position[id as usize], order[len]) = (len as u8, id);
+                len += 1;
+            }
         };
         for sub in 0..s.subgroups() {
+            if included & (1 << sub) != 0 {
+                ids.entry[sub * s.slots()..(sub + 1) * s.slots()].iter().for_each(|&id| place(id));
+            } else {
+                place(ids.ltd[sub]);
+            }
+        }
+        out.put(1, 1);
+        out.put(included as u64, 4);
+        out.put(0, 3);
+        out.put(content.lpn as u64 & s.none_index(), s.index_bits());
+        for &id in &order[1..len] {
+            out.put(ids.values[id as usize], s.index_bits());
+        }
+        for _ in len..s.index_slots as usize {
+            out.put(s.none_index(), s.index_bits());
+        }
+        for sub in 0..s.subgroups() {
             if included & (1 << sub) == 0 {
-                pair(buf, &mut at, content.ltd[sub]);
+                out.put(position[ids.ltd[sub] as usize] as u64, s.position_bits());
+                out.put(self.offset(content.ltd[sub]), s.offset_bits);
                 continue;
             }
             for slot in 0..s.slots() {
+                let i = sub * s.slots() + slot;
                 if sub == own_sub && slot == own_slot {
-                    put(buf, &mut at, 0, s.position_bits());
-                    put(buf, &mut at, content.lpn as u64 >> s.index_bits(), s.offset_bits);
+                    out.put(0, s.position_bits());
+                    out.put(content.lpn as u64 >> s.index_bits(), s.offset_bits);
                 } else {
-                    pair(buf, &mut at, content.entries[sub * s.slots() + slot]);
+                    out.put(position[ids.entry[i] as usize] as u64, s.position_bits());
+                    out.put(self.offset(content.entries[i]), s.offset_bits);
                 }
             }
         }
@@ -330,8 +369,9 @@ impl Codec {
                     ))
                 })?,
             };
-            put(buf, &mut at, slot as u64, s.slot_bits);
+            out.put(slot as u64, s.slot_bits);
         }
+        out.finish();
         let full = included.count_ones() as usize == s.subgroups();
         Ok((if full { Format::Compressed } else { Format::SemiCompressed }, included))
     }
@@ -340,17 +380,17 @@ impl Codec {
     pub fn decode(&self, buf: &[u8; IMAGE_BYTES], own: Ppn) -> Content {
         let s = &self.split;
         let mut out = Content::EMPTY;
-        let mut at = 0;
+        let mut bits = BitReader::new(buf);
         let ppn = |v: u64| (v != s.none_ppn()).then(|| Ppn::new(v as u32));
-        if get(buf, &mut at, 1) == 0 {
-            let own_sub = get(buf, &mut at, 2) as usize;
-            let own_slot = get(buf, &mut at, 4) as usize;
-            at += 1;
+        if bits.get(1) == 0 {
+            let own_sub = bits.get(2) as usize;
+            let own_slot = bits.get(4) as usize;
+            bits.skip(1);
             for ltd in &mut out.ltd[..s.subgroups()] {
-                *ltd = ppn(get(buf, &mut at, s.ppn_bits));
+                *ltd = ppn(bits.get(s.ppn_bits));
             }
             for slot in 0..s.slots() {
-                let v = get(buf, &mut at, s.ppn_bits);
+                let v = bits.get(s.ppn_bits);
                 if slot == own_slot {
                     out.lpn = v as u32;
                     out.entries[own_sub * s.slots() + slot] = Some(own);
@@ -361,40 +401,40 @@ impl Codec {
             out.included = 1 << own_sub;
             return out;
         }
-        out.included = get(buf, &mut at, 4) as u8;
-        at += 3;
+        out.included = bits.get(4) as u8;
+        bits.skip(3);
         let mut indices = [0u64; MAX_INDEX_SLOTS];
         for index in &mut indices[..s.index_slots as usize] {
-            *index = get(buf, &mut at, s.index_bits());
+            *index = bits.get(s.index_bits());
         }
         let low = indices[0];
         let (own_sub, own_slot) =
             (((low >> s.slot_bits) as usize) & (s.subgroups() - 1), low as usize & (s.slots() - 1));
         indices[0] = own.get() as u64 >> s.offset_bits;
-        let pair = |at: &mut usize| {
-            let index = indices[get(buf, at, s.position_bits()) as usize];
-            let offset = get(buf, at, s.offset_bits);
+        let pair = |bits: &mut BitReader| {
+            let index = indices[bits.get(s.position_bits()) as usize];
+            let offset = bits.get(s.offset_bits);
             (index != s.none_index()).then(|| Ppn::new((index << s.offset_bits | offset) as u32))
         };
         for sub in 0..s.subgroups() {
             if !out.includes(sub) {
-                out.ltd[sub] = pair(&mut at);
+                out.ltd[sub] = pair(&mut bits);
                 continue;
             }
             for slot in 0..s.slots() {
                 if sub == own_sub && slot == own_slot {
-                    at += s.position_bits() as usize;
-                    let high = get(buf, &mut at, s.offset_bits);
+                    bits.skip(s.position_bits());
+                    let high = bits.get(s.offset_bits);
                     out.lpn = (high << s.index_bits() | low) as u32;
                     out.entries[sub * s.slots() + slot] = Some(own);
                 } else {
-                    out.entries[sub * s.slots() + slot] = pair(&mut at);
+                    out.entries[sub * s.slots() + slot] = pair(&mut bits);
                 }
             }
         }
         let included = out.included;
         for sub in (0..s.subgroups()).filter(|&sub| included & (1 << sub) != 0) {
-            let slot = get(buf, &mut at, s.slot_bits) as usize;
+            let slot = bits.get(s.slot_bits) as usize;
             out.ltd[sub] = out.entries[sub * s.slots() + slot];
         }
         out

@@ -2,34 +2,40 @@
 //! write-through (a line never holds a change flash does not have, so eviction writes nothing).
 //!
 //! A line holds its group's LTD entries and the PMT entries of its *present* subgroups; an
-//! absent subgroup is known only by its LTD entry. The simulator keeps the state of every group
-//! in flat arrays indexed by group (as the cache's slots), meaningful only while it is cached.
+//! absent subgroup is known only by its LTD entry. The small per-group state (present mask, LTD
+//! entries) sits in flat arrays indexed by group, meaningful only while the group is cached; the
+//! PMT entries sit in one slot per line, so they cost memory per cached line, not per LPN.
 
 use super::format::{Content, MAX_SUBGROUPS};
 use crate::flash::{Lpn, Ppn};
 use crate::ftl::common::ListSet;
 
 pub struct Lines {
-    lru: ListSet,
+    /// The cached groups in LRU order, each with the slot of `entries` holding its PMT entries.
+    lru: ListSet<u32>,
+    /// Slots of `entries` no line holds.
+    free: Vec<u32>,
     capacity: u32,
     group_size: usize,
     /// Per group: bit `s` set when subgroup `s`'s PMT entries are cached.
     present: Vec<u8>,
     /// Per group: the LTD entry of each subgroup (its newest page).
     pub ltd: Vec<[Option<Ppn>; MAX_SUBGROUPS]>,
-    /// Per LPN (group-major): the cached PMT entry.
+    /// Per slot, `group_size` PMT entries.
     entries: Vec<Option<Ppn>>,
 }
 
 impl Lines {
     pub fn new(groups: u32, group_size: u32, capacity: u32) -> Self {
+        let capacity = capacity.max(1).min(groups.max(1));
         Lines {
             lru: ListSet::new(groups as usize, 1),
-            capacity: capacity.max(1),
+            free: (0..capacity).rev().collect(),
+            capacity,
             group_size: group_size as usize,
             present: vec![0; groups as usize],
             ltd: vec![[None; MAX_SUBGROUPS]; groups as usize],
-            entries: vec![None; groups as usize * group_size as usize],
+            entries: vec![None; capacity as usize * group_size as usize],
         }
     }
 
@@ -61,6 +67,7 @@ impl Lines {
         }
         let victim = self.lru.back(0).expect("a full cache has a victim");
         self.lru.remove(victim);
+        self.free.push(*self.lru.payload(victim));
         true
     }
 
@@ -68,6 +75,7 @@ impl Lines {
     /// PMT entries it includes, and every subgroup with no LTD entry (it maps nothing) as present.
     pub fn insert(&mut self, group: u32, content: &Content, subgroups: usize) {
         self.lru.push_front(0, group);
+        *self.lru.payload_mut(group) = self.free.pop().expect("room was made for the line");
         let g = group as usize;
         self.present[g] = 0;
         self.ltd[g] = content.ltd;
@@ -81,25 +89,40 @@ impl Lines {
 
     /// Merges subgroup `sub` of a page's metadata into a cached line.
     pub fn take(&mut self, group: u32, sub: usize, slots: usize, content: &Content) {
-        let first = group as usize * self.group_size + sub * slots;
+        let first = self.first(group) + sub * slots;
         self.entries[first..first + slots].copy_from_slice(&content.entries[sub * slots..(sub + 1) * slots]);
         self.present[group as usize] |= 1 << sub;
     }
 
+    /// Where the PMT entries of cached `group` start in `entries`.
+    #[inline]
+    fn first(&self, group: u32) -> usize {
+        debug_assert!(self.contains(group), "group {group} is not cached");
+        *self.lru.payload(group) as usize * self.group_size
+    }
+    #[inline]
+    fn at(&self, lpn: Lpn) -> usize {
+        // Groups are a power of two LPNs.
+        let group = lpn.get() >> self.group_size.trailing_zeros();
+        self.first(group) + (lpn.index() & (self.group_size - 1))
+    }
+
+    /// The PMT entry of `lpn`, whose line is cached.
     #[inline]
     pub fn entry(&self, lpn: Lpn) -> Option<Ppn> {
-        self.entries[lpn.index()]
+        self.entries[self.at(lpn)]
     }
     #[inline]
     pub fn set(&mut self, lpn: Lpn, ppn: Option<Ppn>) {
-        self.entries[lpn.index()] = ppn;
+        let at = self.at(lpn);
+        self.entries[at] = ppn;
     }
 
     /// The line of `group` as metadata for a page of LPN `lpn`.
     pub fn content(&self, group: u32, lpn: Lpn) -> Content {
         let g = group as usize;
         let mut content = Content { lpn: lpn.get(), included: self.present[g], ltd: self.ltd[g], ..Content::EMPTY };
-        let first = g * self.group_size;
+        let first = self.first(group);
         content.entries[..self.group_size].copy_from_slice(&self.entries[first..first + self.group_size]);
         content
     }
@@ -112,9 +135,13 @@ impl Lines {
     /// Forgets every line (power loss, or cold caches after preconditioning).
     pub fn clear(&mut self) {
         self.lru.clear();
+        self.free = (0..self.capacity).rev().collect();
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.lru.memory_bytes() + self.present.len() * (1 + MAX_SUBGROUPS * 4) + self.entries.len() * 4
+        self.lru.memory_bytes()
+            + self.free.capacity() * 4
+            + self.present.len() * (1 + MAX_SUBGROUPS * 4)
+            + self.entries.len() * 4
     }
 }

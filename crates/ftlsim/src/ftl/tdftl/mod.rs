@@ -16,6 +16,7 @@
 //! carries it, and when it leaves the group empty it programs an empty-group marker in a stream
 //! of its own, which the GTD points to until the group is written again.
 
+mod bits;
 mod format;
 mod lines;
 mod recovery;
