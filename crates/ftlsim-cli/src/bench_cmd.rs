@@ -15,13 +15,13 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::bench_record;
 use crate::output::table;
 
-/// One measured scenario.
+/// One measured stream, run once per FTL.
 struct Scenario {
     name: &'static str,
-    ftl: &'static str,
+    ftls: &'static [&'static str],
     preset: &'static str,
-    /// Configuration overrides (e.g. aging to steady state before measuring).
-    sets: &'static [&'static str],
+    /// Groups of configuration overrides (e.g. aging to steady state before measuring).
+    sets: &'static [&'static [&'static str]],
     /// Builds the measured stream over `logical_pages` pages of `page_size` bytes.
     stream: fn(u64, u32, u32) -> Workload,
 }
@@ -85,28 +85,21 @@ fn gzip_msr_trace(requests: u64, logical_pages: u32, page_size: u32) -> Workload
     workload
 }
 
+/// Aged to steady state first: with 30% over-provisioning a mere fill leaves GC idle for
+/// millions of writes, and the rate would measure a device that never collects.
 const AGED: &[&str] = &["precondition.mode=\"age\"", "precondition.age_factor=1.0"];
+/// Without `ssd16`'s write buffer, background GC and host link: the flash back end alone.
+const BACK_END: &[&str] =
+    &["buffer.size_mb=0", "gc.background_free_blocks=0", "gc.free_blocks_low=286", "device.timing.host_link_mb_s=0"];
+const FIFO: &[&str] = &["device.timing.scheduler=\"fifo\""];
+/// P/E suspension by IPC, and erase suspension.
+const PES_IPC: &[&str] = &["device.timing.suspension.program=\"ipc\"", "device.timing.suspension.erase=true"];
+/// Paper 001 chapter 2's timing (500 us programs, 100 MB/s bus).
+const CH2_TIMING: &[&str] = &["device.latency.program_us=500.0", "device.latency.bus_ns_per_byte=10.0"];
+/// DiffECC's controlled switching (Table 2.3's modes, per chip).
+const DIFFECC: &[&str] = &["device.timing.diffecc.policy=\"controlled\""];
 /// `gc.validity = "ilog"` with Table 8.1's 80 lines for 3DFTL.
 const ILOG: &[&str] = &["gc.validity=\"ilog\"", "ftl.3dftl.lines=80"];
-/// `ssd16` aged, without its write buffer, background GC and host link: the flash back end
-/// alone (the sets below that start the same way measure it too).
-const AGED_RPS: &[&str] = &[
-    "precondition.mode=\"age\"",
-    "precondition.age_factor=1.0",
-    "buffer.size_mb=0",
-    "gc.background_free_blocks=0",
-    "gc.free_blocks_low=286",
-    "device.timing.host_link_mb_s=0",
-];
-const AGED_FIFO: &[&str] = &[
-    "precondition.mode=\"age\"",
-    "precondition.age_factor=1.0",
-    "buffer.size_mb=0",
-    "gc.background_free_blocks=0",
-    "gc.free_blocks_low=286",
-    "device.timing.host_link_mb_s=0",
-    "device.timing.scheduler=\"fifo\"",
-];
 const EMPTY: &[&str] = &["precondition.mode=\"none\""];
 /// MQSim's default SSD (its `ssdconfig.xml`): 8 channels x 4 chips x 2 dies x 2 planes, 2048
 /// blocks of 256 pages of 8 KB per plane (512 GiB), 7% over-provisioning; nothing written first.
@@ -120,49 +113,6 @@ const MQSIM_DEFAULT: &[&str] = &[
     "device.geometry.spare_size=448",
     "device.overprovisioning=0.07",
     "precondition.mode=\"none\"",
-];
-/// Paper 001 chapter 3's MLC device aged like `AGED_RPS`, with P/E suspension by IPC and erase
-/// suspension on; the stream mixes reads in so that reads suspend programs and erases.
-const AGED_PES_IPC: &[&str] = &[
-    "precondition.mode=\"age\"",
-    "precondition.age_factor=1.0",
-    "buffer.size_mb=0",
-    "gc.background_free_blocks=0",
-    "gc.free_blocks_low=286",
-    "device.timing.host_link_mb_s=0",
-    "device.timing.suspension.program=\"ipc\"",
-    "device.timing.suspension.erase=true",
-];
-const AGED_RPS_CH3: &[&str] = &[
-    "precondition.mode=\"age\"",
-    "precondition.age_factor=1.0",
-    "buffer.size_mb=0",
-    "gc.background_free_blocks=0",
-    "gc.free_blocks_low=286",
-    "device.timing.host_link_mb_s=0",
-];
-/// `AGED_RPS` with paper 001 chapter 2's timing (500 us programs, 100 MB/s bus), DiffECC off.
-const AGED_RPS_CH2: &[&str] = &[
-    "precondition.mode=\"age\"",
-    "precondition.age_factor=1.0",
-    "buffer.size_mb=0",
-    "gc.background_free_blocks=0",
-    "gc.free_blocks_low=286",
-    "device.timing.host_link_mb_s=0",
-    "device.latency.program_us=500.0",
-    "device.latency.bus_ns_per_byte=10.0",
-];
-/// `AGED_RPS_CH2` with DiffECC's controlled switching (Table 2.3's modes, per chip).
-const AGED_DIFFECC: &[&str] = &[
-    "precondition.mode=\"age\"",
-    "precondition.age_factor=1.0",
-    "buffer.size_mb=0",
-    "gc.background_free_blocks=0",
-    "gc.free_blocks_low=286",
-    "device.timing.host_link_mb_s=0",
-    "device.latency.program_us=500.0",
-    "device.latency.bus_ns_per_byte=10.0",
-    "device.timing.diffecc.policy=\"controlled\"",
 ];
 
 /// Uniform random 4 KB requests, 30% reads, arriving every 20 us (an open loop that keeps every
@@ -187,148 +137,112 @@ fn mixed_half_reads(requests: u64, logical_pages: u32, page_size: u32) -> Worklo
 }
 
 const SCENARIOS: &[Scenario] = &[
-    Scenario { name: "random 4K writes", ftl: "pftl", preset: "mlc8g", sets: &[], stream: random_writes },
-    Scenario { name: "sequential reads", ftl: "pftl", preset: "mlc8g", sets: &[], stream: sequential_reads },
-    // Aged to steady state first: with 30% over-provisioning a mere fill leaves GC idle for
-    // millions of writes, and the rate would measure a device that never collects.
+    Scenario { name: "random 4K writes", ftls: &["pftl"], preset: "mlc8g", sets: &[], stream: random_writes },
+    Scenario { name: "sequential reads", ftls: &["pftl"], preset: "mlc8g", sets: &[], stream: sequential_reads },
     Scenario {
         name: "random 4K writes (aged, RPS)",
-        ftl: "pftl",
+        ftls: &["pftl"],
         preset: "ssd16",
-        sets: AGED_RPS,
+        sets: &[AGED, BACK_END],
         stream: random_writes,
     },
     Scenario {
         name: "random 4K writes (aged, FIFO)",
-        ftl: "pftl",
+        ftls: &["pftl"],
         preset: "ssd16",
-        sets: AGED_FIFO,
+        sets: &[AGED, BACK_END, FIFO],
         stream: random_writes,
     },
     Scenario {
         name: "random 4K writes (aged, buffer, background GC)",
-        ftl: "pftl",
+        ftls: &["pftl"],
         preset: "ssd16",
-        sets: AGED,
+        sets: &[AGED],
         stream: random_writes,
     },
-    Scenario { name: "sequential reads", ftl: "pftl", preset: "ssd16", sets: &[], stream: sequential_reads },
+    Scenario { name: "sequential reads", ftls: &["pftl"], preset: "ssd16", sets: &[], stream: sequential_reads },
     // Paper 001 chapter 4 (issue 20): delta encoding on, against the baseline on the same stream.
     Scenario {
         name: "hot-set 4K writes (aged, buffer, background GC)",
-        ftl: "pftl",
+        ftls: &["pftl", "delta"],
         preset: "ssd16",
-        sets: AGED,
-        stream: hot_set_writes,
-    },
-    Scenario {
-        name: "hot-set 4K writes (aged, buffer, background GC)",
-        ftl: "delta",
-        preset: "ssd16",
-        sets: AGED,
+        sets: &[AGED],
         stream: hot_set_writes,
     },
     // Paper 001 chapter 3 (issue 12): the same stream without and with P/E suspension.
     Scenario {
         name: "random 4K 30% reads (aged, RPS)",
-        ftl: "pftl",
+        ftls: &["pftl"],
         preset: "ssd16-ch3-mlc",
-        sets: AGED_RPS_CH3,
+        sets: &[AGED, BACK_END],
         stream: random_mixed,
     },
     Scenario {
         name: "random 4K 30% reads (aged, PES_IPC)",
-        ftl: "pftl",
+        ftls: &["pftl"],
         preset: "ssd16-ch3-mlc",
-        sets: AGED_PES_IPC,
+        sets: &[AGED, BACK_END, PES_IPC],
         stream: random_mixed,
     },
     // Paper 001 chapter 2 (issue 19): the same stream without and with DiffECC.
     Scenario {
         name: "random 4K 30% reads (aged, RPS, ch2 timing)",
-        ftl: "pftl",
+        ftls: &["pftl"],
         preset: "ssd16",
-        sets: AGED_RPS_CH2,
+        sets: &[AGED, BACK_END, CH2_TIMING],
         stream: random_mixed,
     },
     Scenario {
         name: "random 4K 30% reads (aged, DiffECC, ch2 timing)",
-        ftl: "pftl",
+        ftls: &["pftl"],
         preset: "ssd16",
-        sets: AGED_DIFFECC,
+        sets: &[AGED, BACK_END, CH2_TIMING, DIFFECC],
         stream: random_mixed,
     },
-    Scenario { name: "oltp-mix 50% reads", ftl: "optimal", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
-    Scenario { name: "oltp-mix 50% reads", ftl: "dftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
-    Scenario { name: "oltp-mix 50% reads", ftl: "cdftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
-    Scenario { name: "oltp-mix 50% reads", ftl: "sftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
-    Scenario { name: "oltp-mix 50% reads", ftl: "tpftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
-    Scenario { name: "oltp-mix 50% reads", ftl: "scftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
-    Scenario { name: "oltp-mix 50% reads", ftl: "3dftl", preset: "mlc8g", sets: &[], stream: mixed_half_reads },
+    Scenario {
+        name: "oltp-mix 50% reads",
+        ftls: &["optimal", "dftl", "cdftl", "sftl", "tpftl", "scftl", "3dftl"],
+        preset: "mlc8g",
+        sets: &[],
+        stream: mixed_half_reads,
+    },
     // Paper 000 chapter 8: GC validation through the invalidation log (Table 8.1's 3DFTL+ILog).
-    Scenario { name: "oltp-mix 50% reads (ILog)", ftl: "3dftl", preset: "mlc8g", sets: ILOG, stream: mixed_half_reads },
-    Scenario { name: "oltp-mix 50% reads (ILog)", ftl: "dftl", preset: "mlc8g", sets: ILOG, stream: mixed_half_reads },
-    // Paper 003's device (32 GB of data, log blocks 9% of all blocks): random writes make every
-    // reclaimed log block full-merge dozens of data blocks.
+    Scenario {
+        name: "oltp-mix 50% reads (ILog)",
+        ftls: &["3dftl", "dftl"],
+        preset: "mlc8g",
+        sets: &[ILOG],
+        stream: mixed_half_reads,
+    },
     // End to end on a gzip-compressed MSR trace (issue 14's scenario: ssd16, nothing written first).
-    Scenario { name: "gzip MSR trace", ftl: "pftl", preset: "ssd16", sets: EMPTY, stream: gzip_msr_trace },
-    Scenario { name: "gzip MSR trace", ftl: "dftl", preset: "ssd16", sets: EMPTY, stream: gzip_msr_trace },
-    Scenario { name: "gzip MSR trace", ftl: "cdftl", preset: "ssd16", sets: EMPTY, stream: gzip_msr_trace },
-    Scenario { name: "gzip MSR trace", ftl: "sftl", preset: "ssd16", sets: EMPTY, stream: gzip_msr_trace },
-    Scenario { name: "gzip MSR trace", ftl: "tpftl", preset: "ssd16", sets: EMPTY, stream: gzip_msr_trace },
-    Scenario { name: "gzip MSR trace", ftl: "scftl", preset: "ssd16", sets: EMPTY, stream: gzip_msr_trace },
+    Scenario {
+        name: "gzip MSR trace",
+        ftls: &["pftl", "dftl", "cdftl", "sftl", "tpftl", "scftl"],
+        preset: "ssd16",
+        sets: &[EMPTY],
+        stream: gzip_msr_trace,
+    },
     // MQSim's default 512 GB SSD (on `tlc-nvme`'s timing): the state of each demand FTL beside PFTL's.
     Scenario {
         name: "random 4K writes (MQSim SSD)",
-        ftl: "pftl",
+        ftls: &["pftl", "dftl", "cdftl", "sftl", "tpftl", "scftl"],
         preset: "tlc-nvme",
-        sets: MQSIM_DEFAULT,
+        sets: &[MQSIM_DEFAULT],
         stream: random_writes,
     },
+    // Paper 003's device (32 GB of data, log blocks 9% of all blocks): random writes make every
+    // reclaimed log block full-merge dozens of data blocks.
     Scenario {
-        name: "random 4K writes (MQSim SSD)",
-        ftl: "dftl",
-        preset: "tlc-nvme",
-        sets: MQSIM_DEFAULT,
+        name: "random 4K writes",
+        ftls: &["fast", "fast-sc", "bast", "bftl"],
+        preset: "fastsc",
+        sets: &[],
         stream: random_writes,
     },
-    Scenario {
-        name: "random 4K writes (MQSim SSD)",
-        ftl: "cdftl",
-        preset: "tlc-nvme",
-        sets: MQSIM_DEFAULT,
-        stream: random_writes,
-    },
-    Scenario {
-        name: "random 4K writes (MQSim SSD)",
-        ftl: "sftl",
-        preset: "tlc-nvme",
-        sets: MQSIM_DEFAULT,
-        stream: random_writes,
-    },
-    Scenario {
-        name: "random 4K writes (MQSim SSD)",
-        ftl: "tpftl",
-        preset: "tlc-nvme",
-        sets: MQSIM_DEFAULT,
-        stream: random_writes,
-    },
-    Scenario {
-        name: "random 4K writes (MQSim SSD)",
-        ftl: "scftl",
-        preset: "tlc-nvme",
-        sets: MQSIM_DEFAULT,
-        stream: random_writes,
-    },
-    Scenario { name: "random 4K writes", ftl: "fast", preset: "fastsc", sets: &[], stream: random_writes },
-    Scenario { name: "random 4K writes", ftl: "fast-sc", preset: "fastsc", sets: &[], stream: random_writes },
-    Scenario { name: "random 4K writes", ftl: "bast", preset: "fastsc", sets: &[], stream: random_writes },
-    Scenario { name: "random 4K writes", ftl: "bftl", preset: "fastsc", sets: &[], stream: random_writes },
-    Scenario { name: "sequential reads", ftl: "fast", preset: "fastsc-80g", sets: &[], stream: sequential_reads },
+    Scenario { name: "sequential reads", ftls: &["fast"], preset: "fastsc-80g", sets: &[], stream: sequential_reads },
     // Paper 004's device (32 GB, aged as the preset does): every write finds its cluster's block,
     // GC picks a victim cluster from the CIC tree and a block from the cluster's row.
-    Scenario { name: "random 4K writes", ftl: "cpm", preset: "cpm", sets: &[], stream: random_writes },
-    Scenario { name: "random 4K writes", ftl: "kcpm", preset: "cpm", sets: &[], stream: random_writes },
+    Scenario { name: "random 4K writes", ftls: &["cpm", "kcpm"], preset: "cpm", sets: &[], stream: random_writes },
 ];
 
 /// An MSR-like mix (30% reads, 20% of requests in sequential runs, skewed random requests of
@@ -345,15 +259,13 @@ const DEFAULT_REQUESTS: u64 = 4_000_000;
 
 /// Opt-in (`--long`): PFTL and every demand-based FTL over a collection-sized stream on paper
 /// 002's 16 GB MSR device, one core.
-const LONG_SCENARIOS: &[Scenario] = &[
-    Scenario { name: "collection-sized mix", ftl: "pftl", preset: "tpftl-msr", sets: EMPTY, stream: collection_mix },
-    Scenario { name: "collection-sized mix", ftl: "dftl", preset: "tpftl-msr", sets: EMPTY, stream: collection_mix },
-    Scenario { name: "collection-sized mix", ftl: "cdftl", preset: "tpftl-msr", sets: EMPTY, stream: collection_mix },
-    Scenario { name: "collection-sized mix", ftl: "sftl", preset: "tpftl-msr", sets: EMPTY, stream: collection_mix },
-    Scenario { name: "collection-sized mix", ftl: "tpftl", preset: "tpftl-msr", sets: EMPTY, stream: collection_mix },
-    Scenario { name: "collection-sized mix", ftl: "scftl", preset: "tpftl-msr", sets: EMPTY, stream: collection_mix },
-    Scenario { name: "collection-sized mix", ftl: "3dftl", preset: "tpftl-msr", sets: EMPTY, stream: collection_mix },
-];
+const LONG_SCENARIOS: &[Scenario] = &[Scenario {
+    name: "collection-sized mix",
+    ftls: &["pftl", "dftl", "cdftl", "sftl", "tpftl", "scftl", "3dftl"],
+    preset: "tpftl-msr",
+    sets: &[EMPTY],
+    stream: collection_mix,
+}];
 
 /// CPU time of this thread (other processes may share the cores, so wall time alone can
 /// mislead); 0 where unavailable.
@@ -454,9 +366,10 @@ impl Measured {
     }
 }
 
-fn measure(s: &Scenario, requests: u64) -> Result<Measured> {
-    let config = s.sets.iter().try_fold(ConfigBuilder::new().preset(s.preset)?, |b, set| b.set(set))?.build()?;
-    let mut sim = Simulation::new(&config, s.ftl)?;
+fn measure(s: &Scenario, ftl: &'static str, requests: u64) -> Result<Measured> {
+    let mut sets = s.sets.iter().flat_map(|group| group.iter());
+    let config = sets.try_fold(ConfigBuilder::new().preset(s.preset)?, |b, set| b.set(set))?.build()?;
+    let mut sim = Simulation::new(&config, ftl)?;
     sim.precondition()?;
     let stream = (s.stream)(requests, config.device.logical_pages(), config.device.geometry.page_size);
     let cpu = thread_cpu_seconds();
@@ -464,7 +377,7 @@ fn measure(s: &Scenario, requests: u64) -> Result<Measured> {
     let cpu_seconds = thread_cpu_seconds() - cpu;
     let report = &result.report.simulation;
     Ok(Measured {
-        ftl: s.ftl,
+        ftl,
         scenario: s.name,
         preset: s.preset,
         requests,
@@ -481,15 +394,19 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
     let (scenarios, default_requests) =
         if args.long { (LONG_SCENARIOS, LONG_REQUESTS) } else { (SCENARIOS, DEFAULT_REQUESTS) };
     let requests = args.requests.unwrap_or(default_requests);
-    let words = |s: &Scenario| format!("{} {} {}", s.ftl, s.preset, s.name);
-    if let Some(o) = args.only.as_deref().filter(|o| !scenarios.iter().any(|s| selects(o, &words(s)))) {
-        let names: Vec<String> = scenarios.iter().map(words).collect();
+    let runs: Vec<(&Scenario, &'static str)> =
+        scenarios.iter().flat_map(|s| s.ftls.iter().map(move |&ftl| (s, ftl))).collect();
+    let words = |&(s, ftl): &(&Scenario, &str)| format!("{ftl} {} {}", s.preset, s.name);
+    let chosen: Vec<_> =
+        runs.iter().filter(|run| args.only.as_deref().is_none_or(|o| selects(o, &words(run)))).collect();
+    if let (Some(o), true) = (args.only.as_deref(), chosen.is_empty()) {
+        let names: Vec<String> = runs.iter().map(words).collect();
         bail!("--only \"{o}\": no scenario has all these words; scenarios: {}", names.join("; "));
     }
     let recorded = args.compare.as_deref().map(bench_record::Recorded::read).transpose()?;
     let mut measured = Vec::new();
-    for s in scenarios.iter().filter(|s| args.only.as_deref().is_none_or(|o| selects(o, &words(s)))) {
-        measured.push(measure(s, requests)?);
+    for &&(s, ftl) in &chosen {
+        measured.push(measure(s, ftl, requests)?);
     }
     let (per_page_1tb, capacity) = state_per_page_1tb()?;
     if args.json {
