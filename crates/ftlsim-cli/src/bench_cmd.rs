@@ -399,15 +399,12 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
     let words = |&(s, ftl): &(&Scenario, &str)| format!("{ftl} {} {}", s.preset, s.name);
     let chosen: Vec<_> =
         runs.iter().filter(|run| args.only.as_deref().is_none_or(|o| selects(o, &words(run)))).collect();
-    if let (Some(o), true) = (args.only.as_deref(), chosen.is_empty()) {
+    if let Some(o) = args.only.as_deref().filter(|_| chosen.is_empty()) {
         let names: Vec<String> = runs.iter().map(words).collect();
         bail!("--only \"{o}\": no scenario has all these words; scenarios: {}", names.join("; "));
     }
     let recorded = args.compare.as_deref().map(bench_record::Recorded::read).transpose()?;
-    let mut measured = Vec::new();
-    for &&(s, ftl) in &chosen {
-        measured.push(measure(s, ftl, requests)?);
-    }
+    let measured = chosen.iter().map(|&&(s, ftl)| measure(s, ftl, requests)).collect::<Result<Vec<_>>>()?;
     let (per_page_1tb, capacity) = state_per_page_1tb()?;
     if args.json {
         let records: Vec<_> = measured
