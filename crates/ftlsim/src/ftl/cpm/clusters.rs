@@ -6,7 +6,7 @@
 //! Every block a cluster holds carries the cluster's number in its pages' spare areas (the saved
 //! cluster, written with each page), which recovery reads back.
 
-use super::tree::MaxTree;
+use super::tree::{block_key, BlockTrees, MaxTree};
 use crate::flash::{Lpn, Pbn, Ppn};
 
 pub(super) struct Clusters {
@@ -28,6 +28,11 @@ pub(super) struct Clusters {
     fill: Vec<u32>,
     /// Per block, the saved cluster its spare areas carry (flash content: survives power loss).
     tag: Vec<u16>,
+    /// Per block: its invalid (and corrupt) pages while a cluster holds it.
+    invalid: Vec<u32>,
+    /// Per block: when its cluster got it (a row lists its blocks in this order).
+    order: Vec<u64>,
+    next_order: u64,
     free: Vec<u32>,
     /// CIC: invalid (and corrupt) pages in the cluster's blocks.
     cic: Vec<u32>,
@@ -52,6 +57,8 @@ pub(super) struct Clusters {
     /// Key room for blocks (N_Bmax - N_B) for clusters below K associations (a new DC for the
     /// block an InterGC frees).
     by_room: MaxTree,
+    /// Per cluster, its blocks keyed as IntraGC's victim candidates.
+    victims: BlockTrees,
 }
 
 impl Clusters {
@@ -69,6 +76,9 @@ impl Clusters {
             holder: vec![None; blocks as usize],
             fill: vec![0; blocks as usize],
             tag: vec![0; blocks as usize],
+            invalid: vec![0; blocks as usize],
+            order: vec![0; blocks as usize],
+            next_order: 0,
             free: vec![0; n],
             cic: vec![0; n],
             active: vec![None; n],
@@ -83,6 +93,7 @@ impl Clusters {
             by_cic: MaxTree::new(count),
             by_free: MaxTree::new(count),
             by_room: MaxTree::new(count),
+            victims: BlockTrees::new(count, max_blocks, blocks),
         }
     }
 
@@ -159,6 +170,11 @@ impl Clusters {
         self.holder[pbn.index()] = Some(c);
         self.fill[pbn.index()] = fill;
         self.tag[pbn.index()] = c as u16;
+        self.invalid[pbn.index()] = 0;
+        self.order[pbn.index()] = self.next_order;
+        self.next_order += 1;
+        self.victims.insert(c, pbn.get(), 0);
+        self.rekey_block(pbn);
         let room = self.ppb - fill;
         self.free[c as usize] += room;
         self.total_free += room as u64;
@@ -175,6 +191,7 @@ impl Clusters {
         let row = &mut self.rows[c as usize];
         let at = row.iter().position(|&b| b == pbn).expect("a cluster's block is in its row");
         row.remove(at);
+        self.victims.remove(c, pbn.get());
         let room = self.ppb - self.fill[pbn.index()];
         self.free[c as usize] -= room;
         self.total_free -= room as u64;
@@ -199,6 +216,7 @@ impl Clusters {
         self.fill[pbn.index()] = self.ppb;
         self.free[c as usize] -= room;
         self.total_free -= room as u64;
+        self.rekey_block(pbn);
         if self.active[c as usize] == Some(pbn) {
             self.active[c as usize] = None;
             self.find_active(c);
@@ -251,25 +269,36 @@ impl Clusters {
         self.fill[pbn.index()] = offset + 1;
         self.free[c as usize] -= 1;
         self.total_free -= 1;
-        if offset + 1 == self.ppb && self.active[c as usize] == Some(pbn) {
-            self.active[c as usize] = None;
-            self.find_active(c);
+        if offset + 1 == self.ppb {
+            self.rekey_block(pbn);
+            if self.active[c as usize] == Some(pbn) {
+                self.active[c as usize] = None;
+                self.find_active(c);
+            }
         }
         self.rekey_space(c);
         g.page_at(pbn, offset)
     }
 
-    /// A page of cluster `c` became invalid.
+    /// A page of block `pbn` became invalid.
     #[inline]
-    pub fn invalidated(&mut self, c: u32) {
-        self.cic[c as usize] += 1;
-        self.rekey_cic(c);
+    pub fn invalidated(&mut self, pbn: Pbn) {
+        self.add_invalid(pbn, 1);
     }
 
-    /// Counts invalid pages found by a recovery.
-    pub fn add_invalid(&mut self, c: u32, pages: u32) {
+    /// Counts `pages` more invalid pages in block `pbn` (a recovery counts a block's at once).
+    pub fn add_invalid(&mut self, pbn: Pbn, pages: u32) {
+        let c = self.holder[pbn.index()].expect("an invalidated page is in a cluster's block");
+        self.invalid[pbn.index()] += pages;
         self.cic[c as usize] += pages;
         self.rekey_cic(c);
+        self.rekey_block(pbn);
+    }
+
+    /// IntraGC's candidate in cluster `c`: its full block with the most invalid pages (ties: the
+    /// first in its row), with those pages.
+    pub fn most_invalid_block(&self, c: u32) -> Option<(Pbn, u32)> {
+        self.victims.top(c).map(|pbn| (Pbn::new(pbn), self.invalid[pbn as usize]))
     }
 
     /// Makes `dc` a distributed cluster of `owner` (CAMT and CDMT entries, no page yet).
@@ -320,6 +349,13 @@ impl Clusters {
     }
 
     #[inline]
+    fn rekey_block(&mut self, pbn: Pbn) {
+        let c = self.holder[pbn.index()].expect("a keyed block is in a cluster");
+        let key = block_key(self.is_full(pbn), self.invalid[pbn.index()], self.order[pbn.index()]);
+        self.victims.set(c, pbn.get(), key);
+    }
+
+    #[inline]
     fn rekey_space(&mut self, c: u32) {
         if self.k == 1 {
             return; // every cluster has N_alpha = 1 = K: none can take another's pages
@@ -360,10 +396,11 @@ impl Clusters {
     pub fn memory_bytes(&self) -> usize {
         let n = self.count as usize;
         let blocks = self.holder.len();
-        blocks * (8 + 4 + 2 + 4)
+        blocks * (8 + 4 + 2 + 4 + 4 + 8)
             + n * (4 * 3 + 8 + 3 * 24)
             + self.rows.iter().map(|r| r.capacity() * 4).sum::<usize>()
             + self.by_cic.memory_bytes() * 3
+            + self.victims.memory_bytes()
     }
 
     /// Checks the derived counts and the trees against the rows.
@@ -381,7 +418,16 @@ impl Clusters {
                     return Err(format!("block {b} of cluster {c} is written beyond its fill"));
                 }
                 free += self.ppb - self.fill[b.index()];
-                invalid += written(b) - valid(b);
+                let block_invalid = written(b) - valid(b);
+                invalid += block_invalid;
+                let key = block_key(self.is_full(b), block_invalid, self.order[b.index()]);
+                if self.invalid[b.index()] != block_invalid || self.victims.key(c, b.get()) != Some(key) {
+                    return Err(format!(
+                        "block {b} of cluster {c}: {block_invalid} invalid pages, but it counts {} (victim key {:?})",
+                        self.invalid[b.index()],
+                        self.victims.key(c, b.get())
+                    ));
+                }
             }
             if free != self.free[c as usize] || invalid != self.cic[c as usize] {
                 return Err(format!(

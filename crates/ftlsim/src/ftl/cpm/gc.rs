@@ -96,22 +96,16 @@ impl Cpm {
     }
 
     /// IntraGC's victim: the full block with the most invalid pages among `c`'s and (K-CPM) its
-    /// distributed clusters' (ties: `c`'s first, in row order).
+    /// distributed clusters' (ties: `c`'s first, in row order), from each cluster's block tree.
     pub(super) fn intra_plan(&self, c: u32, ctx: &FtlCtx) -> Option<IntraPlan> {
-        let flash = &*ctx.flash;
         let clusters = std::iter::once(c).chain(self.clusters.distributed(c).iter().copied());
-        let mut best: Option<(u32, IntraPlan)> = None;
-        for pbn in clusters.flat_map(|d| self.clusters.blocks(d).iter().copied()) {
-            if !self.clusters.is_full(pbn) {
-                continue;
-            }
-            let valid = self.blocks.valid_count(pbn, flash);
-            let invalid = flash.write_pointer(pbn) - valid;
-            if invalid > 0 && best.is_none_or(|(most, _)| invalid > most) {
-                best = Some((invalid, IntraPlan { victim: pbn, valid }));
+        let mut best: Option<(u32, Pbn)> = None;
+        for (pbn, invalid) in clusters.filter_map(|d| self.clusters.most_invalid_block(d)) {
+            if best.is_none_or(|(most, _)| invalid > most) {
+                best = Some((invalid, pbn));
             }
         }
-        best.map(|(_, plan)| plan)
+        best.map(|(_, victim)| IntraPlan { victim, valid: self.blocks.valid_count(victim, ctx.flash) })
     }
 
     /// InterGC's plan: the victim cluster with the largest CIC outside `c` and its distributed
@@ -305,8 +299,7 @@ impl Cpm {
         let spare = ctx.read(old, Purpose::Gc)?;
         ctx.program(new, PageKind::Data, spare.logical, spare.version, Purpose::Gc)?;
         self.blocks.invalidate(old, ctx.flash)?;
-        let from = self.saved(old, ctx.flash);
-        self.clusters.invalidated(from);
+        self.clusters.invalidated(ctx.flash.geometry().block_of(old));
         self.blocks.count_gc_move(PageKind::Data);
         let lpn = self.map.store.relocated(spare, old, new)?.expect("a data page");
         let tp = self.map.store.tp_of(lpn);

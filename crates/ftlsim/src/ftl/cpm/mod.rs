@@ -559,7 +559,7 @@ impl Cpm {
     fn drop_page(&mut self, lpn: Lpn, old: Ppn, ctx: &mut FtlCtx) -> Result<()> {
         self.blocks.invalidate(old, ctx.flash)?;
         let saved = self.saved(old, ctx.flash);
-        self.clusters.invalidated(saved);
+        self.clusters.invalidated(ctx.flash.geometry().block_of(old));
         let owner = self.clusters.of_lpn(lpn);
         if saved != owner {
             self.clusters.unadopt(owner, saved);
@@ -670,7 +670,7 @@ impl Cpm {
             if ctx.flash.has_corrupt_page(pbn) {
                 self.clusters.seal(pbn);
             }
-            self.clusters.add_invalid(c, written - self.blocks.valid_count(pbn, ctx.flash));
+            self.clusters.add_invalid(pbn, written - self.blocks.valid_count(pbn, ctx.flash));
         }
         if self.s.k > 1 {
             for lpn in Lpn::range(0, self.map.store.logical_pages()) {

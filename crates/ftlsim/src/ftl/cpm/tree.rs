@@ -2,6 +2,9 @@
 //! largest key, ties to the lowest number, is known at once, and a key changes in O(log n). CPM
 //! picks the victim cluster of InterGC (maximum CIC) and K-CPM its new distributed clusters (most
 //! free pages, most room) without scanning the clusters.
+//!
+//! The same over each cluster's blocks: IntraGC's victim block in a cluster without scanning its
+//! row.
 
 pub(super) struct MaxTree {
     /// Leaves start here (a power of two).
@@ -81,6 +84,161 @@ impl MaxTree {
     }
 }
 
+/// An empty slot.
+const NO_BLOCK: u32 = u32::MAX;
+
+/// One small max tree per cluster over the blocks it holds, each block in a slot of its cluster:
+/// IntraGC's victim in a cluster (the full block with the most invalid pages, ties to the block
+/// the cluster got first) is found from the root of that cluster's tree in O(log N_Bmax), and a
+/// block's key changes in O(log N_Bmax). A slot freed by a block leaving is refilled by the
+/// cluster's last slot, so a cluster's blocks fill its first slots; the trees double when a
+/// cluster needs more.
+pub(super) struct BlockTrees {
+    /// Slots per cluster (a power of two).
+    cap: usize,
+    /// Per cluster, `2 cap` keys (index 0 unused, the root at 1, leaf `cap + s` is slot `s`): the
+    /// largest key below each node. Non-zero keys are unique, so the path of the root's key leads
+    /// to the one leaf that holds it.
+    key: Vec<u64>,
+    /// Per cluster, the block in each of its `cap` slots.
+    held: Vec<u32>,
+    /// Per cluster: slots in use.
+    used: Vec<u32>,
+    /// Per block: its slot in its cluster's tree.
+    slot: Vec<u32>,
+}
+
+/// Bits of a block's key that hold its order (the rest hold its invalid pages).
+const ORDER_BITS: u32 = 40;
+
+/// A block's key: 0 unless it is a victim candidate (full, with an invalid page); otherwise its
+/// invalid pages, then the earlier of two equal blocks (`order`: when its cluster got it; 2^40
+/// blocks handed out take longer than any run).
+#[inline]
+pub(super) fn block_key(full: bool, invalid: u32, order: u64) -> u64 {
+    debug_assert!(invalid < 1 << (64 - ORDER_BITS) && order < 1 << ORDER_BITS);
+    if full && invalid > 0 {
+        (invalid as u64) << ORDER_BITS | ((1 << ORDER_BITS) - 1 - order)
+    } else {
+        0
+    }
+}
+
+impl BlockTrees {
+    pub fn new(clusters: u32, max_blocks: u32, blocks: u32) -> Self {
+        // IntraGC and InterGC hand a cluster its GC block before taking its victims: N_Bmax + 1.
+        let cap = (max_blocks as usize + 1).next_power_of_two();
+        BlockTrees::with_cap(clusters as usize, cap, vec![0; blocks as usize])
+    }
+
+    fn with_cap(clusters: usize, cap: usize, slot: Vec<u32>) -> Self {
+        BlockTrees {
+            cap,
+            key: vec![0; clusters * 2 * cap],
+            held: vec![NO_BLOCK; clusters * cap],
+            used: vec![0; clusters],
+            slot,
+        }
+    }
+
+    /// Cluster `c`'s candidate with the largest key, if it has one.
+    pub fn top(&self, c: u32) -> Option<u32> {
+        let keys = &self.key[c as usize * 2 * self.cap..][..2 * self.cap];
+        let best = keys[1];
+        if best == 0 {
+            return None;
+        }
+        let mut i = 1;
+        while i < self.cap {
+            i = if keys[2 * i] == best { 2 * i } else { 2 * i + 1 };
+        }
+        Some(self.held[c as usize * self.cap + i - self.cap])
+    }
+
+    /// Puts `pbn` into the next slot of cluster `c`.
+    pub fn insert(&mut self, c: u32, pbn: u32, key: u64) {
+        if self.used[c as usize] as usize == self.cap {
+            self.grow();
+        }
+        let s = self.used[c as usize];
+        self.used[c as usize] += 1;
+        self.put(c, s, pbn, key);
+    }
+
+    /// Takes `pbn` out of cluster `c`; the cluster's last block moves into its slot.
+    pub fn remove(&mut self, c: u32, pbn: u32) {
+        let s = self.slot[pbn as usize];
+        let last = self.used[c as usize] - 1;
+        self.used[c as usize] = last;
+        let (moved, key) = (self.held(c, last), self.leaf_key(c, last));
+        self.put(c, last, NO_BLOCK, 0);
+        if s != last {
+            self.put(c, s, moved, key);
+        }
+    }
+
+    /// Gives `pbn` of cluster `c` a new key.
+    #[inline]
+    pub fn set(&mut self, c: u32, pbn: u32, key: u64) {
+        let s = self.slot[pbn as usize];
+        if self.leaf_key(c, s) != key {
+            self.put(c, s, pbn, key);
+        }
+    }
+
+    /// The key `pbn` has in cluster `c`, if it is there.
+    pub fn key(&self, c: u32, pbn: u32) -> Option<u64> {
+        let s = self.slot[pbn as usize];
+        (self.held(c, s) == pbn).then(|| self.leaf_key(c, s))
+    }
+
+    #[inline]
+    fn held(&self, c: u32, s: u32) -> u32 {
+        self.held[c as usize * self.cap + s as usize]
+    }
+
+    #[inline]
+    fn leaf_key(&self, c: u32, s: u32) -> u64 {
+        self.key[c as usize * 2 * self.cap + self.cap + s as usize]
+    }
+
+    fn put(&mut self, c: u32, s: u32, pbn: u32, key: u64) {
+        self.held[c as usize * self.cap + s as usize] = pbn;
+        if pbn != NO_BLOCK {
+            self.slot[pbn as usize] = s;
+        }
+        let keys = &mut self.key[c as usize * 2 * self.cap..][..2 * self.cap];
+        let mut i = self.cap + s as usize;
+        keys[i] = key;
+        while i > 1 {
+            i /= 2;
+            let larger = keys[2 * i].max(keys[2 * i + 1]);
+            // Nodes above an unchanged one are unchanged.
+            if keys[i] == larger {
+                break;
+            }
+            keys[i] = larger;
+        }
+    }
+
+    /// Doubles every cluster's slots, keeping each block in its slot.
+    fn grow(&mut self) {
+        let clusters = self.used.len();
+        let mut grown = BlockTrees::with_cap(clusters, self.cap * 2, std::mem::take(&mut self.slot));
+        grown.used.clone_from(&self.used);
+        for c in 0..clusters as u32 {
+            for s in 0..self.used[c as usize] {
+                grown.put(c, s, self.held(c, s), self.leaf_key(c, s));
+            }
+        }
+        *self = grown;
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.key.len() * 8 + (self.held.len() + self.used.len() + self.slot.len()) * 4
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,5 +259,26 @@ mod tests {
         assert_eq!(t.top(), Some(3));
         t.set(0, 9);
         assert_eq!(t.top(), Some(0));
+    }
+
+    #[test]
+    fn a_cluster_s_block_tree_gives_the_full_block_with_most_invalid_pages_and_the_first_of_equals() {
+        let mut t = BlockTrees::new(2, 1, 16);
+        assert_eq!(t.cap, 2);
+        t.insert(1, 10, block_key(true, 3, 0));
+        t.insert(1, 11, block_key(false, 5, 1));
+        assert_eq!(t.top(1), Some(10), "a block not yet full is no candidate");
+        t.insert(1, 12, block_key(true, 3, 2)); // the third block: the trees double
+        assert_eq!(t.cap, 4);
+        assert_eq!(t.top(1), Some(10), "equal blocks: the one the cluster got first");
+        t.set(1, 12, block_key(true, 4, 2));
+        assert_eq!(t.top(1), Some(12));
+        t.remove(1, 10); // block 12 moves into block 10's slot
+        assert_eq!((t.key(1, 12), t.key(1, 10)), (Some(block_key(true, 4, 2)), None));
+        t.remove(1, 12);
+        assert_eq!(t.top(1), None, "block 11 is left, not a candidate");
+        t.set(1, 11, block_key(true, 5, 1));
+        assert_eq!(t.top(1), Some(11));
+        assert_eq!(t.top(0), None, "cluster 0 holds nothing");
     }
 }
