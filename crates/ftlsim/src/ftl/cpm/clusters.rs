@@ -9,6 +9,27 @@
 use super::tree::{block_key, BlockTrees, MaxTree};
 use crate::flash::{Lpn, Pbn, Ppn};
 
+/// No cluster holds the block.
+const NO_CLUSTER: u32 = u32::MAX;
+
+/// What the clusters keep of one physical block, together so that a write or an invalidation
+/// touches one cache line.
+#[derive(Clone, Copy)]
+#[repr(align(16))]
+struct BlockEntry {
+    /// The cluster holding it (`NO_CLUSTER`: none).
+    holder: u32,
+    /// The next offset to write (pages per block once full, or sealed because a page of it is
+    /// corrupt).
+    fill: u32,
+    /// Its invalid (and corrupt) pages while a cluster holds it.
+    invalid: u32,
+    /// When its cluster got it (a row lists its blocks in this order).
+    order: u32,
+}
+
+const UNHELD: BlockEntry = BlockEntry { holder: NO_CLUSTER, fill: 0, invalid: 0, order: 0 };
+
 pub(super) struct Clusters {
     logical_pages: u32,
     /// LPNs per cluster (`S_C` logical blocks).
@@ -21,18 +42,11 @@ pub(super) struct Clusters {
     ppb: u32,
     /// The blocks of each cluster, in the order it got them.
     rows: Vec<Vec<Pbn>>,
-    /// The cluster holding each block.
-    holder: Vec<Option<u32>>,
-    /// Per block, the next offset to write (pages per block once full, or sealed because a page
-    /// of it is corrupt).
-    fill: Vec<u32>,
+    /// Per block: its cluster, fill, invalid pages and order.
+    block: Vec<BlockEntry>,
     /// Per block, the saved cluster its spare areas carry (flash content: survives power loss).
     tag: Vec<u16>,
-    /// Per block: its invalid (and corrupt) pages while a cluster holds it.
-    invalid: Vec<u32>,
-    /// Per block: when its cluster got it (a row lists its blocks in this order).
-    order: Vec<u64>,
-    next_order: u64,
+    next_order: u32,
     free: Vec<u32>,
     /// CIC: invalid (and corrupt) pages in the cluster's blocks.
     cic: Vec<u32>,
@@ -73,11 +87,8 @@ impl Clusters {
             k,
             ppb,
             rows: vec![Vec::new(); n],
-            holder: vec![None; blocks as usize],
-            fill: vec![0; blocks as usize],
+            block: vec![UNHELD; blocks as usize],
             tag: vec![0; blocks as usize],
-            invalid: vec![0; blocks as usize],
-            order: vec![0; blocks as usize],
             next_order: 0,
             free: vec![0; n],
             cic: vec![0; n],
@@ -116,7 +127,8 @@ impl Clusters {
     }
     #[inline]
     pub fn holder(&self, pbn: Pbn) -> Option<u32> {
-        self.holder[pbn.index()]
+        let holder = self.block[pbn.index()].holder;
+        (holder != NO_CLUSTER).then_some(holder)
     }
     /// The saved cluster a block's spare areas carry.
     pub fn tag(&self, pbn: Pbn) -> u32 {
@@ -137,10 +149,10 @@ impl Clusters {
     }
     #[cfg(test)]
     pub fn fill(&self, pbn: Pbn) -> u32 {
-        self.fill[pbn.index()]
+        self.block[pbn.index()].fill
     }
     pub fn is_full(&self, pbn: Pbn) -> bool {
-        self.fill[pbn.index()] >= self.ppb
+        self.block[pbn.index()].fill >= self.ppb
     }
     /// N_alpha: the cluster itself and the foreign owners whose pages it holds.
     pub fn alpha(&self, c: u32) -> u32 {
@@ -161,18 +173,18 @@ impl Clusters {
 
     /// Hands `pbn` (erased, or written up to `fill` after a recovery) to cluster `c`.
     pub fn add_block(&mut self, c: u32, pbn: Pbn, fill: u32) {
-        debug_assert!(self.holder[pbn.index()].is_none());
+        debug_assert!(self.holder(pbn).is_none());
         if self.rows[c as usize].is_empty() {
             self.holding += 1;
             self.holding_alpha += self.alpha(c) as u64;
         }
         self.rows[c as usize].push(pbn);
-        self.holder[pbn.index()] = Some(c);
-        self.fill[pbn.index()] = fill;
-        self.tag[pbn.index()] = c as u16;
-        self.invalid[pbn.index()] = 0;
-        self.order[pbn.index()] = self.next_order;
+        if self.next_order == u32::MAX {
+            self.renumber();
+        }
+        self.block[pbn.index()] = BlockEntry { holder: c, fill, invalid: 0, order: self.next_order };
         self.next_order += 1;
+        self.tag[pbn.index()] = c as u16;
         self.victims.insert(c, pbn.get(), 0);
         self.rekey_block(pbn);
         let room = self.ppb - fill;
@@ -187,12 +199,13 @@ impl Clusters {
 
     /// Takes `pbn` away from its cluster (before its erase); `written` of its pages were programmed.
     pub fn remove_block(&mut self, pbn: Pbn, written: u32) -> u32 {
-        let c = self.holder[pbn.index()].take().expect("the block belongs to a cluster");
+        let c = self.holder(pbn).expect("the block belongs to a cluster");
+        self.block[pbn.index()].holder = NO_CLUSTER;
         let row = &mut self.rows[c as usize];
         let at = row.iter().position(|&b| b == pbn).expect("a cluster's block is in its row");
         row.remove(at);
         self.victims.remove(c, pbn.get());
-        let room = self.ppb - self.fill[pbn.index()];
+        let room = self.ppb - self.block[pbn.index()].fill;
         self.free[c as usize] -= room;
         self.total_free -= room as u64;
         self.cic[c as usize] -= written;
@@ -211,9 +224,9 @@ impl Clusters {
 
     /// Marks a block with a corrupt page as full: nothing is written after it.
     pub fn seal(&mut self, pbn: Pbn) {
-        let c = self.holder[pbn.index()].expect("a sealed block belongs to a cluster");
-        let room = self.ppb - self.fill[pbn.index()];
-        self.fill[pbn.index()] = self.ppb;
+        let c = self.holder(pbn).expect("a sealed block belongs to a cluster");
+        let room = self.ppb - self.block[pbn.index()].fill;
+        self.block[pbn.index()].fill = self.ppb;
         self.free[c as usize] -= room;
         self.total_free -= room as u64;
         self.rekey_block(pbn);
@@ -226,31 +239,37 @@ impl Clusters {
 
     /// Makes `pbn` the block `c` writes next.
     pub fn set_active(&mut self, c: u32, pbn: Pbn) {
-        debug_assert_eq!(self.holder[pbn.index()], Some(c));
+        debug_assert_eq!(self.holder(pbn), Some(c));
         if !self.is_full(pbn) {
             self.active[c as usize] = Some(pbn);
         }
     }
 
     fn find_active(&mut self, c: u32) {
-        let fill = &self.fill;
-        self.active[c as usize] = self.rows[c as usize].iter().copied().find(|b| fill[b.index()] < self.ppb);
+        let block = &self.block;
+        self.active[c as usize] = self.rows[c as usize].iter().copied().find(|b| block[b.index()].fill < self.ppb);
     }
 
     /// Brings the state of cluster `c`'s active block toward the CPU cache (a hint).
     #[inline]
     pub fn prefetch_active(&self, c: u32) {
         if let Some(pbn) = self.active.get(c as usize).copied().flatten() {
-            crate::mem::prefetch(&self.holder[pbn.index()]);
-            crate::mem::prefetch(&self.fill[pbn.index()]);
+            crate::mem::prefetch(&self.block[pbn.index()]);
         }
+    }
+
+    /// Brings what an invalidation in block `pbn` updates toward the CPU cache (a hint).
+    #[inline]
+    pub fn prefetch_block(&self, pbn: Pbn) {
+        crate::mem::prefetch(&self.block[pbn.index()]);
+        self.victims.prefetch_slot(pbn.get());
     }
 
     /// The page a write to cluster `c` would take next from its active block, if it has one.
     #[inline]
     pub fn next_page(&self, c: u32, g: &crate::flash::Geometry) -> Option<Ppn> {
         let pbn = self.active[c as usize]?;
-        Some(g.page_at(pbn, self.fill[pbn.index()].min(self.ppb - 1)))
+        Some(g.page_at(pbn, self.block[pbn.index()].fill.min(self.ppb - 1)))
     }
 
     /// Takes the next free page of `c`, if it has one.
@@ -263,10 +282,10 @@ impl Clusters {
     /// Takes the next free page of block `pbn` (which has one).
     #[inline]
     pub fn take_page_in(&mut self, pbn: Pbn, g: &crate::flash::Geometry) -> Ppn {
-        let c = self.holder[pbn.index()].expect("pages are taken from a cluster's block");
-        let offset = self.fill[pbn.index()];
+        let c = self.holder(pbn).expect("pages are taken from a cluster's block");
+        let offset = self.block[pbn.index()].fill;
         debug_assert!(offset < self.ppb);
-        self.fill[pbn.index()] = offset + 1;
+        self.block[pbn.index()].fill = offset + 1;
         self.free[c as usize] -= 1;
         self.total_free -= 1;
         if offset + 1 == self.ppb {
@@ -288,8 +307,8 @@ impl Clusters {
 
     /// Counts `pages` more invalid pages in block `pbn` (a recovery counts a block's at once).
     pub fn add_invalid(&mut self, pbn: Pbn, pages: u32) {
-        let c = self.holder[pbn.index()].expect("an invalidated page is in a cluster's block");
-        self.invalid[pbn.index()] += pages;
+        let c = self.holder(pbn).expect("an invalidated page is in a cluster's block");
+        self.block[pbn.index()].invalid += pages;
         self.cic[c as usize] += pages;
         self.rekey_cic(c);
         self.rekey_block(pbn);
@@ -298,7 +317,7 @@ impl Clusters {
     /// IntraGC's candidate in cluster `c`: its full block with the most invalid pages (ties: the
     /// first in its row), with those pages.
     pub fn most_invalid_block(&self, c: u32) -> Option<(Pbn, u32)> {
-        self.victims.top(c).map(|pbn| (Pbn::new(pbn), self.invalid[pbn as usize]))
+        self.victims.top(c).map(|pbn| (Pbn::new(pbn), self.block[pbn as usize].invalid))
     }
 
     /// Makes `dc` a distributed cluster of `owner` (CAMT and CDMT entries, no page yet).
@@ -350,9 +369,23 @@ impl Clusters {
 
     #[inline]
     fn rekey_block(&mut self, pbn: Pbn) {
-        let c = self.holder[pbn.index()].expect("a keyed block is in a cluster");
-        let key = block_key(self.is_full(pbn), self.invalid[pbn.index()], self.order[pbn.index()]);
-        self.victims.set(c, pbn.get(), key);
+        let entry = self.block[pbn.index()];
+        debug_assert_ne!(entry.holder, NO_CLUSTER, "a keyed block is in a cluster");
+        let key = block_key(entry.fill >= self.ppb, entry.invalid, entry.order);
+        self.victims.set(entry.holder, pbn.get(), key);
+    }
+
+    /// Numbers the held blocks' orders afresh from 0, keeping their order (once every 2^32
+    /// blocks handed out).
+    fn renumber(&mut self) {
+        let mut held: Vec<u32> =
+            (0..self.block.len() as u32).filter(|&b| self.block[b as usize].holder != NO_CLUSTER).collect();
+        held.sort_unstable_by_key(|&b| self.block[b as usize].order);
+        for (order, &b) in held.iter().enumerate() {
+            self.block[b as usize].order = order as u32;
+            self.rekey_block(Pbn::new(b));
+        }
+        self.next_order = held.len() as u32;
     }
 
     #[inline]
@@ -395,8 +428,8 @@ impl Clusters {
 
     pub fn memory_bytes(&self) -> usize {
         let n = self.count as usize;
-        let blocks = self.holder.len();
-        blocks * (8 + 4 + 2 + 4 + 4 + 8)
+        let blocks = self.block.len();
+        blocks * (std::mem::size_of::<BlockEntry>() + 2)
             + n * (4 * 3 + 8 + 3 * 24)
             + self.rows.iter().map(|r| r.capacity() * 4).sum::<usize>()
             + self.by_cic.memory_bytes() * 3
@@ -411,20 +444,21 @@ impl Clusters {
             let mut free = 0;
             let mut invalid = 0;
             for &b in row {
-                if self.holder[b.index()] != Some(c) || self.tag[b.index()] as u32 != c {
-                    return Err(format!("block {b} is in cluster {c}'s row but held by {:?}", self.holder[b.index()]));
+                if self.holder(b) != Some(c) || self.tag[b.index()] as u32 != c {
+                    return Err(format!("block {b} is in cluster {c}'s row but held by {:?}", self.holder(b)));
                 }
-                if self.fill[b.index()] < written(b) {
+                let entry = self.block[b.index()];
+                if entry.fill < written(b) {
                     return Err(format!("block {b} of cluster {c} is written beyond its fill"));
                 }
-                free += self.ppb - self.fill[b.index()];
+                free += self.ppb - entry.fill;
                 let block_invalid = written(b) - valid(b);
                 invalid += block_invalid;
-                let key = block_key(self.is_full(b), block_invalid, self.order[b.index()]);
-                if self.invalid[b.index()] != block_invalid || self.victims.key(c, b.get()) != Some(key) {
+                let key = block_key(self.is_full(b), block_invalid, entry.order);
+                if entry.invalid != block_invalid || self.victims.key(c, b.get()) != Some(key) {
                     return Err(format!(
                         "block {b} of cluster {c}: {block_invalid} invalid pages, but it counts {} (victim key {:?})",
-                        self.invalid[b.index()],
+                        entry.invalid,
                         self.victims.key(c, b.get())
                     ));
                 }
@@ -436,7 +470,7 @@ impl Clusters {
                 ));
             }
             match self.active[c as usize] {
-                Some(b) if self.holder[b.index()] != Some(c) || self.is_full(b) => {
+                Some(b) if self.holder(b) != Some(c) || self.is_full(b) => {
                     return Err(format!("cluster {c} writes block {b}, which is full or not its own"))
                 }
                 None if free > 0 => return Err(format!("cluster {c} has {free} free pages but no block to write")),
@@ -471,5 +505,34 @@ impl Clusters {
             return Err("the clusters' totals disagree with their rows".into());
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn orders_numbered_afresh_keep_the_first_of_equal_blocks_first() {
+        let ppb = 4;
+        let mut clusters = Clusters::new(64, 16, 8, 1, ppb, 8);
+        let mut g = crate::config::Config::preset("mlc8g").unwrap().device.geometry;
+        g.pages_per_block = ppb;
+        for b in [5, 2] {
+            clusters.add_block(0, Pbn::new(b), ppb);
+            clusters.invalidated(Pbn::new(b));
+        }
+        assert_eq!(clusters.most_invalid_block(0), Some((Pbn::new(5), 1)), "equal: the one got first");
+        clusters.next_order = u32::MAX;
+        clusters.add_block(0, Pbn::new(7), 0);
+        assert_eq!(clusters.next_order, 3, "three blocks held, numbered 0, 1, 2");
+        assert_eq!(clusters.most_invalid_block(0), Some((Pbn::new(5), 1)));
+        for _ in 0..ppb {
+            clusters.take_page(0, &g);
+        }
+        clusters.add_invalid(Pbn::new(7), 1);
+        assert_eq!(clusters.most_invalid_block(0), Some((Pbn::new(5), 1)), "block 7 came last");
+        clusters.invalidated(Pbn::new(7));
+        assert_eq!(clusters.most_invalid_block(0), Some((Pbn::new(7), 2)));
     }
 }

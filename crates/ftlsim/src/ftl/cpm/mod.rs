@@ -767,6 +767,7 @@ impl Ftl for Cpm {
                 let page = self.lookup(lpn, flash);
                 if let Some(ppn) = page {
                     self.blocks.prefetch_page(ppn, flash);
+                    self.clusters.prefetch_block(flash.geometry().block_of(ppn));
                 }
                 if let Some(next) = self.clusters.next_page(self.clusters.of_lpn(lpn), flash.geometry()) {
                     flash.prefetch_page(next);

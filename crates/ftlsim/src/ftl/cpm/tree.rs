@@ -108,17 +108,12 @@ pub(super) struct BlockTrees {
     slot: Vec<u32>,
 }
 
-/// Bits of a block's key that hold its order (the rest hold its invalid pages).
-const ORDER_BITS: u32 = 40;
-
 /// A block's key: 0 unless it is a victim candidate (full, with an invalid page); otherwise its
-/// invalid pages, then the earlier of two equal blocks (`order`: when its cluster got it; 2^40
-/// blocks handed out take longer than any run).
+/// invalid pages, then the earlier of two equal blocks (`order`: when its cluster got it).
 #[inline]
-pub(super) fn block_key(full: bool, invalid: u32, order: u64) -> u64 {
-    debug_assert!(invalid < 1 << (64 - ORDER_BITS) && order < 1 << ORDER_BITS);
+pub(super) fn block_key(full: bool, invalid: u32, order: u32) -> u64 {
     if full && invalid > 0 {
-        (invalid as u64) << ORDER_BITS | ((1 << ORDER_BITS) - 1 - order)
+        (invalid as u64) << 32 | (u32::MAX - order) as u64
     } else {
         0
     }
@@ -153,6 +148,12 @@ impl BlockTrees {
             i = if keys[2 * i] == best { 2 * i } else { 2 * i + 1 };
         }
         Some(self.held[c as usize * self.cap + i - self.cap])
+    }
+
+    /// Brings `pbn`'s slot toward the CPU cache (a hint).
+    #[inline]
+    pub fn prefetch_slot(&self, pbn: u32) {
+        crate::mem::prefetch(&self.slot[pbn as usize]);
     }
 
     /// Puts `pbn` into the next slot of cluster `c`.
