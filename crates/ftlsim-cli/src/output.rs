@@ -73,6 +73,9 @@ pub fn run_table(r: &RunResult) -> String {
             format!("{} / {:.2} / {}", m.erase_count.min, m.erase_count.mean, m.erase_count.max),
         ],
     ];
+    if let Some(n) = m.summary_pages_written {
+        rows.push(vec!["summary pages written (among meta programs)".into(), n.to_string()]);
+    }
     if m.cache.accesses > 0 {
         let c = &m.cache;
         rows.push(vec!["cache hit ratio".into(), opt(c.hit_ratio, 4)]);

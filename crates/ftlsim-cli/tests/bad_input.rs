@@ -67,6 +67,13 @@ const CASES: &[Case] = &[
         )],
         expect: &["perf.md", "line 5", "M flash ops per CPU s", "fast"],
     },
+    // Summary pages.
+    Case {
+        name: "a block-mapped scheme on a device with summary pages",
+        args: &["run", "--preset", "ssd16", "--ftl", "bast", "--set", "gc.background_free_blocks=6"],
+        files: &[],
+        expect: &["device.geometry.summary_page", "bast", "block-mapped"],
+    },
     // P/E suspension.
     Case {
         name: "P/E suspension under the FIFO scheduler",

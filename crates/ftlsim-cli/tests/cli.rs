@@ -66,6 +66,35 @@ fn run_json_has_the_documented_schema() {
     assert_eq!(r["host"]["requests"], 3000);
 }
 
+/// A device with summary pages reports them, in the table and in the JSON (absent without them).
+#[test]
+fn summary_pages_are_reported_when_the_device_has_them() {
+    let summary = [&["--set", "device.geometry.summary_page=true"], SMALL].concat();
+    let out = ftlsim(&[&["run"], summary.as_slice()].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("summary pages written (among meta programs)"), "{text}");
+    let json = |args: &[&str]| {
+        let out = ftlsim(&[&["run", "--json"], args].concat());
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let on = json(&summary);
+    let written = on["report"]["summary_pages_written"].as_u64().expect("summary_pages_written");
+    assert!(written > 0 && written <= on["report"]["programs"]["metadata"].as_u64().unwrap(), "{written}");
+    assert_eq!(on["config"]["device"]["geometry"]["summary_page"], true);
+    assert!(json(SMALL)["report"].get("summary_pages_written").is_none());
+    // A block of one page has no room for data beside its summary.
+    let out =
+        ftlsim(&["run", "--set", "device.geometry.summary_page=true", "--set", "device.geometry.pages_per_block=1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("device.geometry.summary_page") && err.contains("pages_per_block must be at least 2"),
+        "{err}"
+    );
+}
+
 #[test]
 fn csv_has_a_header_and_one_row_per_run() {
     let out = ftlsim(&[&["compare", "--csv", "--ftl", "pftl"], SMALL].concat());

@@ -441,12 +441,13 @@ impl ExperimentSpec {
 fn sized_to_trace(b: ConfigBuilder, end_bytes: u64) -> Result<Config> {
     let preset = b.clone().build()?;
     let g = &preset.device.geometry;
-    let block_bytes = g.pages_per_block as u64 * g.page_size as u64;
+    let block_pages = g.data_pages_per_block();
+    let block_bytes = block_pages as u64 * g.page_size as u64;
     let logical_blocks = end_bytes.div_ceil(block_bytes).max(MIN_TRACE_DEVICE_BLOCKS);
-    let ratio = g.total_blocks() as f64 / preset.device.logical_pages().div_ceil(g.pages_per_block) as f64;
+    let ratio = g.total_blocks() as f64 / preset.device.logical_pages().div_ceil(block_pages) as f64;
     let planes = g.total_planes() as u64;
     let blocks_per_plane = ((logical_blocks as f64 * ratio).ceil() as u64).div_ceil(planes);
-    b.set(&format!("device.logical_pages={}", logical_blocks * g.pages_per_block as u64))?
+    b.set(&format!("device.logical_pages={}", logical_blocks * block_pages as u64))?
         .set(&format!("device.geometry.blocks_per_plane={blocks_per_plane}"))?
         .build()
 }

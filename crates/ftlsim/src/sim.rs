@@ -454,8 +454,9 @@ impl Simulation {
         if !suspension.write_suspends_erase {
             return;
         }
-        let exported_blocks_per_unit =
-            device.logical_pages() as f64 / device.allocation_units() as f64 / device.geometry.pages_per_block as f64;
+        let exported_blocks_per_unit = device.logical_pages() as f64
+            / device.allocation_units() as f64
+            / device.geometry.data_pages_per_block() as f64;
         let watermark = suspension.wse_watermark * exported_blocks_per_unit;
         for die in 0..device.geometry.total_dies() {
             let clean = device.units_of_die(die).all(|unit| self.ftl.blocks().free_blocks(unit) as f64 > watermark);

@@ -97,8 +97,13 @@ fn a_power_loss_flushes_the_buffer_or_loses_it() {
 fn every_ftl_keeps_its_data_behind_a_write_buffer() {
     let spec: ftlsim::workload::generator::SynthSpec =
         "requests=3000,read=0.4,size=4k,addr=hotcold:0.8:0.2,footprint=8MiB,arrival=poisson:20000".parse().unwrap();
-    for ftl in ftlsim::ftl::ftl_names() {
-        let config = buffered(32, &["check.power_loss_at=\"random:3:3000\"", "check.invariants_every=500"]);
+    for info in ftlsim::ftl::REGISTRY {
+        let ftl = info.name;
+        // The block-mapped and clustered schemes refuse `ssd16`'s summary pages.
+        let summary = !matches!(info.family, ftlsim::ftl::Family::BlockMapped | ftlsim::ftl::Family::Clustered);
+        let summary = format!("device.geometry.summary_page={summary}");
+        let config =
+            buffered(32, &["check.power_loss_at=\"random:3:3000\"", "check.invariants_every=500", summary.as_str()]);
         let capacity = config.device.logical_pages() as u64 * 4096;
         let result =
             ftlsim::run(&config, ftl, spec.workload(capacity).unwrap()).unwrap_or_else(|e| panic!("{ftl}: {e}"));
@@ -219,4 +224,47 @@ fn dftl_on_an_mqsim_like_device_stays_within_a_few_times_pftl() {
     };
     let (pftl, dftl) = (mean("pftl"), mean("dftl"));
     assert!(dftl <= 5.0 * pftl, "DFTL {dftl} us against PFTL {pftl} us");
+}
+
+/// One die, blocks of 4 pages, nothing written first; `sets` on top.
+fn one_die(sets: &[&str]) -> ftlsim::Config {
+    [
+        "device.geometry.channels=1",
+        "device.geometry.chips_per_channel=1",
+        "device.geometry.dies_per_chip=1",
+        "device.geometry.planes_per_die=1",
+        "device.geometry.blocks_per_plane=32",
+        "device.geometry.pages_per_block=4",
+        "device.logical_pages=32",
+        "device.latency.transfer_includes_spare=false",
+        "device.timing.model=\"parallel\"",
+        "precondition.mode=\"none\"",
+    ]
+    .iter()
+    .chain(sets)
+    .try_fold(ConfigBuilder::new(), |b, s| b.set(s))
+    .and_then(|b| b.build())
+    .unwrap()
+}
+
+/// With a summary page per block, the write that fills a block's three data pages also programs
+/// its summary page on the same die: one more bus transfer and program before it completes.
+#[test]
+fn the_write_that_fills_a_block_waits_for_its_summary_page_too() {
+    let write_us = |summary: bool| {
+        let config = one_die(&[&format!("device.geometry.summary_page={summary}")]);
+        let l = &config.device.latency;
+        let program_us = l.program_us + l.bus_ns_per_byte * config.device.geometry.page_size as f64 / 1000.0;
+        let mut sim = Simulation::new(&config, "pftl").unwrap();
+        sim.serve(request(0, IoKind::Write, 0, 3)).unwrap();
+        let report = sim.result("fill", serde_json::Value::Null, 0.0).unwrap().report;
+        assert_eq!(report.programs.host, 3);
+        (report.response.write.max_us, program_us, report.programs.metadata, report.summary_pages_written)
+    };
+    let (without, program_us, meta, counted) = write_us(false);
+    assert_eq!((meta, counted), (0, None));
+    assert!((without - 3.0 * program_us).abs() < 1e-6, "three programs in a row: {without} us");
+    let (with, _, meta, counted) = write_us(true);
+    assert_eq!((meta, counted), (1, Some(1)), "the summary page is a metadata program of its own");
+    assert!((with - without - program_us).abs() < 1e-6, "{with} us against {without} us");
 }

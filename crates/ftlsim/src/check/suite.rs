@@ -134,7 +134,7 @@ pub fn least_spare_device_for(
     let ftl = info.name;
     let blocks = config.device.geometry.total_blocks() as u64;
     // The translation pages an FTL needs shrink with the logical pages: shrink until it fits.
-    let mut logical = config.device.geometry.total_pages();
+    let mut logical = config.device.geometry.data_pages();
     loop {
         config.device.logical_pages = Some(logical);
         let spare = (info.spare_blocks_needed)(&config) + extra_spare as u64;
@@ -144,7 +144,7 @@ pub fn least_spare_device_for(
                 format!("{blocks} blocks leave no room for data with {ftl}, which needs {spare} spare blocks"),
             ));
         }
-        let fits = (blocks - spare) * pages_per_block as u64;
+        let fits = (blocks - spare) * config.device.geometry.data_pages_per_block() as u64;
         if fits >= logical as u64 {
             return with_overrides(Some(info), config);
         }

@@ -160,7 +160,7 @@ impl DeviceConfig {
     /// Pages the host can address.
     pub fn logical_pages(&self) -> u32 {
         self.logical_pages.unwrap_or_else(|| {
-            let physical = self.geometry.total_pages() as f64;
+            let physical = self.geometry.data_pages() as f64;
             (physical * (1.0 - self.overprovisioning)).floor() as u32
         })
     }
@@ -524,14 +524,14 @@ impl Config {
     /// metadata fills, and ILog's invalidation pages (`gc.ilog_pages`).
     pub fn spare_blocks_needed(&self, streams: u32, metadata_pages: u32) -> u64 {
         let per_unit = self.blocks_per_unit_needed(streams);
-        let metadata_blocks = metadata_pages.div_ceil(self.device.geometry.pages_per_block) as u64;
+        let metadata_blocks = metadata_pages.div_ceil(self.device.geometry.data_pages_per_block()) as u64;
         per_unit * self.device.allocation_units() as u64 + metadata_blocks + self.log_blocks() as u64
     }
 
     /// Blocks ILog's live invalidation pages fill (none without ILog).
     fn log_blocks(&self) -> u32 {
         match self.gc.validity {
-            ValidityTracking::Ilog => self.gc.ilog_pages.div_ceil(self.device.geometry.pages_per_block),
+            ValidityTracking::Ilog => self.gc.ilog_pages.div_ceil(self.device.geometry.data_pages_per_block()),
             _ => 0,
         }
     }
@@ -598,9 +598,10 @@ impl Config {
             ));
         }
         let needed = self.spare_blocks_needed(streams, metadata_pages);
-        let spare = d.geometry.total_pages().saturating_sub(d.logical_pages()) / d.geometry.pages_per_block;
+        let data_pages_per_block = d.geometry.data_pages_per_block();
+        let spare = d.geometry.data_pages().saturating_sub(d.logical_pages()) / data_pages_per_block;
         if (spare as u64) < needed {
-            let mut metadata = match metadata_pages.div_ceil(d.geometry.pages_per_block) {
+            let mut metadata = match metadata_pages.div_ceil(data_pages_per_block) {
                 0 => String::new(),
                 blocks => format!(" + {blocks} blocks of {metadata_pages} translation pages"),
             };
@@ -675,7 +676,7 @@ impl Config {
                 format!("must be in [0, 1) (a fraction of the physical pages), found {}", d.overprovisioning),
             ));
         }
-        let physical = d.geometry.total_pages();
+        let physical = d.geometry.data_pages();
         let logical = d.logical_pages();
         if logical == 0 {
             return Err(SimError::config("device.logical_pages", "the device exports no page"));
@@ -683,7 +684,7 @@ impl Config {
         if logical > physical {
             return Err(SimError::config(
                 if d.logical_pages.is_some() { "device.logical_pages" } else { "device.overprovisioning" },
-                format!("{logical} exported pages exceed the {physical} physical pages"),
+                format!("{logical} exported pages exceed the {physical} physical data pages"),
             ));
         }
         self.check_spare_blocks(1, 0)?;
@@ -1110,7 +1111,10 @@ mod tests {
         assert_eq!(c.device.latency.erase_us, 1500.0);
         assert_eq!(page_transfer_ns(&c), 40_000);
         assert_eq!(c.device.overprovisioning, 0.30);
-        assert_eq!(c.device.logical_pages(), (g.total_pages() as f64 * 0.7).floor() as u32);
+        // The MS SSD extension's summary page: 63 data pages per 64-page block, 30% of them reserved.
+        assert!(g.summary_page);
+        assert_eq!(c.device.logical_pages(), (g.total_blocks() as f64 * 63.0 * 0.7).floor() as u32);
+        assert_eq!(c.device.logical_pages(), 11_560_550);
         assert_eq!(c.device.allocation_unit, AllocationUnit::Plane);
         assert_eq!(c.device.striping, Striping::Raid0);
         assert_eq!(c.device.timing.model, TimingModelKind::Parallel);
@@ -1155,6 +1159,30 @@ mod tests {
     fn wrong_type_is_named() {
         let err = ConfigBuilder::new().set("device.geometry.pages_per_block=\"x\"").unwrap().build().unwrap_err();
         assert!(err.to_string().contains("device.geometry.pages_per_block"), "{err}");
+    }
+
+    #[test]
+    fn summary_pages_need_room_for_data_and_a_scheme_that_leaves_the_last_page_free() {
+        let one_page = ConfigBuilder::new()
+            .set("device.geometry.summary_page=true")
+            .unwrap()
+            .set("device.geometry.pages_per_block=1")
+            .unwrap()
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(one_page.contains("device.geometry.summary_page") && one_page.contains("at least 2"), "{one_page}");
+        let c = ConfigBuilder::new().set("device.geometry.summary_page=true").unwrap().build().unwrap();
+        let g = &c.device.geometry;
+        assert_eq!(g.data_pages(), g.total_blocks() * (g.pages_per_block - 1));
+        assert_eq!(c.device.logical_pages(), (g.data_pages() as f64 * (1.0 - c.device.overprovisioning)) as u32);
+        for ftl in ["bftl", "bast", "fast", "sast", "last", "cpm", "kcpm"] {
+            let err = crate::ftl::build_ftl(ftl, &c).map(drop).unwrap_err().to_string();
+            assert!(err.contains("device.geometry.summary_page") && err.contains(ftl), "{ftl}: {err}");
+        }
+        for ftl in ["pftl", "optimal", "dftl", "delta"] {
+            crate::ftl::build_ftl(ftl, &c).unwrap_or_else(|e| panic!("{ftl}: {e}"));
+        }
     }
 
     #[test]

@@ -32,12 +32,21 @@ pub enum PageKind {
     InvalidationLog = 3,
     /// Compressed deltas of data pages (Delta-FTL, paper 001 chapter 4).
     Delta = 4,
+    /// The last page of a block under `device.geometry.summary_page`: what the block's other
+    /// pages hold, written when the last of them is. Never valid data, never moved by GC.
+    Summary = 5,
 }
-pub const PAGE_KINDS: usize = 5;
+pub const PAGE_KINDS: usize = 6;
 
 impl PageKind {
-    pub const ALL: [PageKind; PAGE_KINDS] =
-        [PageKind::Data, PageKind::Translation, PageKind::Metadata, PageKind::InvalidationLog, PageKind::Delta];
+    pub const ALL: [PageKind; PAGE_KINDS] = [
+        PageKind::Data,
+        PageKind::Translation,
+        PageKind::Metadata,
+        PageKind::InvalidationLog,
+        PageKind::Delta,
+        PageKind::Summary,
+    ];
 
     pub fn from_index(i: u8) -> PageKind {
         PageKind::ALL[i as usize]
@@ -61,7 +70,7 @@ pub enum BlockState {
     Erased,
     /// Some page may still be programmed.
     Partial,
-    /// No page may be programmed before the next erase (every page programmed, or under
+    /// No page may be programmed before the next erase (every data page programmed, or under
     /// `sequential` the last one).
     Full,
 }
@@ -81,6 +90,9 @@ struct BlockMeta {
     programmed: u32,
     erases: u32,
     kind: u8,
+    /// The summary page is programmed (`summary_page`; it counts in neither `write_ptr` nor
+    /// `programmed`, and its page reads as free to everything but [`FlashArray::read`]).
+    summarized: bool,
 }
 
 pub struct FlashArray {
@@ -251,6 +263,10 @@ impl FlashArray {
             return Err(SimError::FlashRule { op: "program", ppn, rule: format!("version {version} is reserved") });
         }
         let offset = self.geometry.page_offset(ppn);
+        if offset >= self.geometry.data_pages_per_block() {
+            let rule = "the block's last page holds its summary (device.geometry.summary_page)".into();
+            return Err(SimError::FlashRule { op: "program", ppn, rule });
+        }
         let meta = &mut self.blocks[self.geometry.block_of(ppn).index()];
         if self.order == ProgramOrder::Sequential && offset < meta.write_ptr {
             let rule = format!(
@@ -289,7 +305,7 @@ impl FlashArray {
             return Ok(());
         }
         let offset = self.geometry.page_offset(first);
-        if offset + count > self.geometry.pages_per_block {
+        if offset + count > self.geometry.data_pages_per_block() {
             let rule = format!("a run of {count} pages from offset {offset} leaves the block");
             return Err(SimError::FlashRule { op: "program", ppn: first, rule });
         }
@@ -317,7 +333,43 @@ impl FlashArray {
         let meta = &mut self.blocks[self.geometry.block_of(first).index()];
         meta.write_ptr = offset + count;
         meta.programmed += count - 1;
+        if self.closes_data(first.offset(count - 1)) {
+            self.program_summary(self.geometry.block_of(first))?;
+        }
         Ok(())
+    }
+
+    /// Whether programming `ppn` fills its block's data pages, so that the block's summary page
+    /// follows (`summary_page` on, `ppn` the last data page).
+    #[inline]
+    pub fn closes_data(&self, ppn: Ppn) -> bool {
+        self.geometry.summary_page && self.geometry.page_offset(ppn) + 1 == self.geometry.data_pages_per_block()
+    }
+
+    /// Programs the summary page of `pbn`, once its data pages are all written.
+    pub fn program_summary(&mut self, pbn: Pbn) -> Result<()> {
+        let data_pages = self.geometry.data_pages_per_block();
+        let ppn = self.geometry.page_at(pbn, self.geometry.pages_per_block - 1);
+        let meta = &mut self.blocks[pbn.index()];
+        let rule = if !self.geometry.summary_page {
+            "the device has no summary pages (device.geometry.summary_page is off)".to_string()
+        } else if meta.summarized {
+            "page is not free (the summary page is written already)".to_string()
+        } else if meta.write_ptr < data_pages {
+            format!(
+                "the summary page is written after the block's {data_pages} data pages, not after {}",
+                meta.write_ptr
+            )
+        } else {
+            meta.summarized = true;
+            return Ok(());
+        };
+        Err(SimError::FlashRule { op: "program", ppn, rule })
+    }
+
+    /// Whether the summary page of `pbn` is programmed.
+    pub fn is_summarized(&self, pbn: Pbn) -> bool {
+        self.blocks[pbn.index()].summarized
     }
 
     /// Brings the state of `ppn` toward the cache ahead of use (see `Ftl::prefetch`).
@@ -341,13 +393,21 @@ impl FlashArray {
             return Err(SimError::FlashRule { op: "read", ppn, rule });
         }
         if self.is_free(ppn) {
-            return Err(SimError::FlashRule {
-                op: "read",
-                ppn,
-                rule: "page is free (never programmed since erase)".into(),
-            });
+            return self.read_summary(ppn);
         }
         Ok(self.spare_unchecked(ppn))
+    }
+
+    /// A read of a page the spare model holds as free: a programmed summary page (its logical
+    /// number is its block's), or an error.
+    #[cold]
+    fn read_summary(&self, ppn: Ppn) -> Result<Spare> {
+        let pbn = self.geometry.block_of(ppn);
+        if self.geometry.summary_page && ppn == self.geometry.summary_page_of(pbn) && self.is_summarized(pbn) {
+            return Ok(Spare { kind: PageKind::Summary, logical: pbn.get(), version: 1 });
+        }
+        let rule = "page is free (never programmed since erase)".into();
+        Err(SimError::FlashRule { op: "read", ppn, rule })
     }
 
     /// The spare content of a programmed page, without checks (for oracles and recovery models).
@@ -370,6 +430,7 @@ impl FlashArray {
         let (programmed, kind) = (meta.write_ptr, meta.kind);
         meta.write_ptr = 0;
         meta.programmed = 0;
+        meta.summarized = false;
         meta.erases += 1;
         if let Some(records) = self.payload.as_mut() {
             records.clear(first, programmed);
@@ -409,7 +470,7 @@ impl FlashArray {
         };
         match meta.programmed {
             0 => BlockState::Erased,
-            _ if last == self.geometry.pages_per_block => BlockState::Full,
+            _ if last == self.geometry.data_pages_per_block() => BlockState::Full,
             _ => BlockState::Partial,
         }
     }
@@ -457,10 +518,42 @@ mod tests {
             page_size: 4096,
             spare_size: 64,
             spare_usable: None,
+            summary_page: false,
             sector_size: 512,
             block_layout: BlockLayout::Interleaved,
         };
         FlashArray::new(&geometry, order)
+    }
+
+    #[test]
+    fn a_block_with_a_summary_page_holds_one_page_less_of_data() {
+        let mut f = tiny();
+        f.geometry.summary_page = true;
+        let (g, b0) = (f.geometry().clone(), Pbn::new(0));
+        assert_eq!((g.data_pages_per_block(), g.data_pages(), g.pages_of(b0).len()), (3, 6, 3));
+        let early = f.program_summary(b0).unwrap_err().to_string();
+        assert!(early.contains("after the block's 3 data pages, not after 0"), "{early}");
+        for offset in 0..2 {
+            assert!(!f.closes_data(Ppn::new(offset)));
+            f.program(Ppn::new(offset), PageKind::Data, offset, 1).unwrap();
+        }
+        assert!(f.closes_data(Ppn::new(2)));
+        f.program(Ppn::new(2), PageKind::Data, 2, 1).unwrap();
+        assert_eq!(f.block_state(b0), BlockState::Full, "every data page is written");
+        // The summary page is its own kind, outside the data pages' counts.
+        let data_only = f.program(Ppn::new(3), PageKind::Data, 3, 1).unwrap_err().to_string();
+        assert!(data_only.contains("holds its summary"), "{data_only}");
+        assert!(f.read(Ppn::new(3)).is_err(), "not written yet");
+        f.program_summary(b0).unwrap();
+        assert!(f.program_summary(b0).is_err(), "written once per erase");
+        assert_eq!(f.read(Ppn::new(3)).unwrap().kind, PageKind::Summary);
+        assert_eq!((f.write_pointer(b0), f.programmed_count(b0), f.is_programmed(Ppn::new(3))), (3, 3, false));
+        f.check_block_pages(b0).unwrap();
+        f.erase(b0).unwrap();
+        assert!(!f.is_summarized(b0) && f.read(Ppn::new(3)).is_err());
+        // A run that fills the data pages (preconditioning) writes the summary with them.
+        f.program_run(Ppn::new(4), 3, PageKind::Data, |k| (k, 1)).unwrap();
+        assert!(f.is_summarized(Pbn::new(1)));
     }
 
     #[test]

@@ -41,6 +41,10 @@ pub struct Geometry {
     pub sector_size: u32,
     #[serde(default = "default_layout")]
     pub block_layout: BlockLayout,
+    /// The last page of every block holds the block's summary, not data (the MS SSD extension
+    /// of DiskSim that paper 001 ran on: `SSD_DATA_PAGES_PER_BLOCK = pages_per_block - 1`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub summary_page: bool,
 }
 
 fn default_sector() -> u32 {
@@ -112,6 +116,12 @@ impl Geometry {
         if self.pages_per_block > 65_535 {
             return Err(SimError::config("device.geometry.pages_per_block", "at most 65535 pages per block"));
         }
+        if self.summary_page && self.pages_per_block < 2 {
+            return Err(SimError::config(
+                "device.geometry.summary_page",
+                "a block of 1 page has no room for data beside its summary page (pages_per_block must be at least 2)",
+            ));
+        }
         Ok(())
     }
 
@@ -144,6 +154,23 @@ impl Geometry {
         self.total_pages_u64() * self.page_size as u64
     }
 
+    /// Pages of a block that hold data or FTL pages: all but the last with `summary_page`.
+    /// Every capacity, fill level and GC count is in these pages.
+    #[inline]
+    pub fn data_pages_per_block(&self) -> u32 {
+        self.pages_per_block - self.summary_page as u32
+    }
+    /// Pages of the device that hold data or FTL pages (summary pages excluded).
+    pub fn data_pages(&self) -> u32 {
+        (self.total_blocks() as u64 * self.data_pages_per_block() as u64) as u32
+    }
+    /// The summary page of block `pbn` (`summary_page` on).
+    #[inline]
+    pub fn summary_page_of(&self, pbn: Pbn) -> Ppn {
+        debug_assert!(self.summary_page);
+        self.page_at(pbn, self.pages_per_block - 1)
+    }
+
     #[inline]
     pub fn block_of(&self, ppn: Ppn) -> Pbn {
         Pbn::new(ppn.get() / self.pages_per_block)
@@ -162,10 +189,10 @@ impl Geometry {
         debug_assert!(offset < self.pages_per_block);
         Ppn::new(pbn.get() * self.pages_per_block + offset)
     }
-    /// The pages of block `pbn`, in offset order.
+    /// The data pages of block `pbn` (its summary page left out), in offset order.
     #[inline]
     pub fn pages_of(&self, pbn: Pbn) -> impl DoubleEndedIterator<Item = Ppn> + ExactSizeIterator {
-        self.pages_below(pbn, self.pages_per_block)
+        self.pages_below(pbn, self.data_pages_per_block())
     }
     /// The pages of block `pbn` below offset `end` (below its write pointer: the pages it may
     /// have programmed), in offset order.
@@ -219,6 +246,7 @@ mod tests {
             page_size: 4096,
             spare_size: 128,
             spare_usable: None,
+            summary_page: false,
             sector_size: 512,
             block_layout: BlockLayout::Interleaved,
         }

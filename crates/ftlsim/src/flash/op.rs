@@ -152,6 +152,8 @@ pub struct OpLog {
     counts: [[u64; 5]; 4],
     /// CPU work issued so far, by task.
     cpu_counts: [u64; 2],
+    /// Summary pages programmed so far (counted among the metadata programs too).
+    summary_programs: u64,
 }
 
 impl OpLog {
@@ -162,6 +164,7 @@ impl OpLog {
             power_cut: None,
             counts: [[0; 5]; 4],
             cpu_counts: [0; 2],
+            summary_programs: 0,
         }
     }
 
@@ -187,6 +190,12 @@ impl OpLog {
     #[inline]
     pub fn power_fails_now(&self) -> bool {
         self.power_cut == Some(self.ops.len())
+    }
+
+    /// Whether power fails at the operation after the next one.
+    #[inline]
+    pub fn power_fails_next(&self) -> bool {
+        self.power_cut == Some(self.ops.len() + 1)
     }
 
     /// Operations issued so far for the current request.
@@ -218,6 +227,17 @@ impl OpLog {
         }
     }
 
+    /// The program of a block's summary page `ppn` (a metadata program, counted apart too).
+    pub fn push_summary(&mut self, ppn: Ppn) {
+        self.push(OpKind::Program, Purpose::Metadata, ppn);
+        self.summary_programs += 1;
+    }
+
+    /// Summary pages programmed so far.
+    pub fn summary_programs(&self) -> u64 {
+        self.summary_programs
+    }
+
     pub fn ops(&self) -> &[FlashOp] {
         &self.ops
     }
@@ -240,6 +260,7 @@ impl OpLog {
     pub fn reset_counts(&mut self) {
         self.counts = [[0; 5]; 4];
         self.cpu_counts = [0; 2];
+        self.summary_programs = 0;
     }
 }
 

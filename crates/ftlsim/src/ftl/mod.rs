@@ -107,12 +107,35 @@ impl FtlCtx<'_> {
         version: u32,
         purpose: Purpose,
     ) -> Result<()> {
-        if self.ops.power_fails_now() {
+        let closes = self.flash.closes_data(ppn);
+        if self.power_fails_in_program(closes) {
             self.flash.program_interrupted(ppn, kind)?;
             return Err(SimError::PowerCut);
         }
         self.flash.program(ppn, kind, logical.into(), version)?;
         self.ops.push(OpKind::Program, purpose, ppn);
+        if closes {
+            self.program_summary(ppn)?;
+        }
+        Ok(())
+    }
+
+    /// Whether power fails at a program or, when the program fills its block (`closes`), at the
+    /// summary program that follows it: a cut at either interrupts the data page's program, the
+    /// pair being one step to the FTL (which records what it wrote once the program returns).
+    #[inline]
+    fn power_fails_in_program(&self, closes: bool) -> bool {
+        self.ops.power_fails_now() || (closes && self.ops.power_fails_next())
+    }
+
+    /// Programs the summary page of the block whose last data page `last` was just programmed
+    /// (`device.geometry.summary_page`): a program on the block's die after that one, counted as
+    /// metadata.
+    #[cold]
+    fn program_summary(&mut self, last: Ppn) -> Result<()> {
+        let pbn = self.flash.geometry().block_of(last);
+        self.flash.program_summary(pbn)?;
+        self.ops.push_summary(self.flash.geometry().summary_page_of(pbn));
         Ok(())
     }
 
@@ -125,12 +148,16 @@ impl FtlCtx<'_> {
         entries: Box<[crate::flash::DeltaEntry]>,
         purpose: Purpose,
     ) -> Result<()> {
-        if self.ops.power_fails_now() {
+        let closes = self.flash.closes_data(ppn);
+        if self.power_fails_in_program(closes) {
             self.flash.program_interrupted(ppn, PageKind::Delta)?;
             return Err(SimError::PowerCut);
         }
         self.flash.program_deltas(ppn, logical, version, entries)?;
         self.ops.push(OpKind::Program, purpose, ppn);
+        if closes {
+            self.program_summary(ppn)?;
+        }
         Ok(())
     }
 

@@ -77,7 +77,7 @@ pub fn aging_overwrites(config: &Config) -> impl Iterator<Item = Lpn> {
 /// starts with them free).
 fn translation_reserve(config: &Config) -> u32 {
     let units = config.device.allocation_units();
-    let ppb = config.device.geometry.pages_per_block;
+    let ppb = config.device.geometry.data_pages_per_block();
     let low = config.gc.free_blocks_low;
     let translation_blocks = TranslationStore::pages_needed(config).div_ceil(units).div_ceil(ppb);
     translation_blocks + 1 + gc_threshold(low, 2) - gc_threshold(low, 1)

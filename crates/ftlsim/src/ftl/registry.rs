@@ -237,6 +237,17 @@ impl FtlInfo {
                 format!("\"{mode}\": {} cannot tell GC whether a page is current; use \"bitmap\"", self.name),
             ));
         }
+        if config.device.geometry.summary_page && matches!(self.family, Family::BlockMapped | Family::Clustered) {
+            return Err(SimError::config(
+                "device.geometry.summary_page",
+                format!(
+                    "{} ({}) places pages itself in the blocks it owns, down to their last page, which holds \
+                     the summary page; turn summary_page off or use a scheme that writes through streams",
+                    self.name,
+                    self.family.name()
+                ),
+            ));
+        }
         self.spare_layout.check(self.name, &config.device.geometry)?;
         self.check_memory(config)
     }

@@ -217,7 +217,7 @@ impl TpftlResolved {
         );
         let name: String = [(r, 'r'), (s, 's'), (b, 'b'), (c, 'c')].iter().filter(|f| f.0).map(|f| f.1).collect();
         let g = &config.device.geometry;
-        let block_map = config.device.logical_pages().div_ceil(g.pages_per_block) as u64 * TP_ENTRY_BYTES as u64;
+        let block_map = config.device.logical_pages().div_ceil(g.data_pages_per_block()) as u64 * TP_ENTRY_BYTES as u64;
         if p.entry_bytes == 0 {
             return Err(SimError::config(field("entry_bytes"), "must be at least 1"));
         }

@@ -155,6 +155,10 @@ pub struct Report {
     pub spare_reads: FlashCounts,
     pub programs: FlashCounts,
     pub erases: FlashCounts,
+    /// Blocks' summary pages programmed, counted among the metadata programs too
+    /// (`device.geometry.summary_page`; absent without them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary_pages_written: Option<u64>,
     /// All programs / host pages written.
     pub write_amplification: Option<f64>,
     /// BU = host pages written / pages erased (paper 000 eq. 4.4).
@@ -428,7 +432,7 @@ impl Report {
         let row = |kind: OpKind| FlashCounts::from_row(&counts[kind.flash_index().expect("a flash kind")]);
         let (reads, spare_reads) = (row(OpKind::Read), row(OpKind::SpareRead));
         let (programs, erases) = (row(OpKind::Program), row(OpKind::Erase));
-        let ppb = i.flash.geometry().pages_per_block as u64;
+        let ppb = i.flash.geometry().data_pages_per_block() as u64;
         let pages_erased = erases.total * ppb;
         let requests = c.requests();
         let mean = |sum: u128| if requests == 0 { 0.0 } else { sum as f64 / requests as f64 / 1000.0 };
@@ -457,6 +461,7 @@ impl Report {
                 pages_trimmed: c.pages_trimmed,
                 unmapped_reads: c.unmapped_reads,
             },
+            summary_pages_written: i.flash.geometry().summary_page.then(|| i.ops.summary_programs()),
             write_amplification: ratio(programs.total - programs.recovery, c.pages_written),
             block_utilization: ratio(c.pages_written, pages_erased),
             valid_page_move_rate: ratio(programs.gc, pages_erased),
@@ -527,7 +532,7 @@ impl Report {
             delta: i.delta.map(|d| {
                 let g = i.flash.geometry();
                 let gc = super::GcFlashWork { reads: reads.gc, programs: programs.gc, erases: erases.gc };
-                super::DeltaReport::new(d, g.page_size, g.pages_per_block, gc, i.array_times)
+                super::DeltaReport::new(d, g.page_size, g.data_pages_per_block(), gc, i.array_times)
             }),
             ilog: i.ilog.map(super::IlogReport::new),
             suspension: i.suspension.map(SuspensionReport::new),

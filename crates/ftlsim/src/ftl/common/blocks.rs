@@ -104,8 +104,13 @@ impl BlockManager {
         }
         let units = config.device.allocation_units();
         let pool = FreePool::new(&geometry, config.device.allocation_unit, units, config.gc.free_block_choice);
-        let victims =
-            VictimIndex::new(units, geometry.pages_per_block, 1, pool.units_of_blocks().to_vec(), config.gc.policy);
+        let victims = VictimIndex::new(
+            units,
+            geometry.data_pages_per_block(),
+            1,
+            pool.units_of_blocks().to_vec(),
+            config.gc.policy,
+        );
         BlockManager {
             gc: GcEngine::new(victims, config.gc.policy, gc_threshold(config.gc.free_blocks_low, streams.len() as u32)),
             frontiers: Frontiers::new(&streams, spread_order(&geometry, config.device.allocation_unit)),
@@ -127,7 +132,7 @@ impl BlockManager {
     /// FTL's recovery credits it again. Call right after [`BlockManager::new`].
     pub fn with_garbage_resolution(mut self, resolution: u32) -> Self {
         assert!(resolution >= 1, "a garbage resolution is at least 1");
-        let (ppb, units) = (self.geometry.pages_per_block, self.pool.units_of_blocks().to_vec());
+        let (ppb, units) = (self.geometry.data_pages_per_block(), self.pool.units_of_blocks().to_vec());
         let victims = VictimIndex::new(self.units(), ppb, resolution, units, self.gc.policy());
         self.gc.reset(victims);
         self
@@ -344,7 +349,7 @@ impl BlockManager {
     /// its open block, to program at once (a run of host writes); returns how many it took.
     pub fn allocate_following(&mut self, ppn: Ppn, stream: StreamId, pages: u32) -> u32 {
         let unit = self.unit_of(self.geometry.block_of(ppn));
-        self.frontiers.take_pages(unit, stream, pages, self.geometry.pages_per_block)
+        self.frontiers.take_pages(unit, stream, pages, self.geometry.data_pages_per_block())
     }
 
     #[inline]
@@ -355,7 +360,7 @@ impl BlockManager {
         reloc: &mut R,
         ctx: &mut FtlCtx,
     ) -> Result<Ppn> {
-        let ppb = self.geometry.pages_per_block;
+        let ppb = self.geometry.data_pages_per_block();
         let (block, offset) = match self.frontiers.take_page(unit, stream, ppb) {
             Some(page) => page,
             None => {
@@ -380,7 +385,7 @@ impl BlockManager {
             self.collect(unit, reloc, ctx)?;
         }
         // GC may have opened a block for this stream while moving pages, and perhaps filled it.
-        let ppb = self.geometry.pages_per_block;
+        let ppb = self.geometry.data_pages_per_block();
         if self.frontiers.has_room(unit, stream, ppb) {
             return Ok(());
         }
@@ -523,7 +528,7 @@ impl BlockManager {
         if let Some(log) = &mut self.ilog {
             let pbn = self.geometry.block_of(ppn);
             if self.role[pbn.index()] != BlockRole::Victim && flash.block_kind(pbn) != PageKind::InvalidationLog {
-                let all_invalid = valid == 0 && flash.write_pointer(pbn) == self.geometry.pages_per_block;
+                let all_invalid = valid == 0 && flash.write_pointer(pbn) == self.geometry.data_pages_per_block();
                 log.invalidate(pbn, self.geometry.page_offset(ppn), all_invalid);
             }
         }
@@ -582,7 +587,7 @@ impl BlockManager {
     /// nothing.
     pub fn log_layout<R: Relocate>(&mut self, reloc: &mut R, ctx: &mut FtlCtx) -> Result<()> {
         let Some(log) = self.ilog.as_deref_mut() else { return Ok(()) };
-        let ppb = self.geometry.pages_per_block;
+        let ppb = self.geometry.data_pages_per_block();
         for pbn in self.geometry.blocks() {
             let written = ctx.flash.write_pointer(pbn);
             let wholly_invalid = written == ppb && self.validity.valid_count(pbn, ctx.flash) == 0;
@@ -634,7 +639,7 @@ impl BlockManager {
         self.rebuild_validity(flash, live);
         let mut victims = VictimIndex::new(
             self.units(),
-            self.geometry.pages_per_block,
+            self.geometry.data_pages_per_block(),
             self.gc.victims().resolution(),
             self.pool.units_of_blocks().to_vec(),
             self.gc.policy(),
@@ -817,6 +822,39 @@ mod tests {
         assert_eq!(bm.role(Pbn::new(0)), BlockRole::Closed);
         assert_eq!(bm.role(Pbn::new(1)), BlockRole::Open);
         assert_eq!(bm.free_blocks(0), 6);
+        bm.check(ctx.flash).unwrap();
+    }
+
+    #[test]
+    fn with_summary_pages_a_block_takes_three_data_pages_and_its_summary_follows_the_last() {
+        let mut c = config();
+        c.device.geometry.summary_page = true;
+        let mut flash = FlashArray::new(&c.device.geometry, c.device.program_order);
+        let (mut ops, mut cache) = (OpLog::new(), CacheStats::default());
+        let mut ctx = FtlCtx { flash: &mut flash, ops: &mut ops, cache: &mut cache };
+        let mut bm = BlockManager::new(&c, ONE_STREAM);
+        let mut map = Map(vec![NIL; 16]);
+        for lpn in 0..4 {
+            write(&mut bm, &mut map, lpn, &mut ctx);
+        }
+        assert_eq!(map.0[..4], [0, 1, 2, 4], "offset 3 of block 0 is its summary page");
+        let programs: Vec<_> = ctx.ops.ops().iter().map(|op| (op.ppn.get(), op.purpose)).collect();
+        assert_eq!(
+            programs,
+            [(0, Purpose::Host), (1, Purpose::Host), (2, Purpose::Host), (3, Purpose::Metadata), (4, Purpose::Host)]
+        );
+        assert_eq!(ctx.ops.ops()[3].dep.map(|d| d.get()), Some(2), "the summary follows the last data program");
+        assert_eq!(ctx.ops.summary_programs(), 1);
+        assert_eq!((bm.role(Pbn::new(0)), bm.valid_count(Pbn::new(0), ctx.flash)), (BlockRole::Closed, 3));
+        // Overwrites make GC reclaim blocks of three data pages; it never moves a summary page.
+        for round in 0..60u32 {
+            write(&mut bm, &mut map, (round * 5) % 9, &mut ctx);
+        }
+        assert!(bm.gc_victims() > 0);
+        assert_eq!(ctx.ops.count(crate::flash::OpKind::Program, Purpose::Metadata), ctx.ops.summary_programs());
+        for lpn in 0..9u32 {
+            assert_eq!(ctx.flash.read(map.0[lpn as usize]).unwrap().logical, lpn);
+        }
         bm.check(ctx.flash).unwrap();
     }
 

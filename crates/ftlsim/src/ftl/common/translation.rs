@@ -317,7 +317,7 @@ impl TranslationStore {
                 *slot = Some(new);
                 Ok(None)
             }
-            PageKind::Metadata | PageKind::InvalidationLog | PageKind::Delta => Ok(None),
+            PageKind::Metadata | PageKind::InvalidationLog | PageKind::Delta | PageKind::Summary => Ok(None),
         }
     }
 
@@ -432,7 +432,7 @@ impl TranslationStore {
             match spare.kind {
                 PageKind::Translation => translation_blocks.push(pbn),
                 PageKind::Data => data_blocks[blocks.unit_of(pbn) as usize].push((self.psn[first.index()], pbn)),
-                PageKind::Metadata | PageKind::InvalidationLog | PageKind::Delta => {}
+                PageKind::Metadata | PageKind::InvalidationLog | PageKind::Delta | PageKind::Summary => {}
             }
         }
         for &pbn in &translation_blocks {
@@ -502,7 +502,7 @@ impl TranslationStore {
             PageKind::Translation => {
                 (spare.logical as usize) < self.gtd.len() && self.location(Tpn::new(spare.logical)) == Some(ppn)
             }
-            PageKind::Metadata | PageKind::InvalidationLog | PageKind::Delta => false,
+            PageKind::Metadata | PageKind::InvalidationLog | PageKind::Delta | PageKind::Summary => false,
         }
     }
 

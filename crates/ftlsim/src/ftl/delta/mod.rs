@@ -170,8 +170,8 @@ impl Default for DeltaFtlParams {
 /// open blocks and one more): the room deltas may take.
 fn delta_space_pages(config: &Config) -> u64 {
     let g = &config.device.geometry;
-    let needed = config.spare_blocks_needed(STREAMS.len() as u32, 0) * g.pages_per_block as u64;
-    (g.total_pages() as u64 - config.device.logical_pages() as u64).saturating_sub(needed)
+    let needed = config.spare_blocks_needed(STREAMS.len() as u32, 0) * g.data_pages_per_block() as u64;
+    (g.data_pages() as u64 - config.device.logical_pages() as u64).saturating_sub(needed)
 }
 
 pub struct DeltaFtl {
