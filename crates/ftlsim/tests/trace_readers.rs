@@ -15,9 +15,12 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces").join(name)
 }
 
-/// A file in a directory private to this test process.
+/// A file of its own (tests run in parallel and may ask for the same name) in a directory
+/// private to this test process.
 fn temp(name: &str, content: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ftlsim-trace-readers-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let call = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("ftlsim-trace-readers-{}", std::process::id())).join(call.to_string());
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, content).unwrap();
