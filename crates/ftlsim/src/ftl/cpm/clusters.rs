@@ -24,9 +24,13 @@ struct BlockEntry {
     fill: u32,
     /// Its invalid (and corrupt) pages while a cluster holds it.
     invalid: u32,
-    /// When its cluster got it (a row lists its blocks in this order).
+    /// When its cluster got it (a row lists its blocks in this order), below `PENDING`; with
+    /// `PENDING` set while its victim key waits in its cluster's pending list.
     order: u32,
 }
+
+/// The bit of `BlockEntry::order` that marks a block whose victim key is not yet in its tree.
+const PENDING: u32 = 1 << 31;
 
 const UNHELD: BlockEntry = BlockEntry { holder: NO_CLUSTER, fill: 0, invalid: 0, order: 0 };
 
@@ -179,7 +183,7 @@ impl Clusters {
             self.holding_alpha += self.alpha(c) as u64;
         }
         self.rows[c as usize].push(pbn);
-        if self.next_order == u32::MAX {
+        if self.next_order == PENDING {
             self.renumber();
         }
         self.block[pbn.index()] = BlockEntry { holder: c, fill, invalid: 0, order: self.next_order };
@@ -200,6 +204,8 @@ impl Clusters {
     /// Takes `pbn` away from its cluster (before its erase); `written` of its pages were programmed.
     pub fn remove_block(&mut self, pbn: Pbn, written: u32) -> u32 {
         let c = self.holder(pbn).expect("the block belongs to a cluster");
+        // No pending entry may outlive its block's place in the cluster.
+        self.settle(c);
         self.block[pbn.index()].holder = NO_CLUSTER;
         let row = &mut self.rows[c as usize];
         let at = row.iter().position(|&b| b == pbn).expect("a cluster's block is in its row");
@@ -316,7 +322,8 @@ impl Clusters {
 
     /// IntraGC's candidate in cluster `c`: its full block with the most invalid pages (ties: the
     /// first in its row), with those pages.
-    pub fn most_invalid_block(&self, c: u32) -> Option<(Pbn, u32)> {
+    pub fn most_invalid_block(&mut self, c: u32) -> Option<(Pbn, u32)> {
+        self.settle(c);
         self.victims.top(c).map(|pbn| (Pbn::new(pbn), self.block[pbn as usize].invalid))
     }
 
@@ -367,22 +374,39 @@ impl Clusters {
         self.by_cic.set(c, key);
     }
 
+    /// Block `pbn`'s victim key changed: it goes to its cluster's pending list (once), and its
+    /// tree learns the key when the cluster's victim is asked for. Keys change on every
+    /// invalidation and are read only at GC, so a block invalidated many times between two GCs
+    /// of its cluster costs one tree update, and an invalidation touches only the block's entry.
     #[inline]
     fn rekey_block(&mut self, pbn: Pbn) {
-        let entry = self.block[pbn.index()];
+        let entry = &mut self.block[pbn.index()];
         debug_assert_ne!(entry.holder, NO_CLUSTER, "a keyed block is in a cluster");
-        let key = block_key(entry.fill >= self.ppb, entry.invalid, entry.order);
-        self.victims.set(entry.holder, pbn.get(), key);
+        if entry.order & PENDING == 0 {
+            entry.order |= PENDING;
+            self.victims.push_pending(entry.holder, pbn.get());
+        }
     }
 
-    /// Numbers the held blocks' orders afresh from 0, keeping their order (once every 2^32
+    /// Puts the keys of cluster `c`'s pending blocks into its tree.
+    fn settle(&mut self, c: u32) {
+        while let Some(pbn) = self.victims.pop_pending(c) {
+            let entry = &mut self.block[pbn as usize];
+            entry.order &= !PENDING;
+            let key = block_key(entry.fill >= self.ppb, entry.invalid, entry.order);
+            self.victims.set(c, pbn, key);
+        }
+    }
+
+    /// Numbers the held blocks' orders afresh from 0, keeping their order (once every 2^31
     /// blocks handed out).
     fn renumber(&mut self) {
         let mut held: Vec<u32> =
             (0..self.block.len() as u32).filter(|&b| self.block[b as usize].holder != NO_CLUSTER).collect();
-        held.sort_unstable_by_key(|&b| self.block[b as usize].order);
+        held.sort_unstable_by_key(|&b| self.block[b as usize].order & !PENDING);
         for (order, &b) in held.iter().enumerate() {
-            self.block[b as usize].order = order as u32;
+            let entry = &mut self.block[b as usize];
+            entry.order = order as u32 | (entry.order & PENDING);
             self.rekey_block(Pbn::new(b));
         }
         self.next_order = held.len() as u32;
@@ -454,8 +478,10 @@ impl Clusters {
                 free += self.ppb - entry.fill;
                 let block_invalid = written(b) - valid(b);
                 invalid += block_invalid;
-                let key = block_key(self.is_full(b), block_invalid, entry.order);
-                if entry.invalid != block_invalid || self.victims.key(c, b.get()) != Some(key) {
+                let key = block_key(self.is_full(b), block_invalid, entry.order & !PENDING);
+                let tree_key = self.victims.key(c, b.get());
+                let settled = entry.order & PENDING == 0;
+                if entry.invalid != block_invalid || tree_key.is_none() || (settled && tree_key != Some(key)) {
                     return Err(format!(
                         "block {b} of cluster {c}: {block_invalid} invalid pages, but it counts {} (victim key {:?})",
                         entry.invalid,
@@ -523,7 +549,7 @@ mod tests {
             clusters.invalidated(Pbn::new(b));
         }
         assert_eq!(clusters.most_invalid_block(0), Some((Pbn::new(5), 1)), "equal: the one got first");
-        clusters.next_order = u32::MAX;
+        clusters.next_order = PENDING;
         clusters.add_block(0, Pbn::new(7), 0);
         assert_eq!(clusters.next_order, 3, "three blocks held, numbered 0, 1, 2");
         assert_eq!(clusters.most_invalid_block(0), Some((Pbn::new(5), 1)));

@@ -97,10 +97,12 @@ impl Cpm {
 
     /// IntraGC's victim: the full block with the most invalid pages among `c`'s and (K-CPM) its
     /// distributed clusters' (ties: `c`'s first, in row order), from each cluster's block tree.
-    pub(super) fn intra_plan(&self, c: u32, ctx: &FtlCtx) -> Option<IntraPlan> {
-        let clusters = std::iter::once(c).chain(self.clusters.distributed(c).iter().copied());
+    pub(super) fn intra_plan(&mut self, c: u32, ctx: &FtlCtx) -> Option<IntraPlan> {
+        let distributed = self.clusters.distributed(c).len();
         let mut best: Option<(u32, Pbn)> = None;
-        for (pbn, invalid) in clusters.filter_map(|d| self.clusters.most_invalid_block(d)) {
+        for i in 0..=distributed {
+            let d = if i == 0 { c } else { self.clusters.distributed(c)[i - 1] };
+            let Some((pbn, invalid)) = self.clusters.most_invalid_block(d) else { continue };
             if best.is_none_or(|(most, _)| invalid > most) {
                 best = Some((invalid, pbn));
             }

@@ -106,6 +106,10 @@ pub(super) struct BlockTrees {
     used: Vec<u32>,
     /// Per block: its slot in its cluster's tree.
     slot: Vec<u32>,
+    /// Per cluster, `cap` places for blocks whose new key its tree has not yet taken.
+    pending: Vec<u32>,
+    /// Per cluster: blocks in its pending list.
+    pending_len: Vec<u32>,
 }
 
 /// A block's key: 0 unless it is a victim candidate (full, with an invalid page); otherwise its
@@ -133,6 +137,8 @@ impl BlockTrees {
             held: vec![NO_BLOCK; clusters * cap],
             used: vec![0; clusters],
             slot,
+            pending: vec![NO_BLOCK; clusters * cap],
+            pending_len: vec![0; clusters],
         }
     }
 
@@ -154,6 +160,24 @@ impl BlockTrees {
     #[inline]
     pub fn prefetch_slot(&self, pbn: u32) {
         crate::mem::prefetch(&self.slot[pbn as usize]);
+    }
+
+    /// Lists `pbn`, a block of cluster `c` not yet listed, as waiting to be keyed (a cluster
+    /// lists at most the blocks it holds).
+    #[inline]
+    pub fn push_pending(&mut self, c: u32, pbn: u32) {
+        let len = self.pending_len[c as usize];
+        debug_assert!(len < self.used[c as usize]);
+        self.pending[c as usize * self.cap + len as usize] = pbn;
+        self.pending_len[c as usize] = len + 1;
+    }
+
+    /// A block of cluster `c` waiting to be keyed, taken off its list.
+    #[inline]
+    pub fn pop_pending(&mut self, c: u32) -> Option<u32> {
+        let len = self.pending_len[c as usize].checked_sub(1)?;
+        self.pending_len[c as usize] = len;
+        Some(self.pending[c as usize * self.cap + len as usize])
     }
 
     /// Puts `pbn` into the next slot of cluster `c`.
@@ -227,16 +251,21 @@ impl BlockTrees {
         let clusters = self.used.len();
         let mut grown = BlockTrees::with_cap(clusters, self.cap * 2, std::mem::take(&mut self.slot));
         grown.used.clone_from(&self.used);
+        grown.pending_len.clone_from(&self.pending_len);
         for c in 0..clusters as u32 {
             for s in 0..self.used[c as usize] {
                 grown.put(c, s, self.held(c, s), self.leaf_key(c, s));
             }
+            let (old, new) = (c as usize * self.cap, c as usize * grown.cap);
+            let len = self.pending_len[c as usize] as usize;
+            grown.pending[new..new + len].copy_from_slice(&self.pending[old..old + len]);
         }
         *self = grown;
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.key.len() * 8 + (self.held.len() + self.used.len() + self.slot.len()) * 4
+        self.key.len() * 8
+            + (self.held.len() + self.used.len() + self.slot.len() + self.pending.len() + self.pending_len.len()) * 4
     }
 }
 
