@@ -5,13 +5,13 @@
 //!
 //! Lookup is a predecessor search among entry heads: a bitmap over LPNs marks the tags, so the
 //! entry covering an LPN is found from at most two 64-bit words (an entry spans at most 2^C LPNs),
-//! and an [`LpnMap`] gives a tag's slot. Slots are preallocated; the modified entries of each TP
+//! and a per-LPN table gives a tag's slot. Slots are preallocated; the modified entries of each TP
 //! are linked in a list of their own for write-back; the replacement order is the [`Replacement`]'s.
 //! Every operation here is O(1) (O(entry length) for a large entry's fill) and allocation-free.
 
 use crate::flash::{Lpn, Ppn, Tpn};
 use crate::ftl::common::cache::nru::{Fetch, Nru};
-use crate::ftl::common::cache::{LpnMap, Lru, Policy};
+use crate::ftl::common::cache::{Lru, Policy};
 use crate::ftl::common::translation::TranslationStore;
 use crate::ftl::common::ListSet;
 
@@ -122,8 +122,8 @@ pub struct Cmt {
     values: Vec<Option<Ppn>>,
     /// Bit per LPN: it is the tag of a cached entry.
     heads: Vec<u64>,
-    /// The slot of each tag.
-    slot_of: LpnMap<u32>,
+    /// The slot of a tag (meaningful where its head bit is set).
+    slot_of: Vec<u32>,
     /// List `tp` holds the modified entries of TP `tp`.
     dirty_lists: ListSet,
     free: Vec<u32>,
@@ -144,7 +144,7 @@ impl Cmt {
             entries: vec![FREE_ENTRY; capacity as usize],
             values: vec![None; capacity as usize * chunk],
             heads: crate::mem::filled_vec(logical.div_ceil(64), 0),
-            slot_of: LpnMap::with_capacity(capacity as usize),
+            slot_of: crate::mem::filled_vec(logical, 0),
             dirty_lists: ListSet::new(capacity as usize, store.tp_count() as usize),
             free: (0..capacity).rev().collect(),
             entries_per_tp: store.entries_per_tp(),
@@ -225,7 +225,7 @@ impl Cmt {
 
     #[inline]
     pub fn at_head(&self, lpn: Lpn) -> Option<u32> {
-        self.is_head(lpn).then(|| self.slot_at(lpn))
+        self.is_head(lpn).then(|| self.slot_of[lpn.index()])
     }
 
     #[inline]
@@ -258,7 +258,9 @@ impl Cmt {
             crate::mem::prefetch(word);
         }
         for l in [lpn, lpn.saturating_back(self.max_len() - 1)] {
-            self.slot_of.prefetch(l.get());
+            if let Some(slot) = self.slot_of.get(l.index()) {
+                crate::mem::prefetch(slot);
+            }
         }
     }
 
@@ -275,12 +277,12 @@ impl Cmt {
         match self.layout {
             Layout::Small { max_len } => {
                 let head = self.head_at_or_before(lpn, lpn.saturating_back(max_len - 1))?;
-                let slot = self.slot_at(head);
+                let slot = self.slot_of[head.index()];
                 (lpn < self.end(slot)).then_some(slot)
             }
             Layout::Large { chunk } => {
                 let tag = self.chunk_start(lpn, chunk);
-                self.is_head(tag).then(|| self.slot_at(tag))
+                self.is_head(tag).then(|| self.slot_of[tag.index()])
             }
         }
     }
@@ -293,7 +295,7 @@ impl Cmt {
         let Some(head) = self.head_at_or_before(lpn, left.saturating_back(self.max_len() - 1)) else {
             return (None, None);
         };
-        let slot = self.slot_at(head);
+        let slot = self.slot_of[head.index()];
         if head == lpn {
             return (Some(slot), self.find(left));
         }
@@ -309,23 +311,17 @@ impl Cmt {
         let lowest = lpn.offset(1).saturating_back(max_len);
         // An entry starting below `lowest - max_len + 1` ends before `lowest`.
         match self.head_at_or_before(lpn, lowest.saturating_back(max_len - 1)) {
-            Some(head) => self.end(self.slot_at(head)).max(lowest),
+            Some(head) => self.end(self.slot_of[head.index()]).max(lowest),
             None => lowest,
         }
     }
 
     fn set_head(&mut self, lpn: Lpn, slot: u32) {
         self.heads[lpn.index() >> 6] |= 1 << (lpn.get() & 63);
-        self.slot_of.insert(lpn.get(), slot);
+        self.slot_of[lpn.index()] = slot;
     }
     fn clear_head(&mut self, lpn: Lpn) {
         self.heads[lpn.index() >> 6] &= !(1 << (lpn.get() & 63));
-        self.slot_of.remove(lpn.get());
-    }
-    /// The slot of a tag (its head bit is set).
-    #[inline]
-    fn slot_at(&self, tag: Lpn) -> u32 {
-        self.slot_of.get(tag.get()).expect("a head bit marks a tag with a slot")
     }
 
     /// Fills a free slot (the caller made room) for `tag`, in TP `tp`. A large entry's PPNs come
@@ -502,14 +498,13 @@ impl Cmt {
     pub fn slots(&self) -> impl Iterator<Item = u32> + '_ {
         (0..self.capacity).filter(|&s| {
             let tag = self.entries[s as usize].tag;
-            self.is_head(tag) && self.slot_of.get(tag.get()) == Some(s)
+            self.is_head(tag) && self.slot_of[tag.index()] == s
         })
     }
 
     /// Drops every entry without writing anything back.
     pub fn clear(&mut self) {
         self.heads.fill(0);
-        self.slot_of.clear();
         self.free = (0..self.capacity).rev().collect();
         self.dirty_lists.clear();
         self.policy.clear();
@@ -589,7 +584,7 @@ impl Cmt {
         self.entries.len() * std::mem::size_of::<Entry>()
             + self.values.len() * 4
             + self.heads.len() * 8
-            + self.slot_of.memory_bytes()
+            + self.slot_of.len() * 4
             + self.dirty_lists.memory_bytes()
             + self.free.capacity() * 4
             + policy
