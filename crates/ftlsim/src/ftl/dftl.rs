@@ -112,7 +112,7 @@ pub const INFO: FtlInfo = FtlInfo {
     streams: DEMAND_STREAMS,
     recovers: true,
     validates_by_mapping: true,
-    state_bytes_per_page: 20.2,
+    state_bytes_per_page: 16.4,
     spare_blocks_needed: TranslationStore::spare_blocks_needed,
     test_overrides: |c| vec![("cache_bytes", bytes_of(quarter_map(c), 66))],
 };

@@ -152,7 +152,7 @@ pub const INFO: FtlInfo = FtlInfo {
     streams: DEMAND_STREAMS,
     recovers: true,
     validates_by_mapping: true,
-    state_bytes_per_page: 20.3,
+    state_bytes_per_page: 16.6,
     spare_blocks_needed: TranslationStore::spare_blocks_needed,
     test_overrides: |c| vec![("cache_bytes", quarter_map(c) * 6 + 12)],
 };

@@ -2,10 +2,13 @@
 //! unit is a whole TP (CDFTL's CTP, S-FTL). A cached TP's content is its flash copy overlaid with
 //! these changes, so loading a TP costs no copy.
 
+use super::LpnMap;
 use crate::flash::{Lpn, Ppn, Tpn};
 
 pub struct DirtyEntries {
-    value: Vec<Option<Ppn>>,
+    /// The changed mappings (a trim's is `None`).
+    value: LpnMap<Option<Ppn>>,
+    /// Bit per LPN: it has a change (checked before the map: most LPNs have none).
     bits: Vec<u64>,
     /// The dirty LPNs of each TP (capacity is kept across drains: no allocation in steady state).
     by_tp: Vec<Vec<Lpn>>,
@@ -16,7 +19,7 @@ pub struct DirtyEntries {
 impl DirtyEntries {
     pub fn new(logical_pages: u32, entries_per_tp: u32) -> Self {
         DirtyEntries {
-            value: crate::mem::filled_vec(logical_pages as usize, None),
+            value: LpnMap::with_capacity(0),
             bits: crate::mem::zeroed_vec((logical_pages as usize).div_ceil(64)),
             by_tp: vec![Vec::new(); logical_pages.div_ceil(entries_per_tp) as usize],
             entries_per_tp,
@@ -32,22 +35,26 @@ impl DirtyEntries {
     /// Brings an LPN's state toward the CPU cache (a hint).
     #[inline]
     pub fn prefetch(&self, lpn: Lpn) {
-        if let (Some(bits), Some(value)) = (self.bits.get(lpn.index() >> 6), self.value.get(lpn.index())) {
+        if let Some(bits) = self.bits.get(lpn.index() >> 6) {
             crate::mem::prefetch(bits);
-            crate::mem::prefetch(value);
+            self.value.prefetch(lpn.get());
         }
     }
 
     /// The unwritten mapping of an LPN (`Some(None)`: unmapped by a trim), if it has one.
     #[inline]
     pub fn get(&self, lpn: Lpn) -> Option<Option<Ppn>> {
-        self.is_set(lpn).then(|| self.value[lpn.index()])
+        if self.is_set(lpn) {
+            self.value.get(lpn.get())
+        } else {
+            None
+        }
     }
 
     /// Records a change; returns whether the LPN was clean before.
     #[inline]
     pub fn set(&mut self, lpn: Lpn, ppn: Option<Ppn>) -> bool {
-        self.value[lpn.index()] = ppn;
+        self.value.insert(lpn.get(), ppn);
         if self.is_set(lpn) {
             return false;
         }
@@ -70,7 +77,7 @@ impl DirtyEntries {
     pub fn drain(&mut self, tp: Tpn, mut f: impl FnMut(Lpn, Option<Ppn>)) {
         let mut lpns = std::mem::take(&mut self.by_tp[tp.index()]);
         for &lpn in &lpns {
-            f(lpn, self.value[lpn.index()]);
+            f(lpn, self.value.remove(lpn.get()).expect("a listed change is in the map"));
             self.bits[lpn.index() >> 6] &= !(1 << (lpn.get() & 63));
         }
         self.total -= lpns.len();
@@ -90,7 +97,9 @@ impl DirtyEntries {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.value.len() * 4 + self.bits.len() * 8 + self.by_tp.iter().map(|l| 24 + l.capacity() * 4).sum::<usize>()
+        self.value.memory_bytes()
+            + self.bits.len() * 8
+            + self.by_tp.iter().map(|l| 24 + l.capacity() * 4).sum::<usize>()
     }
 }
 

@@ -1,14 +1,13 @@
 //! A fixed-capacity cache of single mapping entries (LPN -> PPN with a dirty flag), the CMT of
-//! DFTL and CDFTL. Slots are preallocated; an LPN-indexed table finds an entry's slot; the
+//! DFTL and CDFTL. Slots are preallocated; an [`LpnMap`] finds an entry's slot; the
 //! replacement order is the [`Policy`]'s. The dirty entries of each translation page are also
 //! linked in a list of their own, so a write-back merges every dirty entry of a TP in time
 //! proportional to their number.
 
 use super::policy::Policy;
+use super::LpnMap;
 use crate::flash::{Lpn, Ppn, Tpn};
 use crate::ftl::common::ListSet;
-
-const NONE: u32 = u32::MAX;
 
 pub struct EntryCache<P> {
     policy: P,
@@ -16,7 +15,7 @@ pub struct EntryCache<P> {
     lpn: Vec<Lpn>,
     ppn: Vec<Option<Ppn>>,
     dirty: Vec<bool>,
-    slot_of: Vec<u32>,
+    slot_of: LpnMap<u32>,
     free: Vec<u32>,
     /// List `tp` holds the dirty entries of TP `tp`.
     dirty_lists: ListSet,
@@ -32,7 +31,7 @@ impl<P: Policy> EntryCache<P> {
             lpn: vec![Lpn::new(0); capacity as usize],
             ppn: vec![None; capacity as usize],
             dirty: vec![false; capacity as usize],
-            slot_of: crate::mem::filled_vec(logical_pages as usize, NONE),
+            slot_of: LpnMap::with_capacity(capacity as usize),
             free: (0..capacity).rev().collect(),
             dirty_lists: ListSet::new(capacity as usize, logical_pages.div_ceil(entries_per_tp) as usize),
             entries_per_tp,
@@ -56,14 +55,12 @@ impl<P: Policy> EntryCache<P> {
     }
     #[inline]
     pub fn get(&self, lpn: Lpn) -> Option<u32> {
-        Some(self.slot_of[lpn.index()]).filter(|&s| s != NONE)
+        self.slot_of.get(lpn.get())
     }
     /// Brings the index entry of an LPN toward the CPU cache (a hint).
     #[inline]
     pub fn prefetch(&self, lpn: Lpn) {
-        if let Some(slot) = self.slot_of.get(lpn.index()) {
-            crate::mem::prefetch(slot);
-        }
+        self.slot_of.prefetch(lpn.get());
     }
     #[inline]
     pub fn lpn(&self, slot: u32) -> Lpn {
@@ -85,13 +82,13 @@ impl<P: Policy> EntryCache<P> {
     /// Fills a free slot (the caller made room) as a newly inserted entry.
     #[inline]
     pub fn insert(&mut self, lpn: Lpn, ppn: Option<Ppn>, dirty: bool) -> u32 {
-        debug_assert_eq!(self.slot_of[lpn.index()], NONE, "LPN {lpn} is already cached");
+        debug_assert_eq!(self.slot_of.get(lpn.get()), None, "LPN {lpn} is already cached");
         let slot = self.free.pop().expect("insert into a full entry cache");
         let s = slot as usize;
         self.lpn[s] = lpn;
         self.ppn[s] = ppn;
         self.dirty[s] = dirty;
-        self.slot_of[lpn.index()] = slot;
+        self.slot_of.insert(lpn.get(), slot);
         if dirty {
             self.dirty_lists.push_front(self.tp(slot), slot);
         }
@@ -131,7 +128,7 @@ impl<P: Policy> EntryCache<P> {
         let s = slot as usize;
         self.dirty_lists.remove(slot);
         self.policy.remove(slot);
-        self.slot_of[self.lpn[s].index()] = NONE;
+        self.slot_of.remove(self.lpn[s].get());
         self.free.push(slot);
         (self.lpn[s], self.ppn[s], self.dirty[s])
     }
@@ -166,17 +163,12 @@ impl<P: Policy> EntryCache<P> {
 
     /// Occupied slots (for checks).
     pub fn slots(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..self.capacity).filter(|&s| self.slot_of[self.lpn[s as usize].index()] == s)
+        (0..self.capacity).filter(|&s| self.slot_of.get(self.lpn[s as usize].get()) == Some(s))
     }
 
     /// Drops every entry without writing anything back.
     pub fn clear(&mut self) {
-        for s in 0..self.capacity {
-            let lpn = self.lpn[s as usize].index();
-            if self.slot_of[lpn] == s {
-                self.slot_of[lpn] = NONE;
-            }
-        }
+        self.slot_of.clear();
         self.free = (0..self.capacity).rev().collect();
         self.dirty.fill(false);
         self.dirty_lists.clear();
@@ -205,7 +197,10 @@ impl<P: Policy> EntryCache<P> {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.capacity as usize * 9 + self.slot_of.len() * 4 + self.free.capacity() * 4 + self.dirty_lists.memory_bytes()
+        self.capacity as usize * 9
+            + self.slot_of.memory_bytes()
+            + self.free.capacity() * 4
+            + self.dirty_lists.memory_bytes()
     }
 }
 

@@ -10,9 +10,12 @@
 //!   hold whole translation pages (CDFTL's CTP, S-FTL).
 //! - [`PageCache`]: whole translation pages in LRU order, loaded and written back whole (CPM's
 //!   CMT).
+//! - [`LpnMap`]: the LPN-keyed index of these caches (an entry's slot, an unwritten change),
+//!   sized by what the cache holds rather than by the device.
 
 mod dirty;
 mod entry;
+mod map;
 pub mod nru;
 mod pages;
 mod policy;
@@ -20,6 +23,7 @@ mod two_level;
 
 pub use dirty::DirtyEntries;
 pub use entry::EntryCache;
+pub use map::LpnMap;
 pub use pages::{load, CachesPages, PageCache};
 pub use policy::{AnyPolicy, Lru, Policy, ReplacementKind, SegmentedLru};
 pub use two_level::{PageOrder, TwoLevelCache};

@@ -9,7 +9,7 @@
 //! evicting a node's last entry frees both.
 //!
 //! Cost: a hit, an insertion, a GC update and a removal are O(1) on the entry level (intrusive
-//! lists over preallocated slots, LPN-indexed lookup, no allocation). The node order is a binary
+//! lists over preallocated slots, an [`LpnMap`] lookup, no allocation). The node order is a binary
 //! heap indexed by TP whose stored keys are lower bounds of the nodes' current hotness: a hit or
 //! an insertion only raises a node's hotness, so it leaves the heap alone (O(1)); the coldest
 //! node is found by refreshing stale keys at the top, and a node whose hotness an eviction lowers
@@ -18,6 +18,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::LpnMap;
 use crate::flash::{Lpn, Ppn, Tpn};
 use crate::ftl::common::ListSet;
 
@@ -56,7 +57,7 @@ pub struct TwoLevelCache {
     last: Vec<u64>,
     dirty: Vec<bool>,
     free: Vec<u32>,
-    slot_of: Vec<u32>,
+    slot_of: LpnMap<u32>,
     /// List `tp`: every cached entry of TP `tp`, most recently used first.
     entries: ListSet,
     /// List `tp`: the clean entries of TP `tp`, most recently used first.
@@ -97,7 +98,7 @@ impl TwoLevelCache {
             last: vec![0; slots],
             dirty: vec![false; slots],
             free: (0..slots as u32).rev().collect(),
-            slot_of: vec![NONE; logical_pages as usize],
+            slot_of: LpnMap::with_capacity(slots),
             entries: ListSet::new(slots, tps),
             clean: ListSet::new(slots, tps),
             sum_last: vec![0; tps],
@@ -116,7 +117,7 @@ impl TwoLevelCache {
 
     #[inline]
     pub fn get(&self, lpn: Lpn) -> Option<u32> {
-        Some(self.slot_of[lpn.index()]).filter(|&s| s != NONE)
+        self.slot_of.get(lpn.get())
     }
     #[inline]
     pub fn lpn(&self, slot: u32) -> Lpn {
@@ -191,7 +192,7 @@ impl TwoLevelCache {
     /// room); returns whether a node was created.
     #[inline]
     pub fn insert(&mut self, lpn: Lpn, ppn: Option<Ppn>, now: u64) -> bool {
-        debug_assert_eq!(self.slot_of[lpn.index()], NONE, "LPN {lpn} is already cached");
+        debug_assert_eq!(self.slot_of.get(lpn.get()), None, "LPN {lpn} is already cached");
         let slot = self.free.pop().expect("insert into a full two-level cache");
         let s = slot as usize;
         let tp = lpn.get() / self.entries_per_tp;
@@ -201,7 +202,7 @@ impl TwoLevelCache {
             self.sum_last[tp as usize] = 0;
         }
         (self.lpn[s], self.ppn[s], self.last[s], self.dirty[s]) = (lpn, ppn, now, false);
-        self.slot_of[lpn.index()] = slot;
+        self.slot_of.insert(lpn.get(), slot);
         self.entries.push_front(tp, slot);
         self.clean.push_front(tp, slot);
         self.sum_last[tp as usize] += now;
@@ -234,7 +235,7 @@ impl TwoLevelCache {
         self.clean.remove(slot);
         self.dirty_count[tp as usize] -= self.dirty[s] as u32;
         self.sum_last[tp as usize] -= self.last[s];
-        self.slot_of[self.lpn[s].index()] = NONE;
+        self.slot_of.remove(self.lpn[s].get());
         self.free.push(slot);
         let gone = self.entries.is_empty(tp);
         if gone {
@@ -255,9 +256,7 @@ impl TwoLevelCache {
     /// Brings the lookup of `lpn` toward the CPU cache (a hint: GC looks ahead in its victim).
     #[inline]
     pub fn prefetch(&self, lpn: Lpn) {
-        if let Some(slot) = self.slot_of.get(lpn.index()) {
-            crate::mem::prefetch(slot);
-        }
+        self.slot_of.prefetch(lpn.get());
     }
 
     /// The next victim entry of a node: its least recently used entry, or with `clean_first` its
@@ -332,13 +331,11 @@ impl TwoLevelCache {
     /// Drops every entry without writing anything back.
     pub fn clear(&mut self) {
         for &tp in &self.heap {
-            for slot in self.entries.iter_from_back(tp) {
-                self.slot_of[self.lpn[slot as usize].index()] = NONE;
-            }
             self.pos[tp as usize] = NONE;
             self.dirty_count[tp as usize] = 0;
         }
         self.heap.clear();
+        self.slot_of.clear();
         self.free = (0..self.lpn.len() as u32).rev().collect();
         self.entries.clear();
         self.clean.clear();
@@ -452,7 +449,7 @@ impl TwoLevelCache {
             let (mut sum, mut dirty, mut clean, mut prev) = (0u64, 0u32, 0u32, u64::MAX);
             for slot in self.entries.iter_from_back(tp).collect::<Vec<_>>().into_iter().rev() {
                 let s = slot as usize;
-                if self.tp(slot) != tp || self.slot_of[self.lpn[s].index()] != slot {
+                if self.tp(slot) != tp || self.slot_of.get(self.lpn[s].get()) != Some(slot) {
                     return Err(format!("slot {slot} (LPN {}) is misfiled under TP node {tp}", self.lpn[s]));
                 }
                 if self.last[s] > prev {
@@ -496,7 +493,7 @@ impl TwoLevelCache {
 
     pub fn memory_bytes(&self) -> usize {
         self.lpn.len() * 17
-            + self.slot_of.len() * 4
+            + self.slot_of.memory_bytes()
             + self.free.capacity() * 4
             + self.entries.memory_bytes()
             + self.clean.memory_bytes()

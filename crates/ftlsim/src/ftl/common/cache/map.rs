@@ -1,0 +1,176 @@
+//! The LPN-keyed index of a mapping cache (an entry's slot, an unwritten change): an
+//! open-addressing hash table sized by what it holds, not by the device.
+//!
+//! A cache holds a few thousand entries over up to hundreds of millions of LPNs: a flat array of
+//! one value per LPN was 4 bytes per logical page, most of what a demand-based FTL held beyond
+//! PFTL's state. Here an LPN's bucket is a multiplicative hash of it, (LPN, value) pairs sit side
+//! by side (a probe reads one cache line), collisions probe linearly and a removal shifts the
+//! following pairs back (no tombstones). The table stays at most a quarter full, so a lookup or a
+//! removal reads one or two pairs (at half full, removals' shifts showed in the profile); at four
+//! times the cache's entries it is small enough to stay in the CPU cache, and the bucket of an
+//! LPN is known without a load, so the lookahead can prefetch it.
+
+/// The key of an empty bucket (no LPN is this large).
+const EMPTY: u32 = u32::MAX;
+/// 2^32 / the golden ratio: consecutive LPNs land far apart.
+const MULTIPLIER: u32 = 0x9E37_79B9;
+const MIN_BUCKETS: usize = 16;
+/// Buckets per pair at most.
+const SPREAD: usize = 4;
+
+pub struct LpnMap<V> {
+    /// (LPN, value) pairs; the key is [`EMPTY`] in an empty bucket.
+    buckets: Vec<(u32, V)>,
+    len: usize,
+    /// 32 - log2(bucket count): the hash's top bits pick the bucket.
+    shift: u32,
+}
+
+impl<V: Copy + Default> LpnMap<V> {
+    /// A map sized for `entries` pairs (it grows beyond them if it must).
+    pub fn with_capacity(entries: usize) -> Self {
+        let buckets = (entries * SPREAD).next_power_of_two().max(MIN_BUCKETS);
+        LpnMap { buckets: vec![(EMPTY, V::default()); buckets], len: 0, shift: 32 - buckets.trailing_zeros() }
+    }
+
+    #[inline]
+    fn home(&self, lpn: u32) -> usize {
+        (lpn.wrapping_mul(MULTIPLIER) >> self.shift) as usize
+    }
+
+    #[inline]
+    fn next(&self, i: usize) -> usize {
+        (i + 1) & (self.buckets.len() - 1)
+    }
+
+    /// The bucket holding `lpn`, or the empty bucket where it would go.
+    #[inline]
+    fn find(&self, lpn: u32) -> usize {
+        let mut i = self.home(lpn);
+        loop {
+            let key = self.buckets[i].0;
+            if key == lpn || key == EMPTY {
+                return i;
+            }
+            i = self.next(i);
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, lpn: u32) -> Option<V> {
+        let (key, value) = self.buckets[self.find(lpn)];
+        (key == lpn).then_some(value)
+    }
+
+    /// Sets the value of `lpn`, replacing any.
+    #[inline]
+    pub fn insert(&mut self, lpn: u32, value: V) {
+        debug_assert_ne!(lpn, EMPTY);
+        let mut i = self.find(lpn);
+        if self.buckets[i].0 == EMPTY {
+            if (self.len + 1) * SPREAD > self.buckets.len() {
+                self.grow();
+                i = self.find(lpn);
+            }
+            self.len += 1;
+        }
+        self.buckets[i] = (lpn, value);
+    }
+
+    /// Removes `lpn`, returning its value if it had one.
+    #[inline]
+    pub fn remove(&mut self, lpn: u32) -> Option<V> {
+        let mut hole = self.find(lpn);
+        let (key, value) = self.buckets[hole];
+        if key != lpn {
+            return None;
+        }
+        self.len -= 1;
+        // Shift back every following pair of the run that may sit at or before the hole.
+        let mut i = self.next(hole);
+        while self.buckets[i].0 != EMPTY {
+            let home = self.home(self.buckets[i].0);
+            // The pair may move to the hole unless its home lies cyclically in (hole, i].
+            let stays = if hole <= i { hole < home && home <= i } else { hole < home || home <= i };
+            if !stays {
+                self.buckets[hole] = self.buckets[i];
+                hole = i;
+            }
+            i = self.next(i);
+        }
+        self.buckets[hole].0 = EMPTY;
+        Some(value)
+    }
+
+    fn grow(&mut self) {
+        let old = std::mem::take(&mut self.buckets);
+        *self = LpnMap::with_capacity(old.len() * 2 / SPREAD);
+        for (key, value) in old {
+            if key != EMPTY {
+                self.insert(key, value);
+            }
+        }
+    }
+
+    /// Brings the bucket of `lpn` toward the CPU cache (a hint; nothing is loaded).
+    #[inline]
+    pub fn prefetch(&self, lpn: u32) {
+        crate::mem::prefetch(&self.buckets[self.home(lpn)]);
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn clear(&mut self) {
+        self.buckets.fill((EMPTY, V::default()));
+        self.len = 0;
+    }
+
+    /// Simulator memory.
+    pub fn memory_bytes(&self) -> usize {
+        self.buckets.capacity() * std::mem::size_of::<(u32, V)>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    use std::collections::HashMap;
+
+    #[test]
+    fn agrees_with_a_reference_map_through_inserts_removals_and_growth() {
+        let mut map: LpnMap<u32> = LpnMap::with_capacity(8);
+        let mut reference = HashMap::new();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        for step in 0..20_000u32 {
+            // A small key range makes long probe runs and many removals inside them.
+            let lpn = rng.gen_range(0..300u32) * if step % 2 == 0 { 1 } else { 4096 };
+            if rng.gen_bool(0.55) {
+                map.insert(lpn, step);
+                reference.insert(lpn, step);
+            } else {
+                assert_eq!(map.remove(lpn), reference.remove(&lpn), "step {step}");
+            }
+            assert_eq!(map.len(), reference.len());
+            assert_eq!(map.get(lpn), reference.get(&lpn).copied());
+        }
+        for lpn in 0..300 * 4096 {
+            assert_eq!(map.get(lpn), reference.get(&lpn).copied(), "LPN {lpn}");
+        }
+        map.clear();
+        assert!(map.is_empty() && map.get(0).is_none());
+    }
+
+    #[test]
+    fn memory_follows_the_entries_not_the_lpns() {
+        let map: LpnMap<u32> = LpnMap::with_capacity(2048);
+        assert_eq!(map.memory_bytes(), 8192 * 8);
+    }
+}
