@@ -268,7 +268,6 @@ impl Clusters {
     #[inline]
     pub fn prefetch_block(&self, pbn: Pbn) {
         crate::mem::prefetch(&self.block[pbn.index()]);
-        self.victims.prefetch_slot(pbn.get());
     }
 
     /// The page a write to cluster `c` would take next from its active block, if it has one.

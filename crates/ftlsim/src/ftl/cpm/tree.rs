@@ -156,12 +156,6 @@ impl BlockTrees {
         Some(self.held[c as usize * self.cap + i - self.cap])
     }
 
-    /// Brings `pbn`'s slot toward the CPU cache (a hint).
-    #[inline]
-    pub fn prefetch_slot(&self, pbn: u32) {
-        crate::mem::prefetch(&self.slot[pbn as usize]);
-    }
-
     /// Lists `pbn`, a block of cluster `c` not yet listed, as waiting to be keyed (a cluster
     /// lists at most the blocks it holds).
     #[inline]
