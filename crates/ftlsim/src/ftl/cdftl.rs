@@ -77,7 +77,7 @@ pub const INFO: FtlInfo = FtlInfo {
     streams: DEMAND_STREAMS,
     recovers: true,
     validates_by_mapping: true,
-    state_bytes_per_page: 20.4,
+    state_bytes_per_page: 17.0,
     spare_blocks_needed: TranslationStore::spare_blocks_needed,
     test_overrides: |c| {
         let mut sets = vec![("cmt_bytes", bytes_of(quarter_map(c) / 2, 66))];

@@ -81,7 +81,7 @@ pub const INFO: FtlInfo = FtlInfo {
     streams: DEMAND_STREAMS,
     recovers: true,
     validates_by_mapping: true,
-    state_bytes_per_page: 20.4,
+    state_bytes_per_page: 17.4,
     spare_blocks_needed: TranslationStore::spare_blocks_needed,
     test_overrides: |c| {
         // At least one uncompressed translation page and its header, plus the dirty buffer (1/8).

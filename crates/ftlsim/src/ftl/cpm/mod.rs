@@ -231,7 +231,7 @@ pub const INFO: FtlInfo = FtlInfo {
     streams: STREAMS,
     recovers: true,
     validates_by_mapping: false,
-    state_bytes_per_page: 24.2,
+    state_bytes_per_page: 20.3,
     spare_blocks_needed: |config| spare_blocks_needed(config, "cpm"),
     test_overrides: |config| test_overrides(config, "cpm"),
 };
@@ -246,7 +246,7 @@ pub const KCPM_INFO: FtlInfo = FtlInfo {
     streams: STREAMS,
     recovers: true,
     validates_by_mapping: false,
-    state_bytes_per_page: 24.2,
+    state_bytes_per_page: 20.3,
     spare_blocks_needed: |config| spare_blocks_needed(config, "kcpm"),
     test_overrides: |config| test_overrides(config, "kcpm"),
 };
