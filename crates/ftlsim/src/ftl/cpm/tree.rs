@@ -90,9 +90,10 @@ const NO_BLOCK: u32 = u32::MAX;
 /// One small max tree per cluster over the blocks it holds, each block in a slot of its cluster:
 /// IntraGC's victim in a cluster (the full block with the most invalid pages, ties to the block
 /// the cluster got first) is found from the root of that cluster's tree in O(log N_Bmax), and a
-/// block's key changes in O(log N_Bmax). A slot freed by a block leaving is refilled by the
-/// cluster's last slot, so a cluster's blocks fill its first slots; the trees double when a
-/// cluster needs more.
+/// block's key changes in O(log N_Bmax). Blocks whose key changed wait in their cluster's pending
+/// list until the cluster settles them (`Clusters::settle`, before its victim is read). A slot
+/// freed by a block leaving is refilled by the cluster's last slot, so a cluster's blocks fill
+/// its first slots; the trees double when a cluster needs more.
 pub(super) struct BlockTrees {
     /// Slots per cluster (a power of two).
     cap: usize,
