@@ -98,10 +98,9 @@ impl Cpm {
     /// IntraGC's victim: the full block with the most invalid pages among `c`'s and (K-CPM) its
     /// distributed clusters' (ties: `c`'s first, in row order), from each cluster's block tree.
     pub(super) fn intra_plan(&mut self, c: u32, ctx: &FtlCtx) -> Option<IntraPlan> {
-        let distributed = self.clusters.distributed(c).len();
+        let candidates: Vec<u32> = std::iter::once(c).chain(self.clusters.distributed(c).iter().copied()).collect();
         let mut best: Option<(u32, Pbn)> = None;
-        for i in 0..=distributed {
-            let d = if i == 0 { c } else { self.clusters.distributed(c)[i - 1] };
+        for d in candidates {
             let Some((pbn, invalid)) = self.clusters.most_invalid_block(d) else { continue };
             if best.is_none_or(|(most, _)| invalid > most) {
                 best = Some((invalid, pbn));
