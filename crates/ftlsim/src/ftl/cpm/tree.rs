@@ -6,64 +6,70 @@
 //! The same over each cluster's blocks: IntraGC's victim block in a cluster without scanning its
 //! row.
 
+/// A max tree laid out in `keys`: `2 n` keys for `n` entries (a power of two), index 0 unused,
+/// the root at 1 and entry `i`'s leaf at `n + i`, each node the largest key below it. Non-zero
+/// keys are unique, so the root's key leads down to the one leaf that holds it; 0 is no
+/// candidate.
+#[inline]
+fn set_leaf(keys: &mut [u64], entry: usize, key: u64) {
+    let mut i = keys.len() / 2 + entry;
+    keys[i] = key;
+    while i > 1 {
+        i /= 2;
+        let larger = keys[2 * i].max(keys[2 * i + 1]);
+        // Nodes above an unchanged one are unchanged: most changes stop low in the tree.
+        if keys[i] == larger {
+            break;
+        }
+        keys[i] = larger;
+    }
+}
+
+/// The entry holding the largest key of the tree in `keys` (see [`set_leaf`]), if it is not 0.
+#[inline]
+fn top_entry(keys: &[u64]) -> Option<usize> {
+    let (n, best) = (keys.len() / 2, keys[1]);
+    if best == 0 {
+        return None;
+    }
+    let mut i = 1;
+    while i < n {
+        i = if keys[2 * i] == best { 2 * i } else { 2 * i + 1 };
+    }
+    Some(i - n)
+}
+
 pub(super) struct MaxTree {
     /// Leaves start here (a power of two).
     leaves: usize,
-    /// Per node: the best (key, cluster) below it; leaf `leaves + i` is cluster `i`.
-    node: Vec<(u32, u32)>,
-}
-
-/// The better of two (key, cluster): the larger key, then the lower cluster.
-#[inline]
-fn best(a: (u32, u32), b: (u32, u32)) -> (u32, u32) {
-    if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) {
-        b
-    } else {
-        a
-    }
+    /// The tree's keys ([`set_leaf`]): a cluster's key above its complement, so that equal keys
+    /// go to the lower cluster.
+    keys: Vec<u64>,
 }
 
 impl MaxTree {
     pub fn new(clusters: u32) -> Self {
         let leaves = (clusters as usize).next_power_of_two().max(1);
-        let mut node = vec![(0, u32::MAX); 2 * leaves];
-        for i in 0..leaves {
-            node[leaves + i] = (0, i as u32);
-        }
-        for i in (1..leaves).rev() {
-            node[i] = best(node[2 * i], node[2 * i + 1]);
-        }
-        MaxTree { leaves, node }
+        MaxTree { leaves, keys: vec![0; 2 * leaves] }
     }
 
     #[inline]
     pub fn key(&self, cluster: u32) -> u32 {
-        self.node[self.leaves + cluster as usize].0
+        (self.keys[self.leaves + cluster as usize] >> 32) as u32
     }
 
     #[inline]
     pub fn set(&mut self, cluster: u32, key: u32) {
-        let mut i = self.leaves + cluster as usize;
-        if self.node[i].0 == key {
-            return;
-        }
-        self.node[i].0 = key;
-        while i > 1 {
-            i /= 2;
-            let winner = best(self.node[2 * i], self.node[2 * i + 1]);
-            // Nodes above an unchanged one are unchanged: most changes stop low in the tree.
-            if self.node[i] == winner {
-                break;
-            }
-            self.node[i] = winner;
+        let stored = if key == 0 { 0 } else { (key as u64) << 32 | (u32::MAX - cluster) as u64 };
+        if self.keys[self.leaves + cluster as usize] != stored {
+            set_leaf(&mut self.keys, cluster as usize, stored);
         }
     }
 
     /// The cluster with the largest non-zero key (the lowest-numbered among equals).
     #[inline]
     pub fn top(&self) -> Option<u32> {
-        let (key, cluster) = self.node[1];
-        (key > 0).then_some(cluster)
+        top_entry(&self.keys).map(|c| c as u32)
     }
 
     /// The best cluster outside `excluded` (which are left as they were).
@@ -80,7 +86,7 @@ impl MaxTree {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.node.len() * 8
+        self.keys.len() * 8
     }
 }
 
@@ -97,9 +103,7 @@ const NO_BLOCK: u32 = u32::MAX;
 pub(super) struct BlockTrees {
     /// Slots per cluster (a power of two).
     cap: usize,
-    /// Per cluster, `2 cap` keys (index 0 unused, the root at 1, leaf `cap + s` is slot `s`): the
-    /// largest key below each node. Non-zero keys are unique, so the path of the root's key leads
-    /// to the one leaf that holds it.
+    /// Per cluster, its tree of `2 cap` keys ([`set_leaf`]; entry `s` is slot `s`).
     key: Vec<u64>,
     /// Per cluster, the block in each of its `cap` slots.
     held: Vec<u32>,
@@ -145,16 +149,7 @@ impl BlockTrees {
 
     /// Cluster `c`'s candidate with the largest key, if it has one.
     pub fn top(&self, c: u32) -> Option<u32> {
-        let keys = &self.key[c as usize * 2 * self.cap..][..2 * self.cap];
-        let best = keys[1];
-        if best == 0 {
-            return None;
-        }
-        let mut i = 1;
-        while i < self.cap {
-            i = if keys[2 * i] == best { 2 * i } else { 2 * i + 1 };
-        }
-        Some(self.held[c as usize * self.cap + i - self.cap])
+        top_entry(self.keys_of(c)).map(|s| self.held(c, s as u32))
     }
 
     /// Lists `pbn`, a block of cluster `c` not yet listed, as waiting to be keyed (a cluster
@@ -219,7 +214,7 @@ impl BlockTrees {
 
     #[inline]
     fn leaf_key(&self, c: u32, s: u32) -> u64 {
-        self.key[c as usize * 2 * self.cap + self.cap + s as usize]
+        self.keys_of(c)[self.cap + s as usize]
     }
 
     fn put(&mut self, c: u32, s: u32, pbn: u32, key: u64) {
@@ -228,17 +223,13 @@ impl BlockTrees {
             self.slot[pbn as usize] = s;
         }
         let keys = &mut self.key[c as usize * 2 * self.cap..][..2 * self.cap];
-        let mut i = self.cap + s as usize;
-        keys[i] = key;
-        while i > 1 {
-            i /= 2;
-            let larger = keys[2 * i].max(keys[2 * i + 1]);
-            // Nodes above an unchanged one are unchanged.
-            if keys[i] == larger {
-                break;
-            }
-            keys[i] = larger;
-        }
+        set_leaf(keys, s as usize, key);
+    }
+
+    /// Cluster `c`'s tree ([`set_leaf`]).
+    #[inline]
+    fn keys_of(&self, c: u32) -> &[u64] {
+        &self.key[c as usize * 2 * self.cap..][..2 * self.cap]
     }
 
     /// Doubles every cluster's slots, keeping each block in its slot.
