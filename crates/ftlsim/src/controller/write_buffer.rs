@@ -10,11 +10,10 @@
 //! This type keeps only which pages are where and the counts; the simulation calls the FTL for
 //! evictions and tells the buffer when their programs complete.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 
 use crate::flash::Lpn;
+use crate::ftl::common::cache::LpnMap;
 use crate::ftl::common::ListSet;
 
 /// Dirty pages waiting in the buffer, most recently used first.
@@ -74,7 +73,7 @@ pub struct Buffered {
 pub struct WriteBuffer {
     capacity: u32,
     /// The slot of each page buffered or being evicted.
-    slot_of: HashMap<u32, u32>,
+    slot_of: LpnMap<u32>,
     /// The slots' lists; a slot's payload is its logical page number.
     pages: ListSet<u32>,
     /// Slots not in use.
@@ -90,7 +89,7 @@ impl WriteBuffer {
         assert!(capacity > 0, "a write buffer holds at least one page");
         WriteBuffer {
             capacity,
-            slot_of: HashMap::new(),
+            slot_of: LpnMap::with_capacity(capacity as usize),
             pages: ListSet::new(0, 2),
             free: Vec::new(),
             overflow: 0,
@@ -101,20 +100,20 @@ impl WriteBuffer {
     /// Whether a host read of `lpn` is served from the buffer (counted as a hit if so).
     #[inline]
     pub fn read(&mut self, lpn: Lpn) -> bool {
-        let hit = self.slot_of.contains_key(&lpn.get());
+        let hit = self.slot_of.get(lpn.get()).is_some();
         self.stats.read_hits += hit as u64;
         hit
     }
 
     fn list_of(&self, lpn: Lpn) -> Option<(u32, u32)> {
-        let slot = *self.slot_of.get(&lpn.get())?;
+        let slot = self.slot_of.get(lpn.get())?;
         Some((slot, self.pages.list_of(slot).expect("a page's slot is listed")))
     }
 
     /// Forgets the page in `slot`.
     fn drop_slot(&mut self, slot: u32) {
         self.pages.remove(slot);
-        self.slot_of.remove(self.pages.payload(slot));
+        self.slot_of.remove(*self.pages.payload(slot));
         self.free.push(slot);
     }
 
@@ -197,7 +196,7 @@ impl WriteBuffer {
 
     /// Bytes of simulator memory it takes (about, for the hash map).
     pub fn state_bytes(&self) -> usize {
-        self.pages.memory_bytes() + self.slot_of.capacity() * 2 * size_of::<u32>() + self.free.capacity() * 4
+        self.pages.memory_bytes() + self.slot_of.memory_bytes() + self.free.capacity() * 4
     }
 }
 
