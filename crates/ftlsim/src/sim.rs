@@ -41,6 +41,8 @@ pub struct RunResult {
 
 /// Requests admitted ahead of the one being served (for prefetching).
 const LOOKAHEAD: usize = 8;
+/// How many evictions ahead a buffered page's map entry is prefetched.
+const EVICTION_LOOKAHEAD: u32 = 2;
 
 /// A power loss inside a request strikes at one of its first this many flash operations.
 const POWER_CUT_WITHIN: usize = 6;
@@ -516,6 +518,7 @@ impl Simulation {
     fn write_evicted(&mut self, at: Nanos) -> Result<()> {
         for i in 0..self.evicting.len() {
             let lpn = self.evicting[i];
+            self.prefetch_evictions();
             self.ops.clear();
             let version = self.oracle.next_version(lpn);
             let (ftl, mut ctx) = self.ctx();
@@ -527,6 +530,21 @@ impl Simulation {
         }
         self.evicting.clear();
         Ok(())
+    }
+
+    /// The host-request lookahead cannot prefetch for buffered writes, which reach the FTL only
+    /// when evicted: the buffer's LRU order tells which pages go next, so their state is brought
+    /// in a few evictions ahead, in the same two stages.
+    #[inline]
+    fn prefetch_evictions(&self) {
+        let Some(buffer) = &self.buffer else { return };
+        if let Some(soon) = buffer.upcoming_victim(EVICTION_LOOKAHEAD) {
+            self.oracle.prefetch(soon);
+            self.ftl.prefetch(soon, Prefetch::Map, &self.flash);
+        }
+        if let Some(next) = buffer.upcoming_victim(0) {
+            self.ftl.prefetch(next, Prefetch::Pages, &self.flash);
+        }
     }
 
     /// Lets the device finish every request dispatched and records their responses.

@@ -151,6 +151,16 @@ impl WriteBuffer {
         Buffered { evict: Some(Lpn::new(*self.pages.payload(victim))), waits }
     }
 
+    /// The page the buffer would evict `depth` evictions from now if nothing changed (0: the
+    /// next one), for prefetching what its write will touch.
+    pub fn upcoming_victim(&self, depth: u32) -> Option<Lpn> {
+        let mut slot = self.pages.back(RESIDENT)?;
+        for _ in 0..depth {
+            slot = self.pages.toward_front(slot)?;
+        }
+        Some(Lpn::new(*self.pages.payload(slot)))
+    }
+
     /// The program of the evicted `lpn` completed: its slot is free. Returns whether a waiting
     /// host page write takes it.
     pub fn evicted(&mut self, lpn: Lpn) -> bool {

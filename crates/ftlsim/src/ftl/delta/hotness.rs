@@ -69,6 +69,18 @@ impl HotnessTracker {
         }
     }
 
+    /// Brings `lpn`'s slot index toward the CPU cache; once that is in (a later call with
+    /// `slot_too`), its counts as well. A hint only.
+    #[inline]
+    pub fn prefetch(&self, lpn: Lpn, slot_too: bool) {
+        let Some(slot) = self.slot_of.get(lpn.index()) else { return };
+        if !slot_too {
+            crate::mem::prefetch(slot);
+        } else if *slot != NOT_CACHED {
+            self.slots.prefetch(*slot);
+        }
+    }
+
     /// Forgets every entry (a power loss clears the SRAM cache).
     pub fn clear(&mut self) {
         self.order.clear();

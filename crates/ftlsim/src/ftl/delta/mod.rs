@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use super::common::{BlockManager, StreamId, StreamSpec};
 use super::registry::{Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
-use super::{ftl_params, DeltaAt, Ftl, FtlCtx, PageLayout, SramBreakdown, SramItem};
+use super::{ftl_params, DeltaAt, Ftl, FtlCtx, PageLayout, Prefetch, SramBreakdown, SramItem};
 use crate::config::Config;
 use crate::error::Result;
 use crate::flash::deltas::HEADER_ENTRY_BYTES;
@@ -263,6 +263,26 @@ impl DeltaFtl {
 impl Ftl for DeltaFtl {
     fn name(&self) -> &'static str {
         "delta"
+    }
+
+    /// The PMT entry, delta flag and hotness slot first; then the old version's page state and
+    /// the hotness counts.
+    fn prefetch(&self, lpn: Lpn, stage: Prefetch, flash: &FlashArray) -> Option<Ppn> {
+        let entry = self.map.pmt.get(lpn.index())?;
+        match stage {
+            Prefetch::Map => {
+                crate::mem::prefetch(entry);
+                crate::mem::prefetch(&self.map.in_delta[lpn.index()]);
+                self.map.hotness.prefetch(lpn, false);
+                None
+            }
+            Prefetch::Pages => {
+                self.map.hotness.prefetch(lpn, true);
+                let ppn = (*entry)?;
+                self.blocks.prefetch_page(ppn, flash);
+                Some(ppn)
+            }
+        }
     }
 
     fn read(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<Option<Ppn>> {
