@@ -250,4 +250,19 @@ mod tests {
         assert!(b.read(Lpn::new(4)), "the evictions in flight stay");
         assert!(!b.evicted(Lpn::new(4)), "nobody waits any more");
     }
+
+    #[test]
+    fn the_upcoming_victims_are_the_resident_pages_in_lru_order() {
+        let mut b = WriteBuffer::new(3);
+        for n in [1, 2, 3] {
+            b.write(Lpn::new(n));
+        }
+        b.write(Lpn::new(1));
+        let upcoming: Vec<Option<u32>> = (0..4).map(|d| b.upcoming_victim(d).map(|l| l.get())).collect();
+        assert_eq!(upcoming, [Some(2), Some(3), Some(1), None]);
+        // Page 2 is evicted for page 4: it is no longer upcoming.
+        assert_eq!(b.write(Lpn::new(4)).evict, Some(Lpn::new(2)));
+        assert_eq!(b.upcoming_victim(0), Some(Lpn::new(3)));
+        assert_eq!(b.upcoming_victim(2), Some(Lpn::new(4)));
+    }
 }
