@@ -764,6 +764,7 @@ impl Ftl for Cpm {
                 None
             }
             Prefetch::Pages => {
+                self.map.pmt.prefetch_change(lpn);
                 let page = self.lookup(lpn, flash);
                 if let Some(ppn) = page {
                     self.blocks.prefetch_page(ppn, flash);

@@ -32,12 +32,22 @@ impl DirtyEntries {
         self.bits[lpn.index() >> 6] & (1 << (lpn.get() & 63)) != 0
     }
 
-    /// Brings an LPN's state toward the CPU cache (a hint).
+    /// Brings an LPN's state toward the CPU cache, with the list header of its TP (a hint).
     #[inline]
     pub fn prefetch(&self, lpn: Lpn) {
         if let Some(bits) = self.bits.get(lpn.index() >> 6) {
             crate::mem::prefetch(bits);
             self.value.prefetch(lpn.get());
+            crate::mem::prefetch(&self.by_tp[(lpn.get() / self.entries_per_tp) as usize]);
+        }
+    }
+
+    /// Once [`DirtyEntries::prefetch`] brought the header in: the end of the TP's list, where a
+    /// new change of `lpn` goes (on random writes each lands in another TP's list).
+    #[inline]
+    pub fn prefetch_list_end(&self, lpn: Lpn) {
+        if let Some(last) = self.by_tp.get((lpn.get() / self.entries_per_tp) as usize).and_then(|l| l.last()) {
+            crate::mem::prefetch(last);
         }
     }
 

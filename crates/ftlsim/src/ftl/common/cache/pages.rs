@@ -67,6 +67,12 @@ impl PageCache {
         store.prefetch(lpn);
     }
 
+    /// The second stage after [`PageCache::prefetch`]: where a change of `lpn` will be listed.
+    #[inline]
+    pub fn prefetch_change(&self, lpn: Lpn) {
+        self.changes.prefetch_list_end(lpn);
+    }
+
     /// Changes an entry of a cached page.
     #[inline]
     pub fn set(&mut self, lpn: Lpn, ppn: Option<Ppn>, store: &TranslationStore) {
