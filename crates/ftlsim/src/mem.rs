@@ -4,6 +4,8 @@
 //! access with 4 KB pages; asking the kernel for transparent huge pages roughly halves the cost
 //! of a random page write on large devices. Where the advice is unavailable it is a no-op.
 
+use crate::flash::Ppn;
+
 /// A vector of `len` copies of `value`, backed by huge pages when the kernel allows.
 pub fn filled_vec<T: Copy>(len: usize, value: T) -> Vec<T> {
     let mut v: Vec<T> = Vec::with_capacity(len);
@@ -19,6 +21,18 @@ pub fn zeroed_vec<T: Copy + Default + Into<u64>>(len: usize) -> Vec<T> {
     debug_assert!(T::default().into() == 0);
     advise_huge_pages(v.as_mut_ptr() as *mut u8, len * std::mem::size_of::<T>());
     v
+}
+
+/// A vector of `len` unmapped pages (`None`), untouched until first written like
+/// [`zeroed_vec`]: a map the size of the device costs no resident memory where it stays unused
+/// (an FTL's own map, replaced by preconditioning's layout, or a device only partly written).
+pub fn unmapped_vec(len: usize) -> Vec<Option<Ppn>> {
+    let zeros = std::mem::ManuallyDrop::new(zeroed_vec::<u32>(len));
+    let (ptr, len, capacity) = (zeros.as_ptr() as *mut Option<Ppn>, zeros.len(), zeros.capacity());
+    // SAFETY: `Ppn` is a `repr(transparent)` `NonZeroU32`, so `Option<Ppn>` has `u32`'s size and
+    // alignment and `None` is the all-zero pattern (a guaranteed niche); the allocation changes
+    // hands whole, with the same layout, and the original vector is never dropped.
+    unsafe { Vec::from_raw_parts(ptr, len, capacity) }
 }
 
 /// Hints the CPU to bring `value`'s cache line in; never faults, never changes anything.
@@ -68,5 +82,9 @@ mod tests {
         assert_eq!(filled_vec(0, 1u8).len(), 0);
         let z: Vec<u64> = zeroed_vec(5 << 20);
         assert!(z.iter().all(|&x| x == 0));
+        let mut m = unmapped_vec(5 << 20);
+        assert!(m.iter().all(Option::is_none));
+        m[7] = Some(Ppn::new(0));
+        assert_eq!(m[7].map(Ppn::get), Some(0));
     }
 }

@@ -238,7 +238,7 @@ impl Simulation {
                 let layout = PageLayout::build(&self.config, |lpn| oracle.next_version(lpn), &mut ctx)?;
                 self.ops.clear();
                 let (ftl, mut ctx) = self.ctx();
-                ftl.adopt_page_layout(&layout, &mut ctx)?;
+                ftl.adopt_page_layout(layout, &mut ctx)?;
             } else {
                 for lpn in replay_plan(&self.config) {
                     self.untimed_write(lpn)?;

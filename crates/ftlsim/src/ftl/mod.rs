@@ -255,7 +255,7 @@ pub trait Ftl: Send {
     /// where each LPN lives): the map, the block manager (`BlockManager::rebuild` with
     /// `PageLayout::is_live`) and whatever the scheme keeps on flash about them. The caches stay
     /// empty; [`Ftl::flush`] follows, so translation pages are written there. Issues no operation.
-    fn adopt_page_layout(&mut self, _layout: &PageLayout, _ctx: &mut FtlCtx) -> Result<()> {
+    fn adopt_page_layout(&mut self, _layout: PageLayout, _ctx: &mut FtlCtx) -> Result<()> {
         Err(SimError::Other(format!("{} does not start from the shared page layout", self.name())))
     }
 

@@ -80,7 +80,7 @@ impl Ftl for OptimalFtl {
         true
     }
 
-    fn adopt_page_layout(&mut self, layout: &PageLayout, ctx: &mut FtlCtx) -> Result<()> {
+    fn adopt_page_layout(&mut self, layout: PageLayout, ctx: &mut FtlCtx) -> Result<()> {
         self.page.adopt_page_layout(layout, ctx)
     }
 

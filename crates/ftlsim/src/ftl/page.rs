@@ -9,7 +9,7 @@ use super::{ftl_params, Ftl, FtlCtx, PageLayout, Prefetch, SramBreakdown, SramIt
 use crate::config::Config;
 use crate::error::Result;
 use crate::flash::{FlashArray, Lpn, PageKind, Ppn, Purpose, Spare, BASIC_LAYOUT};
-use crate::mem::filled_vec;
+use crate::mem::unmapped_vec;
 
 /// PFTL's one stream.
 const DATA: StreamId = StreamId::new(0);
@@ -69,7 +69,7 @@ pub struct PageFtl {
 impl PageFtl {
     pub fn new(config: &Config) -> Self {
         PageFtl {
-            map: PageMap { l2p: filled_vec(config.device.logical_pages() as usize, None) },
+            map: PageMap { l2p: unmapped_vec(config.device.logical_pages() as usize) },
             blocks: BlockManager::new(config, STREAMS),
             physical_pages: config.device.geometry.total_pages() as u64,
         }
@@ -173,9 +173,9 @@ impl Ftl for PageFtl {
         true
     }
 
-    fn adopt_page_layout(&mut self, layout: &PageLayout, ctx: &mut FtlCtx) -> Result<()> {
-        self.map.l2p.copy_from_slice(layout.map());
+    fn adopt_page_layout(&mut self, layout: PageLayout, ctx: &mut FtlCtx) -> Result<()> {
         self.blocks.rebuild(ctx.flash, |ppn, spare| layout.is_live(ppn, spare));
+        self.map.l2p = layout.into_map();
         self.blocks.log_layout(&mut self.map, ctx)
     }
 

@@ -50,6 +50,12 @@ impl PageLayout {
         &self.map
     }
 
+    /// The map itself, for the FTL taking the layout over: moved, not copied, so a large
+    /// device's map is never resident twice.
+    pub fn into_map(self) -> Vec<Option<Ppn>> {
+        self.map
+    }
+
     /// Whether the programmed page `ppn` holding `spare` is the current copy of its LPN
     /// (for [`super::common::BlockManager::rebuild`]).
     #[inline]

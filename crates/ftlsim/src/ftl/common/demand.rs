@@ -170,10 +170,10 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
     /// The layout's data pages become the store's content, with no translation page yet: the
     /// flush after preconditioning writes every one, each covering every data page (recovery
     /// then scans only what was written since, as after a replayed fill).
-    fn adopt_page_layout(&mut self, layout: &PageLayout, ctx: &mut FtlCtx) -> Result<()> {
+    fn adopt_page_layout(&mut self, layout: PageLayout, ctx: &mut FtlCtx) -> Result<()> {
         self.map.clear_cache();
         self.blocks.rebuild(ctx.flash, |ppn, spare| layout.is_live(ppn, spare));
-        self.map.store().adopt(layout.map(), &self.blocks, ctx.flash);
+        self.map.store().adopt(layout.into_map(), &self.blocks, ctx.flash);
         self.map.recovered();
         self.blocks.log_layout(&mut self.map, ctx)
     }

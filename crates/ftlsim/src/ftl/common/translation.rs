@@ -182,7 +182,7 @@ impl TranslationStore {
             gtd: vec![None; entries],
             versions: vec![0; entries],
             covered: vec![0; entries],
-            image: crate::mem::filled_vec(logical_pages as usize, None),
+            image: crate::mem::unmapped_vec(logical_pages as usize),
             psn: crate::mem::filled_vec(g.total_pages() as usize, 0),
             next_psn: 1,
             recovered: BTreeMap::new(),
@@ -354,8 +354,9 @@ impl TranslationStore {
     /// writes them all). Stamps every programmed data page with a PSN in program order, block by
     /// block, the open blocks last: recovery orders a unit's data blocks by their first page's
     /// PSN, and an open block goes on being written after the others.
-    pub fn adopt(&mut self, map: &[Option<Ppn>], blocks: &BlockManager, flash: &FlashArray) {
-        self.image.copy_from_slice(map);
+    pub fn adopt(&mut self, map: Vec<Option<Ppn>>, blocks: &BlockManager, flash: &FlashArray) {
+        debug_assert_eq!(map.len(), self.image.len());
+        self.image = map;
         self.gtd.fill(None);
         self.versions.fill(0);
         self.covered.fill(0);

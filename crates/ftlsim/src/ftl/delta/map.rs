@@ -87,7 +87,7 @@ pub struct DeltaMap {
 impl DeltaMap {
     pub fn new(logical_pages: u32, page_bytes: u32, hotness: HotnessTracker, hot_threshold: u32) -> Self {
         DeltaMap {
-            pmt: vec![None; logical_pages as usize],
+            pmt: crate::mem::unmapped_vec(logical_pages as usize),
             in_delta: vec![false; logical_pages as usize],
             dmt: PpnMap::default(),
             temp: TempBuffer::new(page_bytes),

@@ -382,9 +382,9 @@ impl Ftl for DeltaFtl {
         true
     }
 
-    fn adopt_page_layout(&mut self, layout: &PageLayout, ctx: &mut FtlCtx) -> Result<()> {
-        self.map.pmt.copy_from_slice(layout.map());
+    fn adopt_page_layout(&mut self, layout: PageLayout, ctx: &mut FtlCtx) -> Result<()> {
         self.blocks.rebuild(ctx.flash, |ppn, spare| layout.is_live(ppn, spare));
+        self.map.pmt = layout.into_map();
         Ok(())
     }
 

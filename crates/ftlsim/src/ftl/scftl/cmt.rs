@@ -5,15 +5,18 @@
 //!
 //! Lookup is a predecessor search among entry heads: a bitmap over LPNs marks the tags, so the
 //! entry covering an LPN is found from at most two 64-bit words (an entry spans at most 2^C LPNs),
-//! and a per-LPN table gives a tag's slot. Slots are preallocated; the modified entries of each TP
-//! are linked in a list of their own for write-back; the replacement order is the [`Replacement`]'s.
-//! Every operation here is O(1) (O(entry length) for a large entry's fill) and allocation-free.
+//! and the [`TagIndex`] that holds the bits gives a tag's slot. Slots are preallocated; the
+//! modified entries of each TP are linked in a list of their own for write-back; the replacement
+//! order is the [`Replacement`]'s. Every operation here is O(1) (O(entry length) for a large
+//! entry's fill) and allocation-free once the tag index has grown its blocks.
 
 use crate::flash::{Lpn, Ppn, Tpn};
 use crate::ftl::common::cache::nru::{Fetch, Nru};
 use crate::ftl::common::cache::{Lru, Policy};
 use crate::ftl::common::translation::TranslationStore;
 use crate::ftl::common::ListSet;
+
+use super::tags::TagIndex;
 
 /// The replacement policies of the ablation in paper 000 §5.3.1.
 pub enum Replacement {
@@ -120,10 +123,8 @@ pub struct Cmt {
     entries: Vec<Entry>,
     /// Large layout: `chunk` PPNs per slot.
     values: Vec<Option<Ppn>>,
-    /// Bit per LPN: it is the tag of a cached entry.
-    heads: Vec<u64>,
-    /// The slot of a tag (meaningful where its head bit is set).
-    slot_of: Vec<u32>,
+    /// The tags of cached entries and their slots.
+    tags: TagIndex,
     /// List `tp` holds the modified entries of TP `tp`.
     dirty_lists: ListSet,
     free: Vec<u32>,
@@ -143,8 +144,7 @@ impl Cmt {
             capacity,
             entries: vec![FREE_ENTRY; capacity as usize],
             values: vec![None; capacity as usize * chunk],
-            heads: crate::mem::filled_vec(logical.div_ceil(64), 0),
-            slot_of: crate::mem::filled_vec(logical, 0),
+            tags: TagIndex::new(logical),
             dirty_lists: ListSet::new(capacity as usize, store.tp_count() as usize),
             free: (0..capacity).rev().collect(),
             entries_per_tp: store.entries_per_tp(),
@@ -225,42 +225,19 @@ impl Cmt {
 
     #[inline]
     pub fn at_head(&self, lpn: Lpn) -> Option<u32> {
-        self.is_head(lpn).then(|| self.slot_of[lpn.index()])
+        self.tags.at_head(lpn)
     }
 
     #[inline]
     pub fn is_head(&self, lpn: Lpn) -> bool {
-        self.heads[lpn.index() >> 6] & (1 << (lpn.get() & 63)) != 0
+        self.tags.is_head(lpn)
     }
 
-    /// The highest head in `lo..=lpn`.
-    #[inline]
-    fn head_at_or_before(&self, lpn: Lpn, lo: Lpn) -> Option<Lpn> {
-        let mut w = lpn.index() >> 6;
-        let mut word = self.heads[w] & (u64::MAX >> (63 - (lpn.get() & 63)));
-        loop {
-            if word != 0 {
-                let head = Lpn::new((w as u32) * 64 + 63 - word.leading_zeros());
-                return (head >= lo).then_some(head);
-            }
-            if w == 0 || (w as u32) * 64 <= lo.get() {
-                return None;
-            }
-            w -= 1;
-            word = self.heads[w];
-        }
-    }
-
-    /// Brings the head bits and tag slots that finding `lpn` reads toward the CPU cache (a hint).
+    /// Brings the head bits and block numbers that finding `lpn` reads toward the CPU cache (a hint).
     #[inline]
     pub fn prefetch(&self, lpn: Lpn) {
-        if let Some(word) = self.heads.get(lpn.index() >> 6) {
-            crate::mem::prefetch(word);
-        }
         for l in [lpn, lpn.saturating_back(self.max_len() - 1)] {
-            if let Some(slot) = self.slot_of.get(l.index()) {
-                crate::mem::prefetch(slot);
-            }
+            self.tags.prefetch(l);
         }
     }
 
@@ -276,13 +253,13 @@ impl Cmt {
     pub fn find(&self, lpn: Lpn) -> Option<u32> {
         match self.layout {
             Layout::Small { max_len } => {
-                let head = self.head_at_or_before(lpn, lpn.saturating_back(max_len - 1))?;
-                let slot = self.slot_of[head.index()];
+                let head = self.tags.head_at_or_before(lpn, lpn.saturating_back(max_len - 1))?;
+                let slot = self.tags.slot(head);
                 (lpn < self.end(slot)).then_some(slot)
             }
             Layout::Large { chunk } => {
                 let tag = self.chunk_start(lpn, chunk);
-                self.is_head(tag).then(|| self.slot_of[tag.index()])
+                self.tags.at_head(tag)
             }
         }
     }
@@ -292,10 +269,10 @@ impl Cmt {
     #[inline]
     pub fn find_with_left(&self, lpn: Lpn) -> (Option<u32>, Option<u32>) {
         let Some(left) = lpn.checked_back(1) else { return (self.find(lpn), None) };
-        let Some(head) = self.head_at_or_before(lpn, left.saturating_back(self.max_len() - 1)) else {
+        let Some(head) = self.tags.head_at_or_before(lpn, left.saturating_back(self.max_len() - 1)) else {
             return (None, None);
         };
-        let slot = self.slot_of[head.index()];
+        let slot = self.tags.slot(head);
         if head == lpn {
             return (Some(slot), self.find(left));
         }
@@ -310,18 +287,10 @@ impl Cmt {
         let max_len = self.max_len();
         let lowest = lpn.offset(1).saturating_back(max_len);
         // An entry starting below `lowest - max_len + 1` ends before `lowest`.
-        match self.head_at_or_before(lpn, lowest.saturating_back(max_len - 1)) {
-            Some(head) => self.end(self.slot_of[head.index()]).max(lowest),
+        match self.tags.head_at_or_before(lpn, lowest.saturating_back(max_len - 1)) {
+            Some(head) => self.end(self.tags.slot(head)).max(lowest),
             None => lowest,
         }
-    }
-
-    fn set_head(&mut self, lpn: Lpn, slot: u32) {
-        self.heads[lpn.index() >> 6] |= 1 << (lpn.get() & 63);
-        self.slot_of[lpn.index()] = slot;
-    }
-    fn clear_head(&mut self, lpn: Lpn) {
-        self.heads[lpn.index() >> 6] &= !(1 << (lpn.get() & 63));
     }
 
     /// Fills a free slot (the caller made room) for `tag`, in TP `tp`. A large entry's PPNs come
@@ -349,7 +318,7 @@ impl Cmt {
             }
         }
         self.entries[slot as usize] = Entry { tag, base, len, tp, dirty, stamp };
-        self.set_head(tag, slot);
+        self.tags.set(tag, slot);
         self.policy.insert(slot, tp, referenced, if dirty { len } else { 0 });
         if dirty {
             self.dirty_lists.push_front(tp, slot);
@@ -374,10 +343,10 @@ impl Cmt {
         debug_assert!(!old.dirty && matches!(self.layout, Layout::Small { .. }));
         debug_assert_eq!(tp.get(), tag.get() / self.entries_per_tp);
         let tp = tp.get();
-        self.clear_head(old.tag);
+        self.tags.clear(old.tag);
         let (len, base) = run(self);
         self.entries[slot as usize] = Entry { tag, base, len, tp, dirty: false, stamp };
-        self.set_head(tag, slot);
+        self.tags.set(tag, slot);
         self.policy.refill(slot, tp, referenced);
         len
     }
@@ -386,7 +355,7 @@ impl Cmt {
     #[inline]
     pub fn remove(&mut self, slot: u32) {
         let Entry { tag, dirty, .. } = self.entries[slot as usize];
-        self.clear_head(tag);
+        self.tags.clear(tag);
         if dirty {
             self.dirty_lists.remove(slot);
         }
@@ -454,8 +423,8 @@ impl Cmt {
         e.base = e.base.map(|base| base.offset(1));
         e.len -= 1;
         let tag = e.tag;
-        self.clear_head(old);
-        self.set_head(tag, slot);
+        self.tags.clear(old);
+        self.tags.set(tag, slot);
         self.reweigh(slot);
     }
 
@@ -498,13 +467,13 @@ impl Cmt {
     pub fn slots(&self) -> impl Iterator<Item = u32> + '_ {
         (0..self.capacity).filter(|&s| {
             let tag = self.entries[s as usize].tag;
-            self.is_head(tag) && self.slot_of[tag.index()] == s
+            self.is_head(tag) && self.tags.slot(tag) == s
         })
     }
 
     /// Drops every entry without writing anything back.
     pub fn clear(&mut self) {
-        self.heads.fill(0);
+        self.tags.clear_all();
         self.free = (0..self.capacity).rev().collect();
         self.dirty_lists.clear();
         self.policy.clear();
@@ -566,7 +535,7 @@ impl Cmt {
                 }
             }
         }
-        let heads: u32 = self.heads.iter().map(|w| w.count_ones()).sum();
+        let heads = self.tags.count();
         if heads != occupied || occupied != self.len() {
             return Err(format!("{heads} head bits and {occupied} indexed entries, but {} slots in use", self.len()));
         }
@@ -583,8 +552,7 @@ impl Cmt {
         };
         self.entries.len() * std::mem::size_of::<Entry>()
             + self.values.len() * 4
-            + self.heads.len() * 8
-            + self.slot_of.len() * 4
+            + self.tags.memory_bytes()
             + self.dirty_lists.memory_bytes()
             + self.free.capacity() * 4
             + policy

@@ -33,6 +33,7 @@
 //!   Every variant sizes its CMT from `cache_bytes` with its own entry size.
 
 mod cmt;
+mod tags;
 #[cfg(test)]
 mod tests;
 
@@ -152,7 +153,7 @@ pub const INFO: FtlInfo = FtlInfo {
     streams: DEMAND_STREAMS,
     recovers: true,
     validates_by_mapping: true,
-    state_bytes_per_page: 20.4,
+    state_bytes_per_page: 17.0,
     spare_blocks_needed: TranslationStore::spare_blocks_needed,
     test_overrides: |c| vec![("cache_bytes", bytes_of(quarter_map(c), 72))],
 };
