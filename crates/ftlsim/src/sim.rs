@@ -566,6 +566,7 @@ impl Simulation {
         let partial = span != SectorSpan::WHOLE;
         let sectors_per_page = self.sectors_per_page;
         let check_reads = self.config.check.oracle;
+        let buffer_reads = self.config.buffer.serves_reads;
         let mut unmapped = 0;
         let ftl = self.ftl.as_mut();
         let mut ctx = FtlCtx { flash: &mut self.flash, ops: &mut self.ops, cache: &mut self.cache };
@@ -578,7 +579,7 @@ impl Simulation {
                 ftl.host_content(lpn, self.host.page_fingerprint(req, i, content));
             }
             match req.kind {
-                IoKind::Read if buffer.as_mut().is_some_and(|b| b.read(lpn)) => {}
+                IoKind::Read if buffer_reads && buffer.as_mut().is_some_and(|b| b.read(lpn)) => {}
                 IoKind::Write if buffer.is_some() => {
                     let buffered = buffer.as_mut().expect("checked").write(lpn);
                     self.evicting.extend(buffered.evict);

@@ -56,6 +56,21 @@ fn a_buffered_write_completes_at_once_and_a_read_of_it_touches_no_flash() {
     assert_eq!(buffer.read_hit_ratio, Some(1.0));
 }
 
+/// A buffer dedicated to writes (paper 001 §2.4.3): a read of a buffered page reads the page's
+/// copy on flash (25 us sensing, 40 us of bus, then 2.048 us of host link), and counts no hit.
+#[test]
+fn a_buffer_that_serves_no_reads_sends_a_read_of_a_buffered_page_to_flash() {
+    let mut sim = Simulation::new(&buffered(64, &["buffer.serves_reads=false"]), "pftl").unwrap();
+    sim.precondition().unwrap();
+    sim.serve(request(1_000, IoKind::Write, 7, 2)).unwrap();
+    sim.serve(request(2_000_000, IoKind::Read, 8, 1)).unwrap();
+    let report = sim.result("write-only buffer", serde_json::Value::Null, 0.0).unwrap().report;
+    assert_eq!((report.programs.host, report.reads.host), (0, 1), "the write stays buffered, the read goes to flash");
+    assert!((report.response.read.max_us - 67.048).abs() < 1e-6, "{} us", report.response.read.max_us);
+    let buffer = report.buffer.unwrap();
+    assert_eq!((buffer.counts.read_hits, buffer.read_hit_ratio), (0, Some(0.0)));
+}
+
 #[test]
 fn with_a_full_buffer_a_write_waits_for_an_eviction_to_be_programmed() {
     // Two pages of buffer: the third page written evicts the first, and its writer waits until

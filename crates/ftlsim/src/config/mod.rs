@@ -314,7 +314,7 @@ pub struct HostConfig {
 }
 
 /// The controller's DRAM write buffer (`controller::write_buffer`; `parallel` timing only).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BufferConfig {
     /// Capacity in MiB; 0 (the default) means no buffer: writes go straight to the FTL.
@@ -323,6 +323,11 @@ pub struct BufferConfig {
     /// What a power loss does to the buffered pages.
     #[serde(default)]
     pub on_power_loss: BufferOnPowerLoss,
+    /// Whether a host read of a buffered page is served from the buffer (the default). `false`:
+    /// the buffer is dedicated to writes (paper 001 §2.4.3, §2.5.2) and such a read is timed as
+    /// a flash read of the page's copy on flash.
+    #[serde(default = "yes")]
+    pub serves_reads: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -333,6 +338,12 @@ pub enum BufferOnPowerLoss {
     Flush,
     /// Lost: the host reads their previous versions afterwards.
     Volatile,
+}
+
+impl Default for BufferConfig {
+    fn default() -> Self {
+        BufferConfig { size_mb: 0.0, on_power_loss: BufferOnPowerLoss::default(), serves_reads: yes() }
+    }
 }
 
 impl BufferConfig {
@@ -714,6 +725,12 @@ impl Config {
                     "{} MiB holds no page of {} bytes (0 turns the buffer off)",
                     self.buffer.size_mb, d.geometry.page_size
                 ),
+            ));
+        }
+        if !self.buffer.serves_reads && self.buffer.size_mb == 0.0 {
+            return Err(SimError::config(
+                "buffer.serves_reads",
+                "false needs a write buffer (buffer.size_mb > 0): with none, every read goes to flash already",
             ));
         }
         let background = self.gc.background_free_blocks;
@@ -1198,6 +1215,7 @@ mod tests {
             ("host.queue_depth=0", "host.queue_depth"),
             ("buffer.size_mb=-1", "buffer.size_mb"),
             ("buffer.size_mb=0.001", "buffer.size_mb"),
+            ("buffer.serves_reads=false", "buffer.serves_reads"),
             // The write buffer, RPS and copy-back need the parallel model (mlc8g is fifo-single).
             ("buffer.size_mb=64", "buffer.size_mb"),
             ("device.timing.scheduler=\"rps\"", "device.timing.scheduler"),

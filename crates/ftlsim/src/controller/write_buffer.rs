@@ -5,7 +5,7 @@
 //! that program completes, so pending evictions count against the capacity and a host write
 //! finding no free slot waits in the host queue for the next completion. A write to a page that
 //! is buffered, or whose eviction is still in flight, updates it in place. Reads of such pages are
-//! served from the buffer without touching flash.
+//! served from the buffer without touching flash, unless `buffer.serves_reads = false`.
 //!
 //! This type keeps only which pages are where and the counts; the simulation calls the FTL for
 //! evictions and tells the buffer when their programs complete.
