@@ -4,8 +4,9 @@
 //!   may write a TP back, whose allocation may run GC: a GC move of a waiting LPN updates its
 //!   change, and a write of its TP takes it along.
 //! - [`GcBatch`]: paper 002's GC batch update. GC moves of entries that are not cached are staged
-//!   in the store, and each translation page they touch is written once when the batch ends (the
-//!   scheme decides when: DFTL when the victim block is empty, TPFTL when GC returns).
+//!   in the store (S-FTL holds them in its dirty buffer meanwhile), and each translation page they
+//!   touch is written once when the batch ends (the scheme decides when: DFTL when the victim
+//!   block is empty, TPFTL and S-FTL when GC returns).
 //!
 //! Both are empty between requests.
 
@@ -103,7 +104,13 @@ impl GcBatch {
     #[inline]
     pub fn stage(&mut self, store: &mut TranslationStore, lpn: Lpn, new: Ppn) -> CacheAccess {
         store.set(lpn, Some(new));
-        let tp = store.tp_of(lpn);
+        self.mark(store.tp_of(lpn))
+    }
+
+    /// Lists `tp` for the next write of the batch, for a scheme that holds the GC update itself;
+    /// returns the GC access's class as [`stage`](Self::stage) does.
+    #[inline]
+    pub fn mark(&mut self, tp: Tpn) -> CacheAccess {
         if self.staged[tp.index()] {
             return CacheAccess::MissNoPenalty;
         }
