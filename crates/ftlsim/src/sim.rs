@@ -228,11 +228,12 @@ impl Simulation {
     /// every statistic afterwards (caches start cold).
     ///
     /// An FTL that takes the shared page layout ([`Ftl::takes_page_layout`]) starts from it,
-    /// built without its write path ([`PageLayout`]); another replays the host writes.
+    /// built without its write path ([`PageLayout`]); another, or any with `precondition.replay`,
+    /// replays the host writes.
     pub fn precondition(&mut self) -> Result<()> {
         let started = Instant::now();
         if self.config.precondition.mode != PreconditionMode::None {
-            if self.ftl.takes_page_layout() {
+            if self.ftl.takes_page_layout() && !self.config.precondition.replay {
                 let oracle = &mut self.oracle;
                 let mut ctx = FtlCtx { flash: &mut self.flash, ops: &mut self.ops, cache: &mut self.cache };
                 let layout = PageLayout::build(&self.config, |lpn| oracle.next_version(lpn), &mut ctx)?;

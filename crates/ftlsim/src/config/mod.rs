@@ -391,6 +391,11 @@ fn is_one(x: &f64) -> bool {
     *x == 1.0
 }
 
+/// Whether `precondition.replay` has its default, left out of result files.
+fn is_false(x: &bool) -> bool {
+    !*x
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PreconditionConfig {
@@ -407,6 +412,11 @@ pub struct PreconditionConfig {
     /// (default: all that was written). Paper 004's aging mode B confines them to 0.2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub age_span: Option<f64>,
+    /// Replay the preconditioning's host writes through the FTL's own write path instead of
+    /// starting from the shared layout, so that its translation pages are interleaved with the
+    /// data as those writes left them (paper 000 §8.2.5's general-case recovery).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub replay: bool,
 }
 
 impl PreconditionConfig {
@@ -441,7 +451,7 @@ fn two() -> f64 {
 
 impl Default for PreconditionConfig {
     fn default() -> Self {
-        PreconditionConfig { mode: fill(), age_factor: two(), fill_fraction: one(), age_span: None }
+        PreconditionConfig { mode: fill(), age_factor: two(), fill_fraction: one(), age_span: None, replay: false }
     }
 }
 
