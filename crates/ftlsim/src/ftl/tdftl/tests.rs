@@ -193,15 +193,9 @@ fn filled(ftl: &str, overwrites: u32) -> (crate::Simulation, u64, u64) {
     filled_with(ftl, overwrites, &[])
 }
 
-/// [`filled`] with more settings.
-fn filled_with(ftl: &str, overwrites: u32, settings: &[&str]) -> (crate::Simulation, u64, u64) {
-    let mut extra = vec!["precondition.mode=\"fill\"".to_string(), "check.invariants_every=1000000".into()];
-    extra.extend(settings.iter().map(|s| s.to_string()));
-    let config = test_device(ftl, 1, 2, 64, 64, &extra).unwrap();
-    let mut sim = crate::Simulation::new(&config, ftl).unwrap();
-    sim.precondition().unwrap();
-    let logical = config.device.logical_pages();
-    for i in 0..overwrites * logical {
+/// `count` single-page writes scattered over the `logical` pages by a fixed permutation-like hash.
+fn write_scattered(sim: &mut crate::Simulation, count: u32, logical: u32) {
+    for i in 0..count {
         let lpn = i.wrapping_mul(2_654_435_761).rotate_left(11) % logical;
         let req = crate::host::PageRequest {
             arrival: 0,
@@ -212,6 +206,17 @@ fn filled_with(ftl: &str, overwrites: u32, settings: &[&str]) -> (crate::Simulat
         };
         sim.serve(req).unwrap();
     }
+}
+
+/// [`filled`] with more settings.
+fn filled_with(ftl: &str, overwrites: u32, settings: &[&str]) -> (crate::Simulation, u64, u64) {
+    let mut extra = vec!["precondition.mode=\"fill\"".to_string(), "check.invariants_every=1000000".into()];
+    extra.extend(settings.iter().map(|s| s.to_string()));
+    let config = test_device(ftl, 1, 2, 64, 64, &extra).unwrap();
+    let mut sim = crate::Simulation::new(&config, ftl).unwrap();
+    sim.precondition().unwrap();
+    let logical = config.device.logical_pages();
+    write_scattered(&mut sim, overwrites * logical, logical);
     let g = config.device.geometry.clone();
     let programmed = g.blocks().map(|b| sim.flash().write_pointer(b) as u64).sum();
     (sim, g.total_blocks() as u64, programmed)
@@ -304,17 +309,7 @@ fn the_general_recovery_set_up_leaves_a_quarter_valid_after_filling_the_device_s
 /// exported pages.
 fn recovery_after_a_run(ftl: &str, setup: &[&str]) -> u64 {
     let (mut sim, logical) = preconditioned(ftl, setup);
-    for i in 0..logical / 2 {
-        let lpn = i.wrapping_mul(2_654_435_761).rotate_left(11) % logical;
-        let req = crate::host::PageRequest {
-            arrival: 0,
-            kind: crate::workload::IoKind::Write,
-            first: Lpn::new(lpn),
-            pages: 1,
-            span: crate::host::SectorSpan::WHOLE,
-        };
-        sim.serve(req).unwrap();
-    }
+    write_scattered(&mut sim, logical / 2, logical);
     recovery_reads(&mut sim)
 }
 
