@@ -38,7 +38,9 @@ impl DirtyEntries {
         if let Some(bits) = self.bits.get(lpn.index() >> 6) {
             crate::mem::prefetch(bits);
             self.value.prefetch(lpn.get());
-            crate::mem::prefetch(&self.by_tp[(lpn.get() / self.entries_per_tp) as usize]);
+        }
+        if let Some(list) = self.by_tp.get((lpn.get() / self.entries_per_tp) as usize) {
+            crate::mem::prefetch(list);
         }
     }
 
