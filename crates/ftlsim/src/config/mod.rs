@@ -391,11 +391,6 @@ fn is_one(x: &f64) -> bool {
     *x == 1.0
 }
 
-/// Whether `precondition.replay` has its default, left out of result files.
-fn is_false(x: &bool) -> bool {
-    !*x
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PreconditionConfig {
@@ -415,7 +410,7 @@ pub struct PreconditionConfig {
     /// Replay the preconditioning's host writes through the FTL's own write path instead of
     /// starting from the shared layout, so that its translation pages are interleaved with the
     /// data as those writes left them (paper 000 §8.2.5's general-case recovery).
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub replay: bool,
 }
 

@@ -204,7 +204,7 @@ impl WriteBuffer {
         dirty
     }
 
-    /// Bytes of simulator memory it takes (about, for the hash map).
+    /// Bytes of simulator memory it takes.
     pub fn state_bytes(&self) -> usize {
         self.pages.memory_bytes() + self.slot_of.memory_bytes() + self.free.capacity() * 4
     }

@@ -27,6 +27,12 @@ impl DirtyEntries {
         }
     }
 
+    /// The index of `lpn`'s TP in `by_tp`.
+    #[inline]
+    fn tp_index(&self, lpn: Lpn) -> usize {
+        (lpn.get() / self.entries_per_tp) as usize
+    }
+
     #[inline]
     fn is_set(&self, lpn: Lpn) -> bool {
         self.bits[lpn.index() >> 6] & (1 << (lpn.get() & 63)) != 0
@@ -39,7 +45,7 @@ impl DirtyEntries {
             crate::mem::prefetch(bits);
             self.value.prefetch(lpn.get());
         }
-        if let Some(list) = self.by_tp.get((lpn.get() / self.entries_per_tp) as usize) {
+        if let Some(list) = self.by_tp.get(self.tp_index(lpn)) {
             crate::mem::prefetch(list);
         }
     }
@@ -48,7 +54,7 @@ impl DirtyEntries {
     /// new change of `lpn` goes (on random writes each lands in another TP's list).
     #[inline]
     pub fn prefetch_list_end(&self, lpn: Lpn) {
-        if let Some(last) = self.by_tp.get((lpn.get() / self.entries_per_tp) as usize).and_then(|l| l.last()) {
+        if let Some(last) = self.by_tp.get(self.tp_index(lpn)).and_then(|l| l.last()) {
             crate::mem::prefetch(last);
         }
     }
@@ -71,7 +77,8 @@ impl DirtyEntries {
             return false;
         }
         self.bits[lpn.index() >> 6] |= 1 << (lpn.get() & 63);
-        self.by_tp[(lpn.get() / self.entries_per_tp) as usize].push(lpn);
+        let tp = self.tp_index(lpn);
+        self.by_tp[tp].push(lpn);
         self.total += 1;
         true
     }
