@@ -857,6 +857,12 @@ impl Config {
                 return Err(SimError::config("precondition.age_span", "only applies with precondition.mode = \"age\""));
             }
         }
+        if p.mode == PreconditionMode::None && p.replay {
+            return Err(SimError::config(
+                "precondition.replay",
+                "does not apply with precondition.mode = \"none\" (there is no fill to replay)",
+            ));
+        }
         if p.mode == PreconditionMode::None && p.fill_fraction != 1.0 {
             return Err(SimError::config(
                 "precondition.fill_fraction",
@@ -1114,6 +1120,8 @@ mod tests {
         assert!(e.contains("precondition.age_span"), "{e}");
         let e = err(&["precondition.mode=\"fill\"", "precondition.age_span=0.2"]);
         assert!(e.contains("precondition.age_span") && e.contains("only applies with"), "{e}");
+        let e = err(&["precondition.mode=\"none\"", "precondition.replay=true"]);
+        assert!(e.contains("precondition.replay") && e.contains("no fill to replay"), "{e}");
         let e = err(&["precondition.mode=\"none\"", "precondition.fill_fraction=0.7"]);
         assert!(e.contains("precondition.fill_fraction") && e.contains("does not apply"), "{e}");
         let e = err(&["precondition.age_spam=0.2"]);
