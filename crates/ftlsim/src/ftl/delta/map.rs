@@ -3,10 +3,13 @@
 //! where its delta lives), the Temp Buffer that packs deltas into delta-log pages, the
 //! accounting of invalid deltas inside delta pages, and GC's merge-while-moving.
 //!
+//! The simulator keys the DMT by LPN rather than by the old version's PPN: an LPN in delta form
+//! has exactly one old version (its PMT entry), so the two keys find the same delta, and the
+//! LPN is known before any lookup (the request lookahead prefetches its bucket) and does not
+//! change when GC moves the old version. An LPN is in delta form exactly when the DMT holds it,
+//! which is the PMT's delta flag.
+//!
 //! Kept apart from the block manager so GC can call back into it ([`Relocate`]).
-
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use super::hotness::{Counts, HotnessTracker};
 use super::temp_buffer::TempBuffer;
@@ -14,6 +17,7 @@ use super::{DATA, DLA};
 use crate::error::{Result, SimError};
 use crate::flash::deltas::HEADER_ENTRY_BYTES;
 use crate::flash::{CpuTask, DeltaEntry, Lpn, PageKind, Ppn, Purpose, Spare};
+use crate::ftl::common::cache::LpnMap;
 use crate::ftl::common::{BlockManager, Relocate};
 use crate::ftl::{DeltaAt, FtlCtx};
 use crate::metrics::DeltaStats;
@@ -22,7 +26,7 @@ use crate::metrics::DeltaStats;
 pub const GARBAGE_RESOLUTION: u32 = 64;
 
 /// Where the delta of an LPN in delta form lives (the DMT's value).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Delta {
     /// The delta page, or `None` while the delta waits in the Temp Buffer.
     pub page: Option<Ppn>,
@@ -41,26 +45,6 @@ struct DeltaPage {
     credited: u32,
 }
 
-/// PPNs are well spread: hashing them by one multiplication is enough.
-#[derive(Default)]
-pub struct PpnHasher(u64);
-
-impl Hasher for PpnHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-pub type PpnMap<V> = HashMap<Ppn, V, BuildHasherDefault<PpnHasher>>;
-
 /// When a delta-form page goes back to original form: it is read-hot, or no longer write-hot.
 #[inline]
 pub fn wants_merge(counts: Counts, threshold: u32) -> bool {
@@ -70,12 +54,11 @@ pub fn wants_merge(counts: Counts, threshold: u32) -> bool {
 pub struct DeltaMap {
     /// PMT: the page in original form, or the old version a delta applies to.
     pub pmt: Vec<Option<Ppn>>,
-    /// The PMT's delta flag.
-    pub in_delta: Vec<bool>,
-    /// DMT: old version's PPN -> its delta.
-    pub dmt: PpnMap<Delta>,
+    /// DMT: LPN in delta form -> its delta (see the module's note on the key).
+    dmt: LpnMap<Delta>,
     pub temp: TempBuffer,
-    pages: PpnMap<DeltaPage>,
+    /// Delta page's PPN -> its accounting, for the pages holding a valid delta.
+    pages: LpnMap<DeltaPage>,
     pub hotness: HotnessTracker,
     pub hot_threshold: u32,
     page_bytes: u32,
@@ -88,10 +71,9 @@ impl DeltaMap {
     pub fn new(logical_pages: u32, page_bytes: u32, hotness: HotnessTracker, hot_threshold: u32) -> Self {
         DeltaMap {
             pmt: crate::mem::unmapped_vec(logical_pages as usize),
-            in_delta: vec![false; logical_pages as usize],
-            dmt: PpnMap::default(),
+            dmt: LpnMap::with_capacity(0),
             temp: TempBuffer::new(page_bytes),
-            pages: PpnMap::default(),
+            pages: LpnMap::with_capacity(0),
             hotness,
             hot_threshold,
             page_bytes,
@@ -103,11 +85,35 @@ impl DeltaMap {
     /// The delta of an LPN in delta form.
     #[inline]
     pub fn delta_of(&self, lpn: Lpn) -> Option<Delta> {
-        if !self.in_delta[lpn.index()] {
-            return None;
+        self.dmt.get(lpn.get())
+    }
+
+    /// Whether `lpn` is in delta form (the PMT's delta flag).
+    #[inline]
+    pub fn in_delta(&self, lpn: Lpn) -> bool {
+        self.delta_of(lpn).is_some()
+    }
+
+    /// The LPNs in delta form, in LPN order.
+    pub fn lpns_in_delta(&self) -> Vec<Lpn> {
+        let mut lpns: Vec<Lpn> = self.dmt.iter().map(|(lpn, _)| Lpn::new(lpn)).collect();
+        lpns.sort_unstable();
+        lpns
+    }
+
+    /// Brings the DMT bucket of `lpn` toward the CPU cache (a hint).
+    #[inline]
+    pub fn prefetch_delta(&self, lpn: Lpn) {
+        self.dmt.prefetch(lpn.get());
+    }
+
+    /// Brings the accounting of the delta page holding `lpn`'s delta toward the CPU cache (a
+    /// hint; it reads the DMT, which [`DeltaMap::prefetch_delta`] brought earlier).
+    #[inline]
+    pub fn prefetch_delta_page(&self, lpn: Lpn) {
+        if let Some(Delta { page: Some(page), .. }) = self.delta_of(lpn) {
+            self.pages.prefetch(page.get());
         }
-        let base = self.pmt[lpn.index()].expect("an LPN in delta form has an old version");
-        Some(self.dmt[&base])
     }
 
     /// Delta pages holding a valid delta.
@@ -133,9 +139,7 @@ impl DeltaMap {
         overwritten: bool,
         ctx: &mut FtlCtx,
     ) -> Result<()> {
-        let base = self.pmt[lpn.index()].expect("an LPN in delta form has an old version");
-        let delta = self.dmt.remove(&base).expect("the DMT holds the delta of an LPN in delta form");
-        self.in_delta[lpn.index()] = false;
+        let delta = self.dmt.remove(lpn.get()).expect("the DMT holds the delta of an LPN in delta form");
         match delta.page {
             None => {
                 self.temp.remove(lpn.get());
@@ -151,12 +155,12 @@ impl DeltaMap {
     /// One delta of `page` became invalid: credit its bytes to GC, or invalidate the page once
     /// none of its deltas is valid.
     fn invalidate_delta(&mut self, blocks: &mut BlockManager, page: Ppn, bytes: u32, ctx: &mut FtlCtx) -> Result<()> {
-        let state = self.pages.get_mut(&page).expect("a delta page with a valid delta is tracked");
+        let state = self.pages.get_mut(page.get()).expect("a delta page with a valid delta is tracked");
         state.live -= 1;
         state.invalid_bytes += bytes + HEADER_ENTRY_BYTES;
         if state.live == 0 {
             let credited = state.credited;
-            self.pages.remove(&page);
+            self.pages.remove(page.get());
             blocks.withdraw_garbage(ctx.flash.geometry().block_of(page), credited, ctx.flash)?;
             return blocks.invalidate(page, ctx.flash);
         }
@@ -166,7 +170,7 @@ impl DeltaMap {
     /// Credits to GC what is due for the invalid bytes of `page`: never a whole page's worth
     /// while a delta is valid, so the page's weight stays above 0.
     fn credit_invalid_bytes(&mut self, blocks: &mut BlockManager, page: Ppn, ctx: &mut FtlCtx) -> Result<()> {
-        let state = self.pages.get_mut(&page).expect("tracked");
+        let state = self.pages.get_mut(page.get()).expect("tracked");
         let due = (state.invalid_bytes as u64 * GARBAGE_RESOLUTION as u64 / self.page_bytes as u64) as u32;
         let due = due.min(GARBAGE_RESOLUTION - 1);
         if due > state.credited {
@@ -195,13 +199,12 @@ impl DeltaMap {
         while !self.temp.fits(bytes) {
             self.commit(blocks, purpose, ctx)?;
         }
-        if self.in_delta[lpn.index()] {
+        if self.in_delta(lpn) {
             self.drop_delta(blocks, lpn, overwritten, ctx)?;
         }
-        let base = self.pmt[lpn.index()].expect("a delta has an old version");
+        debug_assert!(self.pmt[lpn.index()].is_some(), "a delta has an old version");
         self.temp.push(DeltaEntry { lpn: lpn.get(), version, bytes });
-        self.dmt.insert(base, Delta { page: None, version, bytes });
-        self.in_delta[lpn.index()] = true;
+        self.dmt.insert(lpn.get(), Delta { page: None, version, bytes });
         Ok(())
     }
 
@@ -232,21 +235,16 @@ impl DeltaMap {
             return blocks.invalidate(ppn, ctx.flash);
         }
         for e in entries.iter() {
-            let base = self.pmt[e.lpn as usize].expect("a buffered delta has an old version");
-            self.dmt.get_mut(&base).expect("a buffered delta is in the DMT").page = Some(ppn);
+            self.dmt.get_mut(e.lpn).expect("a buffered delta is in the DMT").page = Some(ppn);
         }
         self.stats.deltas_committed += entries.len() as u64;
-        self.pages.insert(ppn, DeltaPage { live: entries.len() as u32, ..DeltaPage::default() });
+        self.pages.insert(ppn.get(), DeltaPage { live: entries.len() as u32, ..DeltaPage::default() });
         Ok(())
     }
 
     /// Whether the buffered delta `e` is still the LPN's current delta.
     fn buffered(&self, e: &DeltaEntry) -> bool {
-        let lpn = e.lpn as usize;
-        self.in_delta[lpn]
-            && self.pmt[lpn]
-                .and_then(|base| self.dmt.get(&base))
-                .is_some_and(|d| d.page.is_none() && d.version == e.version)
+        self.dmt.get(e.lpn).is_some_and(|d| d.page.is_none() && d.version == e.version)
     }
 
     /// Programs the original form of `lpn` (a host write, or a merge bringing back `version`),
@@ -265,7 +263,7 @@ impl DeltaMap {
         ctx: &mut FtlCtx,
     ) -> Result<Ppn> {
         let ppn = blocks.allocate(unit, DATA, self, ctx)?;
-        if self.in_delta[lpn.index()] {
+        if self.in_delta(lpn) {
             self.drop_delta(blocks, lpn, overwritten, ctx)?;
         }
         if let Some(old) = self.pmt[lpn.index()].take() {
@@ -352,10 +350,16 @@ impl DeltaMap {
                 self.stats.gc_moved_page_equivalents += (e.bytes + HEADER_ENTRY_BYTES) as f64 / self.page_bytes as f64;
             }
         }
-        if self.pages.contains_key(&old) {
+        if self.pages.get(old.get()).is_some() {
             return Err(SimError::Other(format!("GC moved every delta of delta page {old}, but it is still tracked")));
         }
         Ok(())
+    }
+
+    /// Recovery: `lpn` (whose old version is in the PMT) is in delta form with `delta`.
+    pub fn restore_delta(&mut self, lpn: Lpn, delta: Delta) {
+        debug_assert!(self.pmt[lpn.index()].is_some(), "a delta has an old version");
+        self.dmt.insert(lpn.get(), delta);
     }
 
     /// Recovery: tracks a delta page holding `live` valid deltas and `invalid_bytes` of invalid
@@ -368,7 +372,7 @@ impl DeltaMap {
         invalid_bytes: u32,
         ctx: &mut FtlCtx,
     ) -> Result<()> {
-        self.pages.insert(page, DeltaPage { live, invalid_bytes, credited: 0 });
+        self.pages.insert(page.get(), DeltaPage { live, invalid_bytes, credited: 0 });
         self.credit_invalid_bytes(blocks, page, ctx)
     }
 
@@ -380,7 +384,6 @@ impl DeltaMap {
     /// Forgets all SRAM state (power loss).
     pub fn clear(&mut self) {
         self.pmt.fill(None);
-        self.in_delta.fill(false);
         self.dmt.clear();
         self.temp.clear();
         self.pages.clear();
@@ -389,29 +392,28 @@ impl DeltaMap {
 
     /// Checks the DMT against the PMT and the delta pages' accounting against their headers.
     pub fn check(&self, flash: &crate::flash::FlashArray) -> std::result::Result<(), String> {
-        let in_delta = self.in_delta.iter().filter(|&&d| d).count();
-        if in_delta != self.dmt.len() {
-            return Err(format!("{in_delta} LPNs in delta form but {} DMT entries", self.dmt.len()));
-        }
-        let mut live: PpnMap<u32> = PpnMap::default();
-        for (lpn, _) in self.in_delta.iter().enumerate().filter(|(_, &d)| d) {
-            let delta = self.delta_of(Lpn::new(lpn as u32)).ok_or(format!("LPN {lpn} in delta form has no delta"))?;
+        let mut live: LpnMap<u32> = LpnMap::with_capacity(self.pages.len());
+        for (lpn, delta) in self.dmt.iter() {
+            if self.pmt[lpn as usize].is_none() {
+                return Err(format!("LPN {lpn} in delta form has no old version"));
+            }
             match delta.page {
                 Some(page) => {
-                    let held = flash.deltas(page).iter().any(|e| e.lpn == lpn as u32 && e.version == delta.version);
+                    let held = flash.deltas(page).iter().any(|e| e.lpn == lpn && e.version == delta.version);
                     if !held {
                         return Err(format!("the delta of LPN {lpn} is not on delta page {page}"));
                     }
-                    *live.entry(page).or_default() += 1;
+                    let count = live.get(page.get()).unwrap_or(0);
+                    live.insert(page.get(), count + 1);
                 }
-                None if !self.temp.holds(lpn as u32, delta.version) => {
+                None if !self.temp.holds(lpn, delta.version) => {
                     return Err(format!("the delta of LPN {lpn} is in neither a delta page nor the Temp Buffer"));
                 }
                 None => {}
             }
         }
-        for (page, state) in &self.pages {
-            if live.get(page).copied().unwrap_or(0) != state.live {
+        for (page, state) in self.pages.iter() {
+            if live.get(page).unwrap_or(0) != state.live {
                 return Err(format!(
                     "delta page {page} counts {} valid deltas, the DMT {:?}",
                     state.live,
@@ -424,20 +426,15 @@ impl DeltaMap {
 
     /// Simulator memory.
     pub fn state_bytes(&self) -> usize {
-        self.pmt.len() * 5 + (self.dmt.capacity() + self.pages.capacity()) * 24 + self.hotness.state_bytes()
+        self.pmt.len() * 4 + self.dmt.memory_bytes() + self.pages.memory_bytes() + self.hotness.state_bytes()
     }
 }
 
 impl Relocate for DeltaMap {
     #[inline]
-    fn relocated(&mut self, _: &mut BlockManager, spare: Spare, old: Ppn, new: Ppn, _: &mut FtlCtx) -> Result<()> {
-        let lpn = spare.logical as usize;
-        self.pmt[lpn] = Some(new);
-        if self.in_delta[lpn] {
-            // The old version moved: re-key its delta.
-            let delta = self.dmt.remove(&old).expect("a base in delta form has a DMT entry");
-            self.dmt.insert(new, delta);
-        }
+    fn relocated(&mut self, _: &mut BlockManager, spare: Spare, _: Ppn, new: Ppn, _: &mut FtlCtx) -> Result<()> {
+        // An old version in delta form keeps its delta: the DMT is keyed by LPN.
+        self.pmt[spare.logical as usize] = Some(new);
         self.stats.gc_moved_page_equivalents += 1.0;
         Ok(())
     }
@@ -450,7 +447,7 @@ impl Relocate for DeltaMap {
             return Ok(true);
         }
         let lpn = Lpn::new(spare.logical);
-        if !self.in_delta[lpn.index()] || !wants_merge(self.hotness.counts(lpn), self.hot_threshold) {
+        if !self.in_delta(lpn) || !wants_merge(self.hotness.counts(lpn), self.hot_threshold) {
             return Ok(false);
         }
         self.merge(blocks, lpn, true, true, ctx)?;

@@ -248,11 +248,9 @@ impl DeltaFtl {
     /// write-hot (or is read-hot), in LPN order: read the old version and the delta, decompress,
     /// program the original.
     fn scan_cold_deltas(&mut self, ctx: &mut FtlCtx) -> Result<()> {
-        for lpn in 0..self.logical_pages as u32 {
-            let lpn = Lpn::new(lpn);
-            if self.map.in_delta[lpn.index()]
-                && map::wants_merge(self.map.hotness.counts(lpn), self.params.hot_threshold)
-            {
+        // A merge (or the collection it runs) only takes LPNs out of delta form.
+        for lpn in self.map.lpns_in_delta() {
+            if self.map.in_delta(lpn) && map::wants_merge(self.map.hotness.counts(lpn), self.params.hot_threshold) {
                 self.map.merge_cold(&mut self.blocks, lpn, ctx)?;
             }
         }
@@ -265,19 +263,20 @@ impl Ftl for DeltaFtl {
         "delta"
     }
 
-    /// The PMT entry, delta flag and hotness slot first; then the old version's page state and
-    /// the hotness counts.
+    /// The PMT entry, DMT bucket and hotness slot first; then the old version's page state, the
+    /// delta page's accounting and the hotness counts.
     fn prefetch(&self, lpn: Lpn, stage: Prefetch, flash: &FlashArray) -> Option<Ppn> {
         let entry = self.map.pmt.get(lpn.index())?;
         match stage {
             Prefetch::Map => {
                 crate::mem::prefetch(entry);
-                crate::mem::prefetch(&self.map.in_delta[lpn.index()]);
+                self.map.prefetch_delta(lpn);
                 self.map.hotness.prefetch(lpn, false);
                 None
             }
             Prefetch::Pages => {
                 self.map.hotness.prefetch(lpn, true);
+                self.map.prefetch_delta_page(lpn);
                 let ppn = (*entry)?;
                 self.blocks.prefetch_page(ppn, flash);
                 Some(ppn)
@@ -322,7 +321,7 @@ impl Ftl for DeltaFtl {
         if every != 0 && self.map.stats.writes.is_multiple_of(every) {
             self.scan_cold_deltas(ctx)?;
         }
-        let in_delta = self.map.in_delta[lpn.index()];
+        let in_delta = self.map.in_delta(lpn);
         let unchanged = self.trace_content.as_mut().is_some_and(|c| c.ftl_writes(lpn.get(), in_delta));
         let counts = self.map.hotness.write(lpn);
         let threshold = self.params.hot_threshold;
@@ -357,7 +356,7 @@ impl Ftl for DeltaFtl {
     }
 
     fn trim(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<()> {
-        if self.map.in_delta[lpn.index()] {
+        if self.map.in_delta(lpn) {
             self.map.drop_delta(&mut self.blocks, lpn, true, ctx)?;
         }
         if let Some(old) = self.map.pmt[lpn.index()].take() {
@@ -457,10 +456,10 @@ impl Ftl for DeltaFtl {
         }
         self.map.set_next_page_seq(last_seq + 1);
         for (lpn, &(version, page, bytes)) in delta_newest.iter().enumerate() {
-            if let (Some(base), Some(page)) = (self.map.pmt[lpn], page) {
+            if let (Some(_), Some(page)) = (self.map.pmt[lpn], page) {
                 if version > page_version[lpn] {
-                    self.map.in_delta[lpn] = true;
-                    self.map.dmt.insert(base, map::Delta { page: Some(page), version, bytes });
+                    let delta = map::Delta { page: Some(page), version, bytes };
+                    self.map.restore_delta(Lpn::new(lpn as u32), delta);
                 }
             }
         }

@@ -9,6 +9,9 @@
 //! removal reads one or two pairs (at half full, removals' shifts showed in the profile); at four
 //! times the cache's entries it is small enough to stay in the CPU cache, and the bucket of an
 //! LPN is known without a load, so the lookahead can prefetch it.
+//!
+//! The write buffer's index and Delta-FTL's DMT (by LPN) and delta-page accounting (keyed by the
+//! delta page's PPN, another 32-bit number below `u32::MAX`) use the same table.
 
 /// The key of an empty bucket (no LPN is this large).
 const EMPTY: u32 = u32::MAX;
@@ -60,6 +63,14 @@ impl<V: Copy + Default> LpnMap<V> {
     pub fn get(&self, lpn: u32) -> Option<V> {
         let (key, value) = self.buckets[self.find(lpn)];
         (key == lpn).then_some(value)
+    }
+
+    /// The value of `lpn`, to change in place.
+    #[inline]
+    pub fn get_mut(&mut self, lpn: u32) -> Option<&mut V> {
+        let i = self.find(lpn);
+        let (key, value) = &mut self.buckets[i];
+        (*key == lpn).then_some(value)
     }
 
     /// Sets the value of `lpn`, replacing any.
@@ -118,6 +129,11 @@ impl<V: Copy + Default> LpnMap<V> {
         crate::mem::prefetch(&self.buckets[self.home(lpn)]);
     }
 
+    /// Every (LPN, value) pair, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, V)> + '_ {
+        self.buckets.iter().copied().filter(|&(key, _)| key != EMPTY)
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }
@@ -145,14 +161,21 @@ mod tests {
     use std::collections::HashMap;
 
     #[test]
-    fn agrees_with_a_reference_map_through_inserts_removals_and_growth() {
+    fn agrees_with_a_reference_map_through_inserts_updates_removals_and_growth() {
         let mut map: LpnMap<u32> = LpnMap::with_capacity(8);
         let mut reference = HashMap::new();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         for step in 0..20_000u32 {
             // A small key range makes long probe runs and many removals inside them.
             let lpn = rng.gen_range(0..300u32) * if step % 2 == 0 { 1 } else { 4096 };
-            if rng.gen_bool(0.55) {
+            if rng.gen_bool(0.1) {
+                if let Some(value) = map.get_mut(lpn) {
+                    *value += 1;
+                }
+                if let Some(value) = reference.get_mut(&lpn) {
+                    *value += 1;
+                }
+            } else if rng.gen_bool(0.55) {
                 map.insert(lpn, step);
                 reference.insert(lpn, step);
             } else {
@@ -164,6 +187,11 @@ mod tests {
         for lpn in 0..300 * 4096 {
             assert_eq!(map.get(lpn), reference.get(&lpn).copied(), "LPN {lpn}");
         }
+        let mut pairs: Vec<(u32, u32)> = map.iter().collect();
+        let mut expected: Vec<(u32, u32)> = reference.into_iter().collect();
+        pairs.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(pairs, expected);
         map.clear();
         assert!(map.is_empty() && map.get(0).is_none());
     }
