@@ -285,6 +285,9 @@ impl Simulation {
                     Ok((page_request, r)) => {
                         self.oracle.prefetch(page_request.first);
                         self.ftl.prefetch(page_request.first, Prefetch::Map, &self.flash);
+                        if let Some(buffer) = &self.buffer {
+                            buffer.prefetch_index(page_request.first);
+                        }
                         ahead.push_back((page_request, r.content.filter(|_| r.kind == IoKind::Write)));
                     }
                     Err(e) => admission_error = Some(e),
@@ -292,6 +295,9 @@ impl Simulation {
             }
             if let Some((soon, _)) = ahead.get(LOOKAHEAD / 2) {
                 let page = self.ftl.prefetch(soon.first, Prefetch::Pages, &self.flash);
+                if let Some(buffer) = &self.buffer {
+                    buffer.prefetch_slot(soon.first);
+                }
                 if let Some(ppn) = page.filter(|_| soon.kind == IoKind::Read) {
                     self.timing.prefetch_read(ppn);
                 }

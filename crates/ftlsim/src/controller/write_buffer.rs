@@ -105,6 +105,22 @@ impl WriteBuffer {
         hit
     }
 
+    /// Brings the index bucket of `lpn` toward the CPU cache (a hint, for a request admitted
+    /// ahead of service).
+    #[inline]
+    pub fn prefetch_index(&self, lpn: Lpn) {
+        self.slot_of.prefetch(lpn.get());
+    }
+
+    /// Brings the slot of a buffered `lpn` toward the CPU cache (a hint; it reads the index
+    /// bucket, which [`WriteBuffer::prefetch_index`] brought earlier).
+    #[inline]
+    pub fn prefetch_slot(&self, lpn: Lpn) {
+        if let Some(slot) = self.slot_of.get(lpn.get()) {
+            self.pages.prefetch(slot);
+        }
+    }
+
     fn list_of(&self, lpn: Lpn) -> Option<(u32, u32)> {
         let slot = self.slot_of.get(lpn.get())?;
         Some((slot, self.pages.list_of(slot).expect("a page's slot is listed")))
