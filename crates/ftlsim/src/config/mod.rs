@@ -1160,6 +1160,20 @@ mod tests {
         assert_eq!(c.buffer.size_mb, 64.0);
     }
 
+    /// Paper 001, sections 2.3.2-2.5 and Table 2.3, on `ssd16`'s platform.
+    #[test]
+    fn ssd16_ch2_matches_paper_001_chapter_2() {
+        let c = Config::preset("ssd16-ch2").unwrap();
+        assert_eq!(c.device.latency.read_us, 25.0);
+        assert_eq!(c.device.latency.program_us, 500.0);
+        assert_eq!(page_transfer_ns(&c), 40_960, "100 MB/s");
+        let diffecc = c.device.timing.diffecc.as_ref().unwrap();
+        assert_eq!(diffecc.program_us, [500.0, 538.0, 606.0, 754.0]);
+        assert_eq!(diffecc.decode_us, [41.20, 21.71, 11.25, 5.78]);
+        assert_eq!(c.buffer.size_mb, 32.0);
+        assert!(!c.buffer.serves_reads, "the cache is dedicated to writes (sections 2.4.3, 2.5.2)");
+    }
+
     #[test]
     fn tlc_nvme_is_a_64_gib_array_of_32_dies() {
         let c = Config::preset("tlc-nvme").unwrap();
