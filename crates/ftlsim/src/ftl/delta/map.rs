@@ -431,6 +431,21 @@ impl DeltaMap {
 }
 
 impl Relocate for DeltaMap {
+    /// GC will soon move (or merge) the page with `spare`: its PMT entry, DMT bucket and hotness
+    /// slot index, which [`Relocate::relocated`] and [`Relocate::take_over`] read.
+    #[inline]
+    fn prefetch_relocation(&self, spare: Spare) {
+        if spare.kind != PageKind::Data {
+            return;
+        }
+        let lpn = Lpn::new(spare.logical);
+        if let Some(entry) = self.pmt.get(lpn.index()) {
+            crate::mem::prefetch(entry);
+        }
+        self.prefetch_delta(lpn);
+        self.hotness.prefetch(lpn, false);
+    }
+
     #[inline]
     fn relocated(&mut self, _: &mut BlockManager, spare: Spare, _: Ppn, new: Ppn, _: &mut FtlCtx) -> Result<()> {
         // An old version in delta form keeps its delta: the DMT is keyed by LPN.
