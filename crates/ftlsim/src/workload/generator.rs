@@ -91,6 +91,11 @@ pub enum Arrival {
     Fixed { iops: f64 },
     /// Exponential gaps with mean 1/iops seconds.
     Poisson { iops: f64 },
+    /// Bursts separated by idle gaps, at the same mean rate `iops`: each request ends its burst
+    /// with probability 1/`burst` (geometric bursts of mean `burst` requests); gaps inside a burst
+    /// are exponential with mean 1/(`speedup` x iops), gaps between bursts exponential and as long
+    /// as keeps the mean gap 1/iops. `burst = 1` or `speedup = 1` is a Poisson stream.
+    Bursty { iops: f64, burst: f64, speedup: f64 },
     /// A new request as soon as fewer than `depth` are outstanding; the simulation sets each
     /// arrival when it issues the request (`Workload::closed_loop`).
     Closed { depth: u32 },
@@ -232,17 +237,34 @@ fn parse_size(key: &str, s: &str) -> Result<SizeDist> {
 }
 
 fn parse_arrival(s: &str) -> Result<Arrival> {
-    let (kind, v) = s
-        .split_once(':')
-        .ok_or_else(|| bad("arrival", format!("expected fixed:IOPS, poisson:IOPS or closed:DEPTH, found \"{s}\"")))?;
+    let (kind, v) = s.split_once(':').ok_or_else(|| {
+        bad(
+            "arrival",
+            format!("expected fixed:IOPS, poisson:IOPS, bursty:IOPS:BURST:SPEEDUP or closed:DEPTH, found \"{s}\""),
+        )
+    })?;
     Ok(match kind {
         "fixed" => Arrival::Fixed { iops: number("arrival", v)? },
         "poisson" => Arrival::Poisson { iops: number("arrival", v)? },
+        "bursty" => {
+            let (iops, shape) = v
+                .split_once(':')
+                .ok_or_else(|| bad("arrival", format!("expected bursty:IOPS:BURST:SPEEDUP, found \"bursty:{v}\"")))?;
+            let (burst, speedup) = parse_burst("arrival", shape)?;
+            Arrival::Bursty { iops: number("arrival", iops)?, burst, speedup }
+        }
         "closed" => Arrival::Closed {
             depth: v.parse().map_err(|_| bad("arrival", format!("expected a queue depth, found \"{v}\"")))?,
         },
-        _ => return Err(bad("arrival", format!("expected fixed, poisson or closed, found \"{kind}\""))),
+        _ => return Err(bad("arrival", format!("expected fixed, poisson, bursty or closed, found \"{kind}\""))),
     })
+}
+
+/// `BURST:SPEEDUP`: mean requests per burst, and how much faster than the mean rate they come.
+fn parse_burst(key: &str, s: &str) -> Result<(f64, f64)> {
+    let (burst, speedup) =
+        s.split_once(':').ok_or_else(|| bad(key, format!("expected BURST:SPEEDUP, found \"{s}\"")))?;
+    Ok((number(key, burst)?, number(key, speedup)?))
 }
 
 impl FromStr for SynthSpec {
@@ -262,6 +284,7 @@ impl FromStr for SynthSpec {
             _ => SynthSpec::default(),
         };
         let mut scale = 1.0;
+        let mut burst = None;
         for item in items {
             let (key, value) =
                 item.split_once('=').ok_or_else(|| bad("spec", format!("expected key=value, found \"{item}\"")))?;
@@ -278,10 +301,18 @@ impl FromStr for SynthSpec {
                 "rsize" => spec.read_size = parse_size(key, value)?,
                 "wsize" => spec.write_size = parse_size(key, value)?,
                 "arrival" => spec.arrival = parse_arrival(value)?,
+                "burst" => burst = Some(parse_burst(key, value)?),
                 "footprint" => spec.footprint_bytes = Some(parse_bytes(value).ok_or_else(|| bad(key, format!("expected bytes, found \"{value}\"")))? as u64),
                 "seed" => spec.seed = value.parse().map_err(|_| bad(key, format!("expected an integer, found \"{value}\"")))?,
-                _ => return Err(bad(key, "unknown key (known: requests, scale, read, write, addr, size, rsize, wsize, arrival, footprint, seed)")),
+                _ => return Err(bad(key, "unknown key (known: requests, scale, read, write, addr, size, rsize, wsize, arrival, burst, footprint, seed)")),
             }
+        }
+        if let Some((burst, speedup)) = burst {
+            // Bursts at the rate the spec (or its preset) already has.
+            spec.arrival = match spec.arrival {
+                Arrival::Poisson { iops } | Arrival::Bursty { iops, .. } => Arrival::Bursty { iops, burst, speedup },
+                _ => return Err(bad("burst", "bursts need a poisson or bursty arrival (arrival=poisson:IOPS)")),
+            };
         }
         spec.requests = (spec.requests as f64 * scale).round() as u64;
         spec.validate()?;
@@ -350,6 +381,15 @@ impl SynthSpec {
         match self.arrival {
             Arrival::Fixed { iops } | Arrival::Poisson { iops } if !(iops > 0.0 && iops.is_finite()) => {
                 Err(bad("arrival", format!("the rate must be positive, found {iops}")))
+            }
+            Arrival::Bursty { iops, .. } if !(iops > 0.0 && iops.is_finite()) => {
+                Err(bad("arrival", format!("the rate must be positive, found {iops}")))
+            }
+            Arrival::Bursty { burst, .. } if burst < 1.0 || burst.is_nan() => {
+                Err(bad("burst", format!("the mean burst must be at least 1 request, found {burst}")))
+            }
+            Arrival::Bursty { speedup, .. } if speedup < 1.0 || speedup.is_nan() => {
+                Err(bad("burst", format!("the speedup inside a burst must be at least 1, found {speedup}")))
             }
             Arrival::Closed { depth: 0 } => Err(bad("arrival", "the queue depth must be at least 1")),
             _ => Ok(()),
@@ -616,6 +656,16 @@ impl Generator {
                 }
                 Ok(tick(self.now))
             }
+            Arrival::Bursty { iops, burst, speedup } => {
+                if self.issued > 0 {
+                    let inside = 1e9 / (speedup * iops);
+                    // Between bursts: B/iops per burst of B requests, less its B - 1 short gaps.
+                    let between = inside * (burst * (speedup - 1.0) + 1.0);
+                    let mean = if self.rng.gen_bool(1.0 / burst) { between } else { inside };
+                    self.now += Exp::new(1.0 / mean).expect("positive rate").sample(&mut self.rng);
+                }
+                Ok(tick(self.now))
+            }
             // Set by the simulation when it issues the request.
             Arrival::Closed { .. } => Ok(0),
         }
@@ -706,5 +756,43 @@ mod tests {
         // A closed loop leaves arrivals to the simulation (tests/closed_loop.rs).
         let s: SynthSpec = "requests=4,arrival=closed:2".parse().unwrap();
         assert_eq!(s.workload(1 << 30).unwrap().closed_loop, Some(2));
+    }
+
+    /// The gaps between arrivals of a spec, in nanoseconds.
+    fn gaps(spec: &str) -> Vec<f64> {
+        let s: SynthSpec = spec.parse().unwrap();
+        collect(&s, 1 << 30).windows(2).map(|w| (w[1].arrival_ns - w[0].arrival_ns) as f64).collect()
+    }
+
+    #[test]
+    fn bursty_arrivals_keep_the_mean_rate_and_come_in_bursts() {
+        // 1,000 requests per second in bursts of 50 at 100 times that rate.
+        let bursty = gaps("requests=200000,arrival=bursty:1000:50:100,seed=7");
+        let mean = bursty.iter().sum::<f64>() / bursty.len() as f64;
+        assert!((mean / 1e6 - 1.0).abs() < 0.03, "mean gap {mean} ns, expected 1 ms");
+        // Inside a burst the mean gap is 10 us: about 98% of the gaps (49 of 50) are that short.
+        let short = |g: &[f64]| g.iter().filter(|&&x| x < 100_000.0).count() as f64 / g.len() as f64;
+        assert!((short(&bursty) - 0.98).abs() < 0.01, "{} of the gaps under 100 us", short(&bursty));
+        // A Poisson stream at the same rate has 1 - e^-0.1 = 9.5% of its gaps under 100 us.
+        let poisson = gaps("requests=200000,arrival=poisson:1000,seed=7");
+        assert!((short(&poisson) - 0.095).abs() < 0.01, "{}", short(&poisson));
+        // One-request bursts are a Poisson stream.
+        let single = gaps("requests=200000,arrival=bursty:1000:1:100,seed=7");
+        assert!((short(&single) - 0.095).abs() < 0.01, "{}", short(&single));
+    }
+
+    #[test]
+    fn burst_makes_a_presets_poisson_arrivals_bursty_at_its_rate() {
+        let plain: SynthSpec = "p001-f1".parse().unwrap();
+        let Arrival::Poisson { iops } = plain.arrival else { panic!("{:?}", plain.arrival) };
+        let bursty: SynthSpec = "p001-f1,burst=64:200".parse().unwrap();
+        assert_eq!(bursty.arrival, Arrival::Bursty { iops, burst: 64.0, speedup: 200.0 });
+        let err = |spec: &str| spec.parse::<SynthSpec>().unwrap_err().to_string();
+        assert!(err("requests=9,arrival=closed:4,burst=8:10").contains("synthetic.burst"));
+        assert!(err("requests=9,burst=0.5:10").contains("at least 1 request"));
+        assert!(err("requests=9,burst=8:0.5").contains("speedup"));
+        assert!(err("requests=9,burst=8").contains("BURST:SPEEDUP"));
+        assert!(err("requests=9,arrival=bursty:1000:8").contains("BURST:SPEEDUP"));
+        assert!(err("requests=9,arrival=bursty:-1:8:10").contains("rate must be positive"));
     }
 }
