@@ -62,7 +62,7 @@ pub fn run(args: GenArgs) -> Result<()> {
     if workload.closed_loop.is_some() {
         return Err(ftlsim::SimError::config(
             "synthetic.arrival",
-            "a closed loop's arrivals are the completions of a simulation; a trace file needs fixed:IOPS or poisson:IOPS",
+            "a closed loop's arrivals are the completions of a simulation; a trace file needs fixed:IOPS, poisson:IOPS or bursty:IOPS:BURST:SPEEDUP",
         )
         .into());
     }
