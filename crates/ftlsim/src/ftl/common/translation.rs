@@ -107,6 +107,20 @@ pub fn write_back_recovered<O: TranslationOwner>(
     Ok(())
 }
 
+/// The last PPN of the run that starts at `first` and goes on through `next` while each entry
+/// maps the page after the previous one.
+#[inline]
+fn run_end(first: Ppn, next: impl Iterator<Item = Option<Ppn>>) -> Ppn {
+    let mut last = first;
+    for ppn in next {
+        match ppn {
+            Some(ppn) if ppn.get() == last.get() + 1 => last = ppn,
+            _ => break,
+        }
+    }
+    last
+}
+
 pub struct TranslationStore {
     entries_per_tp: u32,
     logical_pages: u32,
@@ -251,6 +265,23 @@ impl TranslationStore {
             }
         }
         self.image[lpn.index()]
+    }
+
+    /// The mapping of `start` and how many of the `cap` (at least 1) entries from `start` map
+    /// consecutive pages from it (1 if `start` is unmapped): the run a range-mapping cache entry
+    /// can hold. Reads the image as a slice unless recovered entries must be looked up first.
+    #[inline]
+    pub fn consecutive_run(&self, start: Lpn, cap: u32) -> (u32, Option<Ppn>) {
+        let base = self.entry(start);
+        let Some(first) = base else { return (1, None) };
+        let rest = 1..cap;
+        let last = if self.recovered.is_empty() {
+            let from = start.index() + 1;
+            run_end(first, self.image[from..from + rest.len()].iter().copied())
+        } else {
+            run_end(first, rest.map(|i| self.entry(start.offset(i))))
+        };
+        (last.get() - first.get() + 1, base)
     }
 
     /// Brings an LPN's entry toward the CPU cache (a hint; see `Ftl::prefetch`).

@@ -515,18 +515,8 @@ struct Updated {
 /// in `cmt`, at most an entry long: its length and first PPN.
 #[inline]
 fn run(cmt: &Cmt, store: &TranslationStore, start: Lpn, limit: Lpn) -> (u32, Option<Ppn>) {
-    let cap = limit.since(start).min(cmt.max_len());
-    let base = store.entry(start);
-    let (mut len, mut ppn) = (1, base);
-    while len < cap && !cmt.is_head(start.offset(len)) {
-        let next = store.entry(start.offset(len));
-        if !consecutive(ppn, next) {
-            break;
-        }
-        len += 1;
-        ppn = next;
-    }
-    (len, base)
+    let limit = limit.min(start.offset(cmt.max_len()));
+    store.consecutive_run(start, cmt.next_head_after(start, limit).since(start))
 }
 
 /// Whether `next` follows `ppn` (an unmapped entry follows nothing).
