@@ -283,8 +283,9 @@ impl DemandScheme for Dftl {
             return Ok(self.cmt.ppn(slot));
         }
         let wrote = self.make_room(blocks, ctx)?;
-        // GC during the eviction may have cached the entry (a moved page of this LPN).
-        if let Some(slot) = self.cmt.get(lpn) {
+        // GC during a write-back may have cached the entry (a moved page of this LPN); a clean
+        // eviction runs no GC, so the lookup above still holds.
+        if let Some(slot) = if wrote { self.cmt.get(lpn) } else { None } {
             self.cmt.touch(slot);
             ctx.cache.record(miss_class(wrote, false));
             return Ok(self.cmt.ppn(slot));

@@ -107,6 +107,23 @@ pub fn write_back_recovered<O: TranslationOwner>(
     Ok(())
 }
 
+/// How many of `next` continue a run from `first`, each mapping the page `step` (+1: forward,
+/// -1: backward) from the one before. A PPN is below `u32::MAX`, so the wrap at either end
+/// matches nothing.
+#[inline]
+fn run_continues(first: Ppn, next: impl Iterator<Item = Option<Ppn>>, step: i32) -> u32 {
+    let mut expected = first.get();
+    let mut count = 0;
+    for ppn in next {
+        expected = expected.wrapping_add_signed(step);
+        if ppn.map(Ppn::get) != Some(expected) {
+            break;
+        }
+        count += 1;
+    }
+    count
+}
+
 pub struct TranslationStore {
     entries_per_tp: u32,
     logical_pages: u32,
@@ -251,6 +268,36 @@ impl TranslationStore {
             }
         }
         self.image[lpn.index()]
+    }
+
+    /// The mapping of `start` and how many of the `cap` (at least 1) entries from `start` map
+    /// consecutive pages from it (1 if `start` is unmapped): the run a range-mapping cache entry
+    /// can hold. Reads the image as a slice unless recovered entries must be looked up first.
+    #[inline]
+    pub fn consecutive_run(&self, start: Lpn, cap: u32) -> (u32, Option<Ppn>) {
+        let base = self.entry(start);
+        let Some(first) = base else { return (1, None) };
+        let more = if self.recovered.is_empty() {
+            let from = start.index() + 1;
+            run_continues(first, self.image[from..from + cap as usize - 1].iter().copied(), 1)
+        } else {
+            run_continues(first, (1..cap).map(|i| self.entry(start.offset(i))), 1)
+        };
+        (1 + more, base)
+    }
+
+    /// How many of the `cap` (at least 1) entries ending at `end` map consecutive pages up to
+    /// `end`'s (1 if `end` is unmapped): the run a range-mapping cache entry ending there can hold.
+    #[inline]
+    pub fn consecutive_run_back(&self, end: Lpn, cap: u32) -> u32 {
+        let Some(last) = self.entry(end) else { return 1 };
+        let more = if self.recovered.is_empty() {
+            let to = end.index();
+            run_continues(last, self.image[to + 1 - cap as usize..to].iter().rev().copied(), -1)
+        } else {
+            run_continues(last, (1..cap).map(|i| self.entry(end.back(i))), -1)
+        };
+        1 + more
     }
 
     /// Brings an LPN's entry toward the CPU cache (a hint; see `Ftl::prefetch`).
@@ -602,6 +649,24 @@ mod tests {
             .unwrap()
             .build()
             .unwrap()
+    }
+
+    #[test]
+    fn consecutive_runs_are_measured_both_ways_with_recovered_entries_first() {
+        let mut store = TranslationStore::new(&config()).unwrap();
+        let ppns = [Some(10), Some(11), Some(12), None, Some(20), Some(21), Some(5), Some(6)];
+        for (lpn, ppn) in ppns.into_iter().enumerate() {
+            store.set(Lpn::new(lpn as u32), ppn.map(Ppn::new));
+        }
+        let run = |store: &TranslationStore, start, cap| store.consecutive_run(Lpn::new(start), cap);
+        let back = |store: &TranslationStore, end, cap| store.consecutive_run_back(Lpn::new(end), cap);
+        assert_eq!(run(&store, 0, 8), (3, Some(Ppn::new(10))));
+        assert_eq!(run(&store, 1, 1), (1, Some(Ppn::new(11))), "the cap bounds the run");
+        assert_eq!(run(&store, 3, 4), (1, None), "an unmapped entry is a run of one");
+        assert_eq!((back(&store, 2, 3), back(&store, 2, 2), back(&store, 5, 6), back(&store, 3, 3)), (3, 2, 2, 1));
+        // A recovered entry is read before the image, in both directions.
+        store.recovered.insert(Lpn::new(3), Some(Ppn::new(13)));
+        assert_eq!((run(&store, 0, 8), back(&store, 3, 4)), ((4, Some(Ppn::new(10))), 4));
     }
 
     /// GC during a host write's allocation can erase the replaced page's block and program

@@ -233,6 +233,12 @@ impl Cmt {
         self.tags.is_head(lpn)
     }
 
+    /// The first entry head after `lpn` and before `limit`, or `limit`.
+    #[inline]
+    pub fn next_head_after(&self, lpn: Lpn, limit: Lpn) -> Lpn {
+        self.tags.next_head_after(lpn, limit)
+    }
+
     /// Brings the head bits and block numbers that finding `lpn` reads toward the CPU cache (a hint).
     #[inline]
     pub fn prefetch(&self, lpn: Lpn) {

@@ -285,16 +285,7 @@ impl Scftl {
     /// The first LPN of the run of consecutive PPNs that ends at the uncached `lpn`.
     fn run_start(&self, lpn: Lpn, tp_start: Lpn) -> Lpn {
         let lowest = self.cmt.free_below(lpn).max(tp_start);
-        let (mut start, mut ppn) = (lpn, self.store.entry(lpn));
-        while start > lowest {
-            let before = self.store.entry(start.back(1));
-            if !consecutive(before, ppn) {
-                break;
-            }
-            start = start.back(1);
-            ppn = before;
-        }
-        start
+        lpn.back(self.store.consecutive_run_back(lpn, lpn.since(lowest) + 1) - 1)
     }
 
     #[inline]
@@ -515,24 +506,8 @@ struct Updated {
 /// in `cmt`, at most an entry long: its length and first PPN.
 #[inline]
 fn run(cmt: &Cmt, store: &TranslationStore, start: Lpn, limit: Lpn) -> (u32, Option<Ppn>) {
-    let cap = limit.since(start).min(cmt.max_len());
-    let base = store.entry(start);
-    let (mut len, mut ppn) = (1, base);
-    while len < cap && !cmt.is_head(start.offset(len)) {
-        let next = store.entry(start.offset(len));
-        if !consecutive(ppn, next) {
-            break;
-        }
-        len += 1;
-        ppn = next;
-    }
-    (len, base)
-}
-
-/// Whether `next` follows `ppn` (an unmapped entry follows nothing).
-#[inline]
-fn consecutive(ppn: Option<Ppn>, next: Option<Ppn>) -> bool {
-    matches!((ppn, next), (Some(ppn), Some(next)) if next.get() == ppn.get() + 1)
+    let limit = limit.min(start.offset(cmt.max_len()));
+    store.consecutive_run(start, cmt.next_head_after(start, limit).since(start))
 }
 
 impl Relocate for Scftl {

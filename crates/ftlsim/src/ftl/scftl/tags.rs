@@ -78,6 +78,20 @@ impl TagIndex {
         }
     }
 
+    /// The lowest head in `lpn + 1..limit`, or `limit` if there is none.
+    #[inline]
+    pub fn next_head_after(&self, lpn: Lpn, limit: Lpn) -> Lpn {
+        let mut from = lpn.index() + 1;
+        while from < limit.index() {
+            let word = self.groups[from / GROUP].heads >> (from % GROUP);
+            if word != 0 {
+                return Lpn::new((from + word.trailing_zeros() as usize).min(limit.index()) as u32);
+            }
+            from = (from / GROUP + 1) * GROUP;
+        }
+        limit
+    }
+
     /// Makes `lpn` (not a tag) a tag, its entry in `slot`.
     #[inline]
     pub fn set(&mut self, lpn: Lpn, slot: u32) {
@@ -171,6 +185,10 @@ mod tests {
         assert_eq!(tags.head_at_or_before(Lpn::new(126), Lpn::new(0)), Some(Lpn::new(100)));
         assert_eq!(tags.head_at_or_before(Lpn::new(69), Lpn::new(0)), Some(Lpn::new(3)));
         assert_eq!(tags.head_at_or_before(Lpn::new(69), Lpn::new(4)), None);
+        assert_eq!(tags.next_head_after(Lpn::new(3), Lpn::new(300)), Lpn::new(70));
+        assert_eq!(tags.next_head_after(Lpn::new(70), Lpn::new(127)), Lpn::new(100));
+        assert_eq!(tags.next_head_after(Lpn::new(100), Lpn::new(120)), Lpn::new(120), "none before the limit");
+        assert_eq!(tags.next_head_after(Lpn::new(127), Lpn::new(300)), Lpn::new(300));
         tags.clear(Lpn::new(70));
         assert_eq!((at(&tags, &[127, 100]), tags.free_blocks.len()), (vec![Some(6), Some(9)], 0));
         tags.clear(Lpn::new(127));
