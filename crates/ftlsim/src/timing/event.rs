@@ -7,7 +7,9 @@
 //! program holds its die for the transfer in and then the array program; an erase holds only
 //! its die. A die that needs the bus while another die of its channel uses it waits for it, in
 //! the order the dies asked: since dies ask in simulated-time order, the bus is a reservation
-//! (free from a time on) and needs no events of its own. Each die has at most one event
+//! (free from a time on) and needs no events of its own. A read that no other die can
+//! overtake on the bus (its die is alone on its channel, or a copy-back keeps its page in the
+//! plane) books its transfer when it starts sensing, and is one event. Each die has at most one event
 //! pending (the end of its operation's current phase), so the event queue never holds more
 //! entries than there are dies. Simulated time only moves forward: requests are submitted in
 //! dispatch order at their dispatch time, after every event up to that time has run.
@@ -355,6 +357,8 @@ pub struct EventCore {
     dies: Vec<Die>,
     /// When each channel's bus is free again.
     bus_free: Vec<Nanos>,
+    /// Each channel serves one die: a die's transfers never wait for another's.
+    private_bus: bool,
     ops: Slab<InFlight>,
     requests: Slab<Outstanding>,
     completed: VecDeque<Completed>,
@@ -438,6 +442,7 @@ impl EventCore {
             events: PhaseEnds::new(dies + cpus + link.is_some() as usize),
             dies: (0..dies).map(|_| Die::default()).collect(),
             bus_free: vec![0; g.channels as usize],
+            private_bus: g.chips_per_channel * g.dies_per_chip == 1,
             ops: Slab::new(),
             requests: Slab::new(),
             completed: VecDeque::new(),
@@ -956,22 +961,23 @@ impl EventCore {
         self.events.set(die, at);
     }
 
-    /// When a transfer of `op`'s page asked for now ends: the bus is taken from when it is free.
+    /// When a transfer of `op`'s page asked for at `at` ends: the bus is taken from when it is
+    /// free.
     #[inline]
-    fn transfer_end(&mut self, op: u32) -> Nanos {
+    fn transfer_end(&mut self, op: u32, at: Nanos) -> Nanos {
         let o = &self.ops[op];
         if !o.uses_bus {
             // A copy-back: the page stays in the plane's register.
-            return self.now;
+            return at;
         }
         let channel = self.channel_of[self.die_of(op)] as usize;
         if let Some(d) = self.diffecc.as_deref_mut().filter(|_| o.kind == OpKind::Read) {
-            let (bus_end, decoded) = d.read_out(channel, o.ppn, o.sectors, self.bus_free[channel], self.now);
+            let (bus_end, decoded) = d.read_out(channel, o.ppn, o.sectors, self.bus_free[channel], at);
             self.bus_free[channel] = bus_end;
             return decoded;
         }
         let time = if o.kind == OpKind::SpareRead { self.costs.spare_transfer } else { self.costs.page_transfer };
-        let end = self.bus_free[channel].max(self.now) + time;
+        let end = self.bus_free[channel].max(at) + time;
         self.bus_free[channel] = end;
         end
     }
@@ -1021,7 +1027,12 @@ impl EventCore {
         match kind {
             OpKind::Read | OpKind::SpareRead => {
                 if self.registers.read(plane, ppn) {
-                    let end = self.transfer_end(op);
+                    let end = self.transfer_end(op, now);
+                    self.phase_ends(die, Phase::Finishing, end);
+                } else if self.private_bus || !self.ops[op].uses_bus {
+                    // No other die can take the bus before the sensing ends (a copy-back needs
+                    // none): the transfer is booked now, and the read is one event, not two.
+                    let end = self.transfer_end(op, now + self.costs.read_array);
                     self.phase_ends(die, Phase::Finishing, end);
                 } else {
                     self.phase_ends(die, Phase::Sensing, now + self.costs.read_array);
@@ -1029,7 +1040,7 @@ impl EventCore {
             }
             OpKind::Program => {
                 self.registers.program(plane, ppn);
-                let ispp_start = self.transfer_end(op);
+                let ispp_start = self.transfer_end(op, now);
                 let mut end = ispp_start + self.program_time(die, op);
                 if let Some(s) = self.suspension.as_deref_mut() {
                     let dispatched = self.requests[self.ops[op].request].dispatched.at;
@@ -1156,7 +1167,7 @@ impl EventCore {
         let op = self.dies[die].current.expect("an event belongs to a die's operation");
         match self.ops[op].phase {
             Phase::Sensing => {
-                let end = self.transfer_end(op);
+                let end = self.transfer_end(op, self.now);
                 self.phase_ends(die, Phase::Finishing, end);
             }
             Phase::Finishing => self.complete(die, op),
