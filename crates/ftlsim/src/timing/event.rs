@@ -234,8 +234,9 @@ impl<T> std::ops::IndexMut<u32> for Slab<T> {
 /// the lower die number.
 #[derive(Debug)]
 struct PhaseEnds {
-    /// Leaves (one per die, padded to a power of two) from `leaves` on; node `i` holds the
-    /// earliest of nodes `2i` and `2i + 1`.
+    /// Leaves (one per die) from `leaves` on; node `i` holds the earliest of nodes `2i` and
+    /// `2i + 1`, so node 1 holds the earliest of all. Not padded to a power of two: most
+    /// leaves are then a level nearer the root (17 servers: 4 levels instead of 5).
     tree: Vec<u128>,
     leaves: usize,
 }
@@ -244,8 +245,7 @@ impl PhaseEnds {
     const NONE: u128 = u128::MAX;
 
     fn new(dies: usize) -> Self {
-        let leaves = dies.next_power_of_two();
-        PhaseEnds { tree: vec![Self::NONE; 2 * leaves], leaves }
+        PhaseEnds { tree: vec![Self::NONE; 2 * dies], leaves: dies }
     }
 
     #[inline]
@@ -1468,6 +1468,30 @@ mod tests {
         }
         assert_eq!(finishes(&mut core), [PROGRAM, PROGRAM, XFER + 754_000]);
         assert_eq!(core.diffecc.as_deref().unwrap().stats().writes_by_mode, [2, 0, 0, 1]);
+    }
+
+    /// The tree is not padded to a power of two: with any number of servers, the first entry
+    /// is the earliest, ties going to the lower server.
+    #[test]
+    fn phase_ends_keep_the_earliest_first_for_any_number_of_servers() {
+        for servers in 1..=19 {
+            let mut ends = PhaseEnds::new(servers);
+            assert_eq!(ends.first(), None);
+            // Every server ends at 100 + (7 * server) mod 11, as the updates go.
+            for server in 0..servers {
+                ends.set(server, 100 + (7 * server as Nanos) % 11);
+                let expected = (0..=server).map(|s| (100 + (7 * s as Nanos) % 11, s)).min();
+                assert_eq!(ends.first(), expected, "{servers} servers, {server} set");
+            }
+            ends.set(servers - 1, 50);
+            assert_eq!(ends.first(), Some((50, servers - 1)));
+            ends.set(0, 50);
+            assert_eq!(ends.first(), Some((50, 0)), "a tie goes to the lower server");
+            for server in 0..servers {
+                ends.clear(server);
+            }
+            assert_eq!(ends.first(), None);
+        }
     }
 
     #[test]
