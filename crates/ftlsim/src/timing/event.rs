@@ -951,12 +951,15 @@ impl EventCore {
         if phase == Phase::Finishing {
             // Its completion will touch these; many other events usually run before it, so
             // asking for them now hides the memory latency (a hint: no state changes).
-            let o = *o;
-            for next in [o.next, o.next_write].into_iter().flatten() {
+            let (next, next_write, request, block) = (o.next, o.next_write, o.request, o.block as usize);
+            if let Some(next) = next {
                 crate::mem::prefetch(&self.ops[next.index()]);
             }
-            crate::mem::prefetch(&self.requests[o.request]);
-            crate::mem::prefetch(&self.blocks[o.block as usize]);
+            if let Some(next) = next_write {
+                crate::mem::prefetch(&self.ops[next.index()]);
+            }
+            crate::mem::prefetch(&self.requests[request]);
+            crate::mem::prefetch(&self.blocks[block]);
         }
         self.events.set(die, at);
     }
