@@ -874,10 +874,7 @@ impl EventCore {
     }
 
     /// `op` just queued on busy `die`: a read suspends the program or erase under way where the
-    /// settings allow it, and so does a write an erase under Write-Suspend-Erase. Kept out of
-    /// [`Self::enqueue_on_die`] (P/E suspension is off on most devices): inlined, it made every
-    /// enqueue save registers for it.
-    #[inline(never)]
+    /// settings allow it, and so does a write an erase under Write-Suspend-Erase.
     fn preempt(&mut self, die: usize, op: u32) {
         let now = self.now;
         let Some(s) = self.suspension.as_deref_mut() else { return };
