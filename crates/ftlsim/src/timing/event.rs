@@ -7,7 +7,9 @@
 //! program holds its die for the transfer in and then the array program; an erase holds only
 //! its die. A die that needs the bus while another die of its channel uses it waits for it, in
 //! the order the dies asked: since dies ask in simulated-time order, the bus is a reservation
-//! (free from a time on) and needs no events of its own. Each die has at most one event
+//! (free from a time on) and needs no events of its own. A read that no other die can
+//! overtake on the bus (its die is alone on its channel, or a copy-back keeps its page in the
+//! plane) books its transfer when it starts sensing, and is one event. Each die has at most one event
 //! pending (the end of its operation's current phase), so the event queue never holds more
 //! entries than there are dies. Simulated time only moves forward: requests are submitted in
 //! dispatch order at their dispatch time, after every event up to that time has run.
@@ -232,8 +234,9 @@ impl<T> std::ops::IndexMut<u32> for Slab<T> {
 /// the lower die number.
 #[derive(Debug)]
 struct PhaseEnds {
-    /// Leaves (one per die, padded to a power of two) from `leaves` on; node `i` holds the
-    /// earliest of nodes `2i` and `2i + 1`.
+    /// Leaves (one per die) from `leaves` on; node `i` holds the earliest of nodes `2i` and
+    /// `2i + 1`, so node 1 holds the earliest of all. Not padded to a power of two: most
+    /// leaves are then a level nearer the root (17 servers: 4 levels instead of 5).
     tree: Vec<u128>,
     leaves: usize,
 }
@@ -242,8 +245,7 @@ impl PhaseEnds {
     const NONE: u128 = u128::MAX;
 
     fn new(dies: usize) -> Self {
-        let leaves = dies.next_power_of_two();
-        PhaseEnds { tree: vec![Self::NONE; 2 * leaves], leaves }
+        PhaseEnds { tree: vec![Self::NONE; 2 * dies], leaves: dies }
     }
 
     #[inline]
@@ -355,6 +357,8 @@ pub struct EventCore {
     dies: Vec<Die>,
     /// When each channel's bus is free again.
     bus_free: Vec<Nanos>,
+    /// Each channel serves one die: a die's transfers never wait for another's.
+    private_bus: bool,
     ops: Slab<InFlight>,
     requests: Slab<Outstanding>,
     completed: VecDeque<Completed>,
@@ -438,6 +442,7 @@ impl EventCore {
             events: PhaseEnds::new(dies + cpus + link.is_some() as usize),
             dies: (0..dies).map(|_| Die::default()).collect(),
             bus_free: vec![0; g.channels as usize],
+            private_bus: g.chips_per_channel * g.dies_per_chip == 1,
             ops: Slab::new(),
             requests: Slab::new(),
             completed: VecDeque::new(),
@@ -946,32 +951,36 @@ impl EventCore {
         if phase == Phase::Finishing {
             // Its completion will touch these; many other events usually run before it, so
             // asking for them now hides the memory latency (a hint: no state changes).
-            let o = *o;
-            for next in [o.next, o.next_write].into_iter().flatten() {
+            let (next, next_write, request, block) = (o.next, o.next_write, o.request, o.block as usize);
+            if let Some(next) = next {
                 crate::mem::prefetch(&self.ops[next.index()]);
             }
-            crate::mem::prefetch(&self.requests[o.request]);
-            crate::mem::prefetch(&self.blocks[o.block as usize]);
+            if let Some(next) = next_write {
+                crate::mem::prefetch(&self.ops[next.index()]);
+            }
+            crate::mem::prefetch(&self.requests[request]);
+            crate::mem::prefetch(&self.blocks[block]);
         }
         self.events.set(die, at);
     }
 
-    /// When a transfer of `op`'s page asked for now ends: the bus is taken from when it is free.
+    /// When a transfer of `op`'s page asked for at `at` ends: the bus is taken from when it is
+    /// free.
     #[inline]
-    fn transfer_end(&mut self, op: u32) -> Nanos {
+    fn transfer_end(&mut self, op: u32, at: Nanos) -> Nanos {
         let o = &self.ops[op];
         if !o.uses_bus {
             // A copy-back: the page stays in the plane's register.
-            return self.now;
+            return at;
         }
         let channel = self.channel_of[self.die_of(op)] as usize;
         if let Some(d) = self.diffecc.as_deref_mut().filter(|_| o.kind == OpKind::Read) {
-            let (bus_end, decoded) = d.read_out(channel, o.ppn, o.sectors, self.bus_free[channel], self.now);
+            let (bus_end, decoded) = d.read_out(channel, o.ppn, o.sectors, self.bus_free[channel], at);
             self.bus_free[channel] = bus_end;
             return decoded;
         }
         let time = if o.kind == OpKind::SpareRead { self.costs.spare_transfer } else { self.costs.page_transfer };
-        let end = self.bus_free[channel].max(self.now) + time;
+        let end = self.bus_free[channel].max(at) + time;
         self.bus_free[channel] = end;
         end
     }
@@ -1021,7 +1030,12 @@ impl EventCore {
         match kind {
             OpKind::Read | OpKind::SpareRead => {
                 if self.registers.read(plane, ppn) {
-                    let end = self.transfer_end(op);
+                    let end = self.transfer_end(op, now);
+                    self.phase_ends(die, Phase::Finishing, end);
+                } else if self.private_bus || !self.ops[op].uses_bus {
+                    // No other die can take the bus before the sensing ends (a copy-back needs
+                    // none): the transfer is booked now, and the read is one event, not two.
+                    let end = self.transfer_end(op, now + self.costs.read_array);
                     self.phase_ends(die, Phase::Finishing, end);
                 } else {
                     self.phase_ends(die, Phase::Sensing, now + self.costs.read_array);
@@ -1029,7 +1043,7 @@ impl EventCore {
             }
             OpKind::Program => {
                 self.registers.program(plane, ppn);
-                let ispp_start = self.transfer_end(op);
+                let ispp_start = self.transfer_end(op, now);
                 let mut end = ispp_start + self.program_time(die, op);
                 if let Some(s) = self.suspension.as_deref_mut() {
                     let dispatched = self.requests[self.ops[op].request].dispatched.at;
@@ -1156,7 +1170,7 @@ impl EventCore {
         let op = self.dies[die].current.expect("an event belongs to a die's operation");
         match self.ops[op].phase {
             Phase::Sensing => {
-                let end = self.transfer_end(op);
+                let end = self.transfer_end(op, self.now);
                 self.phase_ends(die, Phase::Finishing, end);
             }
             Phase::Finishing => self.complete(die, op),
@@ -1457,6 +1471,30 @@ mod tests {
         }
         assert_eq!(finishes(&mut core), [PROGRAM, PROGRAM, XFER + 754_000]);
         assert_eq!(core.diffecc.as_deref().unwrap().stats().writes_by_mode, [2, 0, 0, 1]);
+    }
+
+    /// The tree is not padded to a power of two: with any number of servers, the first entry
+    /// is the earliest, ties going to the lower server.
+    #[test]
+    fn phase_ends_keep_the_earliest_first_for_any_number_of_servers() {
+        for servers in 1..=19 {
+            let mut ends = PhaseEnds::new(servers);
+            assert_eq!(ends.first(), None);
+            // Every server ends at 100 + (7 * server) mod 11, as the updates go.
+            for server in 0..servers {
+                ends.set(server, 100 + (7 * server as Nanos) % 11);
+                let expected = (0..=server).map(|s| (100 + (7 * s as Nanos) % 11, s)).min();
+                assert_eq!(ends.first(), expected, "{servers} servers, {server} set");
+            }
+            ends.set(servers - 1, 50);
+            assert_eq!(ends.first(), Some((50, servers - 1)));
+            ends.set(0, 50);
+            assert_eq!(ends.first(), Some((50, 0)), "a tie goes to the lower server");
+            for server in 0..servers {
+                ends.clear(server);
+            }
+            assert_eq!(ends.first(), None);
+        }
     }
 
     #[test]
