@@ -379,10 +379,9 @@ impl SynthSpec {
         self.read_size.validate("rsize")?;
         self.write_size.validate("wsize")?;
         match self.arrival {
-            Arrival::Fixed { iops } | Arrival::Poisson { iops } if !(iops > 0.0 && iops.is_finite()) => {
-                Err(bad("arrival", format!("the rate must be positive, found {iops}")))
-            }
-            Arrival::Bursty { iops, .. } if !(iops > 0.0 && iops.is_finite()) => {
+            Arrival::Fixed { iops } | Arrival::Poisson { iops } | Arrival::Bursty { iops, .. }
+                if !(iops > 0.0 && iops.is_finite()) =>
+            {
                 Err(bad("arrival", format!("the rate must be positive, found {iops}")))
             }
             Arrival::Bursty { burst, .. } if burst < 1.0 || burst.is_nan() => {
