@@ -53,6 +53,12 @@ const CASES: &[Case] = &[
         expect: &["t.csv", "is the input trace"],
     },
     Case {
+        name: "synthetic bursts shorter than one request",
+        args: &["run", "--synthetic", "p001-f1,scale=0.001,burst=0.5:100"],
+        files: &[],
+        expect: &["synthetic.burst", "at least 1 request"],
+    },
+    Case {
         name: "bench --only matching no scenario",
         args: &["bench", "--only", "nosuch", "--requests", "10"],
         files: &[],
