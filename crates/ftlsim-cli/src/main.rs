@@ -242,11 +242,14 @@ fn run_one(
     Ok(result)
 }
 
-/// Says on stderr when the offered load kept the device busy all the time: queueing then grows
-/// with the length of the run and response times mean little.
+/// Says on stderr when the offered load kept the device busy all the time and requests waited
+/// longer than they were served: queueing then grows with the length of the run and response
+/// times mean little. A run too short to queue (one request keeps a die busy for the whole of
+/// its span) is not worth the warning.
 fn warn_if_saturated(result: &RunResult) {
     let r = &result.report.response;
-    if let (true, Some(u)) = (r.saturated, r.utilization) {
+    let queued = r.mean_queueing_us >= r.mean_access_us;
+    if let (true, true, Some(u)) = (r.saturated, queued, r.utilization) {
         eprintln!(
             "warning: {}: the device was busy {:.0}% of the time: the offered load is at or beyond what it can \
              serve, so requests queue longer the longer the run (mean queueing {:.0} us against {:.0} us of \

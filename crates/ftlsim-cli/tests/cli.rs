@@ -233,6 +233,19 @@ fn compare_all_warns_of_saturation() {
     assert!(stderr.contains("warning: bftl: the device was busy") && stderr.contains("host.time_scale"), "{stderr}");
 }
 
+/// One request keeps a die busy for the whole simulated span without queueing behind anything:
+/// no saturation warning.
+#[test]
+fn a_single_request_is_not_called_saturated() {
+    let small: Vec<&str> = SMALL.iter().copied().filter(|a| *a != "3000" && *a != "--requests").collect();
+    let out = ftlsim(&[&["run", "--json", "--requests", "1"], small.as_slice()].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["report"]["response"]["saturated"], true, "busy for the whole span of one request");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("was busy"), "{stderr}");
+}
+
 /// A section only some schemes report (`merges`) is an empty cell in the other rows: every CSV
 /// row has the header's columns.
 #[test]
