@@ -547,6 +547,12 @@ const CASES: &[Case] = &[
         expect: &["precondition.age_span", "fill_fraction = 0.7", "0.9"],
     },
     Case {
+        name: "a warm-up longer than the workload",
+        args: &["run", "--requests", "50", "--set", "precondition.warm_up_requests=80"],
+        files: &[],
+        expect: &["precondition.warm_up_requests", "ended after 50 requests", "warm-up of 80"],
+    },
+    Case {
         name: "--set unknown program order",
         args: &["run", "--set", "device.program_order=\"random\""],
         files: &[],

@@ -22,7 +22,7 @@ use crate::metrics::latency_log::LatencyLog;
 use crate::metrics::report::ReportInputs;
 use crate::metrics::{CacheStats, Collector, FlashTimes, GcStats, MergeStats, RecoveryReport, Report, RequestKind};
 use crate::timing::{Completed, Dispatched, Nanos, OpCosts, Source, TimingEngine};
-use crate::workload::{Fingerprints, IoKind, Workload};
+use crate::workload::{Fingerprints, IoKind, Request, Workload};
 
 /// Everything a result file needs to be reproduced and read.
 #[derive(Debug, Clone, Serialize)]
@@ -249,6 +249,14 @@ impl Simulation {
         let (ftl, mut ctx) = self.ctx();
         ftl.flush(&mut ctx)?;
         ftl.reset_cache();
+        self.reset_statistics();
+        self.precondition_seconds = started.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// Forgets every operation, cache access, GC and buffer statistic so far, and starts the
+    /// timing model afresh: what the measured run reports starts here.
+    fn reset_statistics(&mut self) {
         self.ops.clear();
         self.ops.reset_counts();
         self.cache = CacheStats::default();
@@ -261,7 +269,58 @@ impl Simulation {
         self.buffer_base = self.buffer.as_ref().map(|b| b.stats.clone()).unwrap_or_default();
         self.timing = new_timing(&self.config);
         self.background_gc_victims = 0;
-        self.precondition_seconds = started.elapsed().as_secs_f64();
+    }
+
+    /// Serves the workload's first `precondition.warm_up_requests` requests through the FTL,
+    /// untimed and unmeasured, then resets every statistic: the measured run starts with the
+    /// mapping caches and flash state those requests left (spec A20's warm-up). The write buffer
+    /// stays empty and the device idle; reads are still checked against the oracle.
+    fn warm_up(&mut self, name: &str, source: &mut dyn Iterator<Item = Result<Request>>) -> Result<()> {
+        let count = self.config.precondition.warm_up_requests;
+        if count == 0 {
+            return Ok(());
+        }
+        let started = Instant::now();
+        for served in 0..count {
+            let Some(request) = source.next() else {
+                return Err(SimError::config(
+                    "precondition.warm_up_requests",
+                    format!("the workload ended after {served} requests, before the warm-up of {count} was over"),
+                ));
+            };
+            let request = self.host.admit(name, &request?)?;
+            self.untimed_request(&request)?;
+        }
+        self.reset_statistics();
+        self.precondition_seconds += started.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// A host request served page by page through the FTL outside the timed run.
+    fn untimed_request(&mut self, req: &PageRequest) -> Result<()> {
+        self.ftl.begin_request(req.first, req.pages);
+        for i in 0..req.pages {
+            let lpn = self.host.lpn(req, i);
+            match req.kind {
+                IoKind::Write => self.untimed_write(lpn)?,
+                IoKind::Read => {
+                    self.ops.clear();
+                    let ftl = self.ftl.as_mut();
+                    let mut ctx = FtlCtx { flash: &mut self.flash, ops: &mut self.ops, cache: &mut self.cache };
+                    let found = ftl.read(lpn, &mut ctx)?;
+                    if self.config.check.oracle {
+                        verify_resolved(&self.oracle, ftl, self.requests, lpn, found, ctx.flash)?;
+                    }
+                }
+                IoKind::Trim => {
+                    self.ops.clear();
+                    self.oracle.trim(lpn);
+                    let (ftl, mut ctx) = self.ctx();
+                    ftl.trim(lpn, &mut ctx)?;
+                }
+            }
+        }
+        self.ops.clear();
         Ok(())
     }
 
@@ -271,10 +330,11 @@ impl Simulation {
     /// (the simulation is memory-bound on large devices). An admission error is returned after
     /// the requests before it have been served, as without the lookahead.
     pub fn run(&mut self, workload: Workload, progress: &mut dyn FnMut(u64)) -> Result<RunResult> {
-        let started = Instant::now();
         let skipped = workload.skipped.clone();
         self.closed_loop = workload.closed_loop;
         let mut source = workload.requests;
+        self.warm_up(&workload.name, &mut source)?;
+        let started = Instant::now();
         // Each request with the content fingerprints of what it writes, if the trace records them.
         let mut ahead: VecDeque<(PageRequest, Option<Fingerprints>)> = VecDeque::with_capacity(LOOKAHEAD + 1);
         let mut admission_error = None;

@@ -412,6 +412,15 @@ pub struct PreconditionConfig {
     /// data as those writes left them (paper 000 §8.2.5's general-case recovery).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub replay: bool,
+    /// The workload's first requests served through the FTL before the measured run, untimed and
+    /// unmeasured, so that it starts with the mapping caches those requests warmed (0: caches
+    /// start cold). They are part of the workload: `--requests` counts them.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub warm_up_requests: u64,
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
 }
 
 impl PreconditionConfig {
@@ -446,7 +455,14 @@ fn two() -> f64 {
 
 impl Default for PreconditionConfig {
     fn default() -> Self {
-        PreconditionConfig { mode: fill(), age_factor: two(), fill_fraction: one(), age_span: None, replay: false }
+        PreconditionConfig {
+            mode: fill(),
+            age_factor: two(),
+            fill_fraction: one(),
+            age_span: None,
+            replay: false,
+            warm_up_requests: 0,
+        }
     }
 }
 

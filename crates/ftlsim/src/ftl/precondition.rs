@@ -105,6 +105,7 @@ mod tests {
     use crate::flash::{BlockState, FlashArray, OpLog};
     use crate::ftl::{ftl_info, REGISTRY};
     use crate::metrics::CacheStats;
+    use crate::workload::{IoKind, Request};
     use crate::Simulation;
 
     /// 2 dies x 2 planes x 32 blocks x 16 pages of 512 bytes (128 entries per translation page),
@@ -197,6 +198,39 @@ mod tests {
             }
             assert!(takers >= 7, "PFTL, the optimal FTL and the five demand-based FTLs take the layout");
         }
+    }
+
+    /// `rounds` passes of one-page reads over LPNs 0..64, in order, 1 ms apart.
+    fn rereads(config: &Config, rounds: u64) -> crate::workload::Workload {
+        let page = config.device.geometry.page_size as u64;
+        let requests =
+            (0..rounds * 64).map(move |i| Ok(Request::new(i * 1_000_000, IoKind::Read, (i % 64) * page, page, i + 1)));
+        crate::workload::Workload::new("rereads", serde_json::Value::Null, requests)
+    }
+
+    #[test]
+    fn a_warm_up_leaves_the_mapping_cache_warm_and_is_not_measured() {
+        let run = |warm_up: u64| {
+            let config = device(&["precondition.mode=\"fill\"", &format!("precondition.warm_up_requests={warm_up}")]);
+            let mut sim = Simulation::new(&config, "dftl").unwrap();
+            sim.precondition().unwrap();
+            sim.run(rereads(&config, 2), &mut |_| {}).unwrap().report
+        };
+        let (cold, warm) = (run(0), run(64));
+        assert_eq!((cold.host.requests, warm.host.requests), (128, 64), "the warm-up's requests are not reported");
+        assert_eq!(cold.cache.hit, 64, "the first pass misses, the second hits");
+        assert_eq!((warm.cache.accesses, warm.cache.hit), (64, 64), "the warm-up's pass loaded every entry");
+        assert_eq!(warm.reads.translation, 0);
+        assert!(cold.reads.translation > 0);
+    }
+
+    #[test]
+    fn a_warm_up_longer_than_the_workload_is_refused_naming_the_field() {
+        let config = device(&["precondition.warm_up_requests=100"]);
+        let mut sim = Simulation::new(&config, "dftl").unwrap();
+        sim.precondition().unwrap();
+        let e = sim.run(rereads(&config, 1), &mut |_| {}).unwrap_err().to_string();
+        assert!(e.contains("precondition.warm_up_requests") && e.contains("after 64 requests"), "{e}");
     }
 
     /// The `cpm` preset shrunk to 131072 logical pages, with `sets`.
