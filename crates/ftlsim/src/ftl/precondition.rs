@@ -200,6 +200,21 @@ mod tests {
         }
     }
 
+    /// 3DFTL keeps its map in the data pages' spare areas, so it replays the fill through its
+    /// own write path; a sequential fill still lands where the shared layout puts it.
+    #[test]
+    fn a_filled_3dftl_starts_with_the_shared_layouts_data_pages_and_free_space() {
+        let config = device(&["precondition.mode=\"fill\""]);
+        let start = |ftl: &str| {
+            let mut sim = Simulation::new(&config, ftl).unwrap();
+            sim.precondition().unwrap();
+            starting_state(&sim)
+        };
+        let (shared, tdftl) = (start("pftl"), start("3dftl"));
+        assert!(shared.0 == tdftl.0, "data pages differ");
+        assert_eq!(shared.1, tdftl.1, "free space");
+    }
+
     /// `rounds` passes of one-page reads over LPNs 0..64, in order, 1 ms apart.
     fn rereads(config: &Config, rounds: u64) -> crate::workload::Workload {
         let page = config.device.geometry.page_size as u64;
