@@ -52,7 +52,7 @@ pub enum LoadScope {
     /// The die's own queues and idle slots.
     #[default]
     Chip,
-    /// The whole device: idle while no die works, queue lengths averaged over the dies.
+    /// The whole device: idle while no die works, the pages waiting on every die.
     Device,
 }
 
@@ -276,24 +276,24 @@ pub struct DiffEccStats {
 
 /// The queues the load estimate counts: pages waiting to be written (the base queue, the write
 /// being dispatched included) and to be read (the priority queue).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct QueueLoad {
     pub writes: f64,
     pub reads: f64,
 }
 
 impl QueueLoad {
-    /// The mean over `queues` (one die's, or every die's for the device scope), the write being
-    /// dispatched counted once.
+    /// The pages waiting in `queues` (one die's, or every die's for the device scope), the write
+    /// being dispatched counted once. The device scope counts the totals, not the means per die:
+    /// the paper's SSD has one priority queue and one base queue (§2.4.3, Fig. 2.8), and its
+    /// estimate weighs all of them against one mean idle slot of the device.
     pub fn of<'a>(queues: impl IntoIterator<Item = &'a DieQueue>) -> Self {
-        let (mut dies, mut writes, mut reads) = (0usize, 0usize, 0usize);
+        let (mut writes, mut reads) = (1usize, 0usize);
         for q in queues {
-            dies += 1;
             writes += q.base_len();
             reads += q.read_len();
         }
-        let dies = dies.max(1) as f64;
-        QueueLoad { writes: (writes + 1) as f64 / dies, reads: reads as f64 / dies }
+        QueueLoad { writes: writes as f64, reads: reads as f64 }
     }
 }
 
@@ -554,6 +554,32 @@ mod tests {
         assert_eq!(split(&program(), 1.0, 5.0, l_r, 100 * US).mode(), 1);
         // Before the first window (T_idle_avg = 0): N = 1.
         assert_eq!(split(&program(), 1.0, 0.0, l_r, 0).mode(), 1);
+    }
+
+    #[test]
+    fn the_device_scope_counts_every_die_s_waiting_pages() {
+        use super::super::scheduler::{Class, SchedulerKind};
+        let rps = SchedulerKind::Rps;
+        // A burst spread over two dies: die 0 dispatches a write with none behind it; die 1 has
+        // two writes and a read waiting.
+        let (mut die0, mut die1) = (DieQueue::default(), DieQueue::default());
+        die1.push(rps, 1, Class::Base);
+        die1.push(rps, 2, Class::Base);
+        die1.push(rps, 3, Class::Read);
+        let chip = QueueLoad::of([&die0]);
+        let device = QueueLoad::of([&die0, &die1]);
+        assert_eq!(chip, QueueLoad { writes: 1.0, reads: 0.0 });
+        assert_eq!(device, QueueLoad { writes: 3.0, reads: 1.0 }, "totals, not means per die");
+        // With a 2 ms T_idle_avg the chip's estimate writes its page slowly (T_m8 = 754 us <=
+        // 2 ms); the device's sees 3 pages and a read: B = 2000 - 107.16 = 1892.84 us, between
+        // T_m4 = 1818 and T_m8 = 2262 us, floor((B - 1818) / 148) = 0 pages in N = 8: N = 4.
+        let (l_r, idle) = (107_160, 2_000 * US);
+        assert_eq!(split(&program(), chip.writes, chip.reads, l_r, idle).mode(), 8);
+        let s = split(&program(), device.writes, device.reads, l_r, idle);
+        assert_eq!((s.fast, s.slow, s.slow_pages, s.mode()), (4, 8, 0.0, 4));
+        die0.push(rps, 4, Class::Base);
+        // One more write waiting: 4 pages x 500 us > B, all in N = 1.
+        assert_eq!(split(&program(), QueueLoad::of([&die0, &die1]).writes, 1.0, l_r, idle).mode(), 1);
     }
 
     #[test]
