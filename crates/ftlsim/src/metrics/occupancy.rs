@@ -37,15 +37,6 @@ impl Occupancy {
         self.dirty_entries += dirty as u64;
         self.tps_over_one_dirty += (dirty > 1) as u64;
     }
-
-    /// Adds the cached entries given by their TP numbers and dirty flags, in any order.
-    pub fn add_entries(&mut self, entries: impl Iterator<Item = (u32, bool)>) {
-        let mut entries: Vec<(u32, bool)> = entries.collect();
-        entries.sort_unstable_by_key(|&(tp, _)| tp);
-        for group in entries.chunk_by(|a, b| a.0 == b.0) {
-            self.add_tp(group.len() as u32, group.iter().filter(|e| e.1).count() as u32);
-        }
-    }
 }
 
 /// The means (and maxima) of the samples of one run.
@@ -144,10 +135,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn entries_group_by_tp_and_dirty_tps_count_above_one() {
-        // TP 7: three entries, two dirty; TP 2: one dirty entry; TP 9: one clean entry.
+    fn a_tp_counts_among_those_over_one_dirty_entry_from_two() {
         let mut o = Occupancy::new(80);
-        o.add_entries([(7, true), (2, true), (7, false), (9, false), (7, true)].into_iter());
+        o.add_tp(3, 2);
+        o.add_tp(1, 1);
+        o.add_tp(1, 0);
         assert_eq!(o, Occupancy { cache_bytes: 80, tps: 3, entries: 5, dirty_entries: 3, tps_over_one_dirty: 1 });
     }
 

@@ -167,10 +167,21 @@ impl<P: Policy> EntryCache<P> {
         (0..self.capacity).filter(|&s| self.slot_of.get(self.lpn[s as usize].get()) == Some(s))
     }
 
-    /// How the entries spread over TPs now, in a cache of `cache_bytes` (O(capacity)).
+    /// How the entries spread over TPs now, in a cache of `cache_bytes`: O(capacity + TPs), with
+    /// no index lookup (a sample of a large cache stays cheap).
     pub fn occupancy(&self, cache_bytes: u64) -> Occupancy {
+        let mut free = vec![false; self.capacity as usize];
+        for &slot in &self.free {
+            free[slot as usize] = true;
+        }
+        let mut entries = vec![0u32; self.dirty_lists.lists() as usize];
+        for slot in (0..self.capacity).filter(|&s| !free[s as usize]) {
+            entries[self.tp(slot) as usize] += 1;
+        }
         let mut o = Occupancy::new(cache_bytes);
-        o.add_entries(self.slots().map(|s| (self.tp(s), self.is_dirty(s))));
+        for (tp, &n) in entries.iter().enumerate().filter(|(_, &n)| n > 0) {
+            o.add_tp(n, self.dirty_lists.len(tp as u32));
+        }
         o
     }
 
