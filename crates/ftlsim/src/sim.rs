@@ -20,7 +20,9 @@ use crate::ftl::{build_ftl, Ftl, FtlCtx, PageLayout, Prefetch, SramBreakdown};
 use crate::host::{Host, PageRequest, SectorSpan};
 use crate::metrics::latency_log::LatencyLog;
 use crate::metrics::report::ReportInputs;
-use crate::metrics::{CacheStats, Collector, FlashTimes, GcStats, MergeStats, RecoveryReport, Report, RequestKind};
+use crate::metrics::{
+    CacheStats, Collector, FlashTimes, GcStats, MergeStats, OccupancySampler, RecoveryReport, Report, RequestKind,
+};
 use crate::timing::{Completed, Dispatched, Nanos, OpCosts, Source, TimingEngine};
 use crate::workload::{Fingerprints, IoKind, Request, Workload};
 
@@ -61,6 +63,8 @@ pub struct Simulation {
     flash: FlashArray,
     ops: OpLog,
     cache: CacheStats,
+    /// Samples the mapping cache's occupancy every so many host page accesses.
+    occupancy: OccupancySampler,
     timing: TimingEngine,
     collector: Collector,
     oracle: Oracle,
@@ -124,6 +128,7 @@ impl Simulation {
             flash: FlashArray::new(&config.device.geometry, config.device.program_order),
             ops: OpLog::new(),
             cache: CacheStats::default(),
+            occupancy: OccupancySampler::new(),
             timing: new_timing(config),
             collector: Collector::default(),
             oracle: Oracle::new(config.device.logical_pages()),
@@ -260,6 +265,7 @@ impl Simulation {
         self.ops.clear();
         self.ops.reset_counts();
         self.cache = CacheStats::default();
+        self.occupancy = OccupancySampler::new();
         self.gc_victims_base = self.ftl.blocks().gc_victims();
         self.gc_stats_base = self.ftl.blocks().gc_stats();
         self.merges_base = self.ftl.merge_stats().unwrap_or_default();
@@ -590,6 +596,8 @@ impl Simulation {
             let version = self.oracle.next_version(lpn);
             let (ftl, mut ctx) = self.ctx();
             ftl.write(lpn, version, &mut ctx)?;
+            let ftl = self.ftl.as_ref();
+            self.occupancy.access(|| ftl.cache_occupancy());
             let request =
                 PageRequest { arrival: at, kind: IoKind::Write, first: lpn, pages: 1, span: SectorSpan::WHOLE };
             let dispatched = Dispatched { index: self.requests, request, at, source: Source::Eviction };
@@ -658,6 +666,7 @@ impl Simulation {
                         verify_resolved(&self.oracle, ftl, index, lpn, found, ctx.flash)?;
                     }
                     unmapped += found.is_none() as u64;
+                    self.occupancy.access(|| ftl.cache_occupancy());
                 }
                 IoKind::Write => {
                     if cut {
@@ -665,6 +674,7 @@ impl Simulation {
                     }
                     let version = self.oracle.next_version(lpn);
                     ftl.write(lpn, version, &mut ctx)?;
+                    self.occupancy.access(|| ftl.cache_occupancy());
                 }
                 IoKind::Trim => {
                     released += buffer.as_mut().is_some_and(|b| b.trim(lpn)) as u32;
@@ -819,6 +829,7 @@ impl Simulation {
             collector: &self.collector,
             ops: &self.ops,
             cache: &self.cache,
+            occupancy: self.occupancy.report(),
             flash: &self.flash,
             sram: self.ftl.sram(),
             gc_victims: self.ftl.blocks().gc_victims() - self.gc_victims_base,

@@ -35,7 +35,7 @@ use crate::check::suite::{bytes_of, quarter_map};
 use crate::config::Config;
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, Ppn, Spare, Tpn};
-use crate::metrics::CacheAccess;
+use crate::metrics::{CacheAccess, Occupancy};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -492,6 +492,11 @@ impl DemandScheme for Cdftl {
                 bytes: self.ctp.capacity as u64 * self.page_size as u64,
             },
         ]
+    }
+
+    /// The CMT's entries (the CTP holds whole pages).
+    fn occupancy(&self) -> Option<Occupancy> {
+        Some(self.cmt.occupancy(self.params.cmt_bytes))
     }
 
     fn cache_sram_in_use(&self) -> u64 {

@@ -29,7 +29,7 @@ use crate::check::suite::{bytes_of, quarter_map};
 use crate::config::Config;
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, Ppn, Spare, Tpn};
-use crate::metrics::CacheAccess;
+use crate::metrics::{CacheAccess, Occupancy};
 
 /// What the CMT caches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -353,6 +353,10 @@ impl DemandScheme for Dftl {
     fn cache_sram(&self) -> Vec<SramItem> {
         let n = self.cmt.capacity();
         vec![sram_of(format!("CMT ({n} entries x {} bits)", self.params.entry_bits), n as u64, self.params.entry_bits)]
+    }
+
+    fn occupancy(&self) -> Option<Occupancy> {
+        Some(self.cmt.occupancy(self.params.cache_bytes))
     }
 
     fn cache_sram_in_use(&self) -> u64 {

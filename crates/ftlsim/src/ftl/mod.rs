@@ -323,6 +323,12 @@ pub trait Ftl: Send {
         Ok(())
     }
 
+    /// The mapping cache's occupancy now (paper 002 Figs. 1 and 10), for caches of single entries
+    /// grouped by translation page; `None` (the default) for the others. Reads only.
+    fn cache_occupancy(&self) -> Option<crate::metrics::Occupancy> {
+        None
+    }
+
     /// Delta-encoding counts (`None`, the default, for schemes that store no deltas).
     fn delta_stats(&self) -> Option<crate::metrics::DeltaStats> {
         None

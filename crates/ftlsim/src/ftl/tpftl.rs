@@ -50,7 +50,7 @@ use crate::check::suite::quarter_map;
 use crate::config::Config;
 use crate::error::{Result, SimError};
 use crate::flash::{FlashArray, Lpn, Ppn, Spare, Tpn};
-use crate::metrics::CacheAccess;
+use crate::metrics::{CacheAccess, Occupancy};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -606,6 +606,10 @@ impl DemandScheme for Tpftl {
             ),
             bytes: p.cache_bytes,
         }]
+    }
+
+    fn occupancy(&self) -> Option<Occupancy> {
+        Some(self.cache.occupancy())
     }
 
     fn cache_sram_in_use(&self) -> u64 {

@@ -10,6 +10,7 @@ mod ilog;
 pub mod latency_log;
 mod merges;
 mod model;
+mod occupancy;
 pub(crate) mod report;
 mod spare_map;
 
@@ -21,6 +22,7 @@ pub use flash_time::FlashTimeReport;
 pub use ilog::{IlogReport, IlogStats};
 pub use merges::{MergeReport, MergeStats};
 pub use model::{FlashTimes, GcStats, TimeModel, WaCounts, WaModel};
+pub use occupancy::{Occupancy, OccupancyReport, OccupancySampler, OCCUPANCY_SAMPLE_EVERY};
 pub use report::{
     CacheReport, DiffEccReport, EraseCountStats, FlashCounts, HostReport, LatencySummary, ModeCounts, RecoveryReport,
     Report, ResponseTimes, SimulationReport, SATURATED,

@@ -119,6 +119,10 @@ pub struct CacheReport {
     pub translation_writes_per_host_page: Option<f64>,
     pub translation_reads_per_access: Option<f64>,
     pub translation_writes_per_access: Option<f64>,
+    /// How the cached entries spread over translation pages (paper 002 Figs. 1 and 10); absent
+    /// for FTLs without an entry cache and when no sample was taken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub occupancy: Option<super::OccupancyReport>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq, Default)]
@@ -398,6 +402,7 @@ pub struct ReportInputs<'a> {
     pub collector: &'a Collector,
     pub ops: &'a OpLog,
     pub cache: &'a CacheStats,
+    pub occupancy: Option<super::OccupancyReport>,
     pub flash: &'a FlashArray,
     pub sram: Vec<SramItem>,
     pub gc_victims: u64,
@@ -497,6 +502,7 @@ impl Report {
                 translation_writes_per_host_page: ratio(programs.translation, host_pages),
                 translation_reads_per_access: ratio(translation_reads, accesses),
                 translation_writes_per_access: ratio(programs.translation, accesses),
+                occupancy: i.occupancy,
             },
             wa_model: wa_model.clone(),
             time_model: wa_model.map(|m| {

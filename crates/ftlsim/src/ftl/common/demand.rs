@@ -67,6 +67,11 @@ pub trait DemandScheme: TranslationOwner + Send {
     /// Bytes of the cache's SRAM holding entries right now.
     fn cache_sram_in_use(&self) -> u64;
 
+    /// See [`Ftl::cache_occupancy`].
+    fn occupancy(&self) -> Option<crate::metrics::Occupancy> {
+        None
+    }
+
     /// Bits per GTD entry (32: a PPN).
     fn gtd_bits(&self) -> u32 {
         32
@@ -260,6 +265,10 @@ impl<S: DemandScheme> Ftl for DemandFtl<S> {
     fn sram_in_use(&self) -> Option<u64> {
         let fixed = self.map.store_ref().gtd_sram(self.map.gtd_bits()).bytes + self.blocks.validity_sram().bytes;
         Some(self.map.cache_sram_in_use() + fixed)
+    }
+
+    fn cache_occupancy(&self) -> Option<crate::metrics::Occupancy> {
+        self.map.occupancy()
     }
 
     fn blocks(&self) -> &BlockManager {

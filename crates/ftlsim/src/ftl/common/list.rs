@@ -59,6 +59,11 @@ impl<P: Copy + Default> ListSet<P> {
         }
     }
 
+    /// How many lists the set has.
+    pub fn lists(&self) -> u32 {
+        self.lists.len() as u32
+    }
+
     #[inline]
     pub fn len(&self, list: u32) -> u32 {
         self.lists[list as usize].len

@@ -8,6 +8,7 @@ use super::policy::Policy;
 use super::LpnMap;
 use crate::flash::{Lpn, Ppn, Tpn};
 use crate::ftl::common::ListSet;
+use crate::metrics::Occupancy;
 
 pub struct EntryCache<P> {
     policy: P,
@@ -166,6 +167,24 @@ impl<P: Policy> EntryCache<P> {
         (0..self.capacity).filter(|&s| self.slot_of.get(self.lpn[s as usize].get()) == Some(s))
     }
 
+    /// How the entries spread over TPs now, in a cache of `cache_bytes`: O(capacity + TPs), with
+    /// no index lookup (a sample of a large cache stays cheap).
+    pub fn occupancy(&self, cache_bytes: u64) -> Occupancy {
+        let mut free = vec![false; self.capacity as usize];
+        for &slot in &self.free {
+            free[slot as usize] = true;
+        }
+        let mut entries = vec![0u32; self.dirty_lists.lists() as usize];
+        for slot in (0..self.capacity).filter(|&s| !free[s as usize]) {
+            entries[self.tp(slot) as usize] += 1;
+        }
+        let mut o = Occupancy::new(cache_bytes);
+        for (tp, &n) in entries.iter().enumerate().filter(|(_, &n)| n > 0) {
+            o.add_tp(n, self.dirty_lists.len(tp as u32));
+        }
+        o
+    }
+
     /// Drops every entry without writing anything back.
     pub fn clear(&mut self) {
         self.slot_of.clear();
@@ -239,5 +258,21 @@ mod tests {
         c.clear();
         assert!(c.is_empty() && c.get(Lpn::new(3)).is_none());
         c.check().unwrap();
+    }
+
+    #[test]
+    fn occupancy_counts_cached_tps_entries_and_dirty_entries() {
+        // 8 slots, 8 entries per TP: TP 0 holds LPNs 1, 2, 3 (2 and 3 dirty), TP 2 holds 17
+        // (dirty), TP 5 holds 40 and 41 (clean).
+        let mut c = EntryCache::new(Lru::new(8), 8, 64, 8);
+        for (lpn, dirty) in [(1, false), (2, true), (17, true), (40, false), (3, true), (41, false)] {
+            c.insert(Lpn::new(lpn), Some(Ppn::new(lpn)), dirty);
+        }
+        let o = c.occupancy(64);
+        let expected = Occupancy { cache_bytes: 64, tps: 3, entries: 6, dirty_entries: 3, tps_over_one_dirty: 1 };
+        assert_eq!(o, expected);
+        // An evicted entry leaves the figures.
+        c.remove(c.get(Lpn::new(17)).unwrap());
+        assert_eq!((c.occupancy(64).tps, c.occupancy(64).dirty_entries), (2, 2));
     }
 }

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use super::LpnMap;
 use crate::flash::{Lpn, Ppn, Tpn};
 use crate::ftl::common::ListSet;
+use crate::metrics::Occupancy;
 
 const NONE: u32 = u32::MAX;
 
@@ -165,6 +166,15 @@ impl TwoLevelCache {
     pub fn budget(&self) -> u64 {
         self.budget
     }
+    /// How the entries spread over TP nodes now (O(nodes): every node sits in the heap).
+    pub fn occupancy(&self) -> Occupancy {
+        let mut o = Occupancy::new(self.budget);
+        for &tp in &self.heap {
+            o.add_tp(self.entries.len(tp), self.dirty_count[tp as usize]);
+        }
+        o
+    }
+
     /// Bytes the entry and TP nodes occupy.
     #[inline]
     pub fn used_bytes(&self) -> u64 {
@@ -532,6 +542,20 @@ mod tests {
         assert_eq!((lpn, ppn, dirty, gone), (Lpn::new(17), Some(Ppn::new(170)), false, true));
         assert_eq!(c.free_bytes(), 18);
         c.check().unwrap();
+    }
+
+    #[test]
+    fn occupancy_counts_nodes_entries_and_dirty_entries() {
+        let mut c = cache(PageOrder::Hotness, 10);
+        // TP 0: LPNs 1, 2, 3 (2 and 3 dirty); TP 2: LPN 17 (dirty); TP 5: LPN 40.
+        for (now, lpn) in [1, 2, 3, 17, 40].into_iter().enumerate() {
+            c.insert(Lpn::new(lpn), Some(Ppn::new(lpn)), now as u64);
+        }
+        for lpn in [2, 3, 17] {
+            c.update(c.get(Lpn::new(lpn)).unwrap(), Some(Ppn::new(100 + lpn)));
+        }
+        let expected = Occupancy { cache_bytes: 60, tps: 3, entries: 5, dirty_entries: 3, tps_over_one_dirty: 1 };
+        assert_eq!(c.occupancy(), expected);
     }
 
     #[test]
