@@ -15,7 +15,7 @@ impl<'a> BitWriter<'a> {
     }
 
     /// Appends the low `width` (at most 32) bits of `value`.
-    #[inline]
+    #[inline(always)]
     pub fn put(&mut self, value: u64, width: u32) {
         self.acc |= (value & ((1u64 << width) - 1)) << self.bits;
         self.bits += width;
@@ -53,7 +53,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// The next `width` (at most 32) bits.
-    #[inline]
+    #[inline(always)]
     pub fn get(&mut self, width: u32) -> u64 {
         if self.bits < width {
             if let Some(word) = self.buf.get(self.byte..self.byte + 4) {

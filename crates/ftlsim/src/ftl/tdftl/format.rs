@@ -162,6 +162,28 @@ impl Content {
     }
 }
 
+/// Writes an (index position, offset) pair of `p` and `o` bits, as one field when it fits in 32.
+#[inline(always)]
+fn put_pair(out: &mut BitWriter, (p, o): (u32, u32), position: u8, offset: u64) {
+    if p + o <= 32 {
+        out.put(position as u64 | offset << p, p + o);
+    } else {
+        out.put(position as u64, p);
+        out.put(offset, o);
+    }
+}
+
+/// Reads what [`put_pair`] wrote.
+#[inline(always)]
+fn get_pair(bits: &mut BitReader, (p, o): (u32, u32)) -> (usize, u64) {
+    if p + o <= 32 {
+        let v = bits.get(p + o);
+        ((v & ((1 << p) - 1)) as usize, v >> p)
+    } else {
+        (bits.get(p) as usize, bits.get(o))
+    }
+}
+
 /// Encodes and decodes images for one [`Split`].
 #[derive(Debug, Clone, Copy)]
 pub struct Codec {
@@ -173,30 +195,6 @@ impl Codec {
     #[inline]
     fn offset(&self, ppn: Option<Ppn>) -> u64 {
         ppn.map_or(0, |p| p.get() as u64 & ((1 << self.split.offset_bits) - 1))
-    }
-
-    /// Writes an (index position, offset) pair, as one field when it fits in 32 bits.
-    #[inline]
-    fn put_pair(&self, out: &mut BitWriter, position: u8, offset: u64) {
-        let (p, o) = (self.split.position_bits(), self.split.offset_bits);
-        if p + o <= 32 {
-            out.put(position as u64 | offset << p, p + o);
-        } else {
-            out.put(position as u64, p);
-            out.put(offset, o);
-        }
-    }
-
-    /// Reads what [`Codec::put_pair`] wrote.
-    #[inline]
-    fn get_pair(&self, bits: &mut BitReader) -> (usize, u64) {
-        let (p, o) = (self.split.position_bits(), self.split.offset_bits);
-        if p + o <= 32 {
-            let v = bits.get(p + o);
-            ((v & ((1 << p) - 1)) as usize, v >> p)
-        } else {
-            (bits.get(p) as usize, bits.get(o))
-        }
     }
 
     /// The subgroups a compressed image of `content` includes, or `None` when only the own
@@ -263,6 +261,7 @@ impl Codec {
             out.finish();
             return Ok((Format::Uncompressed, 1 << own_sub));
         };
+        let pair = (s.position_bits(), s.offset_bits);
         // Index positions in the image: the own index first, then in order of first use.
         let mut position = [u8::MAX; MAX_IDS];
         let mut order = [0u8; MAX_IDS];
@@ -291,14 +290,14 @@ impl Codec {
         }
         for sub in 0..s.subgroups() {
             if included & (1 << sub) == 0 {
-                self.put_pair(&mut out, position[ids.ltd[sub] as usize], self.offset(content.ltd[sub]));
+                put_pair(&mut out, pair, position[ids.ltd[sub] as usize], self.offset(content.ltd[sub]));
                 continue;
             }
             for i in sub * s.slots()..(sub + 1) * s.slots() {
                 if i == own_entry {
-                    self.put_pair(&mut out, 0, content.lpn as u64 >> s.index_bits());
+                    put_pair(&mut out, pair, 0, content.lpn as u64 >> s.index_bits());
                 } else {
-                    self.put_pair(&mut out, position[ids.entry[i] as usize], self.offset(content.entries[i]));
+                    put_pair(&mut out, pair, position[ids.entry[i] as usize], self.offset(content.entries[i]));
                 }
             }
         }
@@ -354,8 +353,9 @@ impl Codec {
         let (own_sub, own_slot) =
             (((low >> s.slot_bits) as usize) & (s.subgroups() - 1), low as usize & (s.slots() - 1));
         indices[0] = own.get() as u64 >> s.offset_bits;
+        let widths = (s.position_bits(), s.offset_bits);
         let pair = |bits: &mut BitReader| {
-            let (position, offset) = self.get_pair(bits);
+            let (position, offset) = get_pair(bits, widths);
             let index = indices[position];
             (index != s.none_index()).then(|| Ppn::new((index << s.offset_bits | offset) as u32))
         };
@@ -366,7 +366,7 @@ impl Codec {
             }
             for slot in 0..s.slots() {
                 if sub == own_sub && slot == own_slot {
-                    let (_, high) = self.get_pair(&mut bits);
+                    let (_, high) = get_pair(&mut bits, widths);
                     out.lpn = (high << s.index_bits() | low) as u32;
                     out.entries[sub * s.slots() + slot] = Some(own);
                 } else {
