@@ -15,7 +15,7 @@ impl<'a> BitWriter<'a> {
     }
 
     /// Appends the low `width` (at most 32) bits of `value`.
-    #[inline]
+    #[inline(always)]
     pub fn put(&mut self, value: u64, width: u32) {
         self.acc |= (value & ((1u64 << width) - 1)) << self.bits;
         self.bits += width;
@@ -53,12 +53,20 @@ impl<'a> BitReader<'a> {
     }
 
     /// The next `width` (at most 32) bits.
-    #[inline]
+    #[inline(always)]
     pub fn get(&mut self, width: u32) -> u64 {
-        while self.bits < width {
-            self.acc |= (self.buf[self.byte] as u64) << self.bits;
-            self.byte += 1;
-            self.bits += 8;
+        if self.bits < width {
+            if let Some(word) = self.buf.get(self.byte..self.byte + 4) {
+                // Four bytes at once (fewer than 32 bits are held, so they fit).
+                self.acc |= (u32::from_le_bytes(word.try_into().expect("four bytes")) as u64) << self.bits;
+                self.byte += 4;
+                self.bits += 32;
+            }
+            while self.bits < width {
+                self.acc |= (self.buf[self.byte] as u64) << self.bits;
+                self.byte += 1;
+                self.bits += 8;
+            }
         }
         let value = self.acc & ((1u64 << width) - 1);
         self.acc >>= width;

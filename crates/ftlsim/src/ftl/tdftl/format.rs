@@ -23,6 +23,7 @@
 //! any device instead.
 
 use super::bits::{BitReader, BitWriter};
+use super::ids::{IndexIds, MAX_IDS};
 use crate::error::{Result, SimError};
 use crate::flash::Ppn;
 
@@ -98,6 +99,11 @@ impl Split {
     fn none_ppn(&self) -> u64 {
         (1u64 << self.ppn_bits) - 1
     }
+    /// The index of a PMT or LTD entry (unmapped: the all-ones index).
+    #[inline]
+    pub fn index(&self, ppn: Option<Ppn>) -> u32 {
+        ppn.map_or(self.none_index() as u32, |p| p.get() >> self.offset_bits)
+    }
     fn none_index(&self) -> u64 {
         (1u64 << self.index_bits()) - 1
     }
@@ -156,88 +162,25 @@ impl Content {
     }
 }
 
-/// Ids of the distinct indices (`ppn >> offset_bits`) a group's metadata uses, the page's own
-/// index as id 0, and the ids each subgroup's PMT entries use as a mask, so the index count of any
-/// choice of included subgroups is a few mask operations.
-struct IndexIds {
-    entry: [u8; MAX_ENTRIES],
-    ltd: [u8; MAX_SUBGROUPS],
-    uses: [u128; MAX_SUBGROUPS],
-    values: [u64; MAX_IDS],
-}
-
-/// The own index, every PMT entry's and every LTD entry's.
-const MAX_IDS: usize = 1 + MAX_ENTRIES + MAX_SUBGROUPS;
-
-/// A small open-addressing table from index to id (it never holds more than [`MAX_IDS`]).
-/// Indices have at most 31 bits (`offset_bits` is at least 1), so `u32::MAX` marks a free slot.
-struct IdTable {
-    keys: [u32; 128],
-    ids: [u8; 128],
-    len: u8,
-}
-
-impl IdTable {
-    const EMPTY: u32 = u32::MAX;
-
-    #[inline]
-    fn id(&mut self, value: u64, values: &mut [u64; MAX_IDS]) -> u8 {
-        let value = value as u32;
-        let mut slot = (value.wrapping_mul(0x9E37_79B1) >> 25) as usize;
-        loop {
-            if self.keys[slot] == value {
-                return self.ids[slot];
-            }
-            if self.keys[slot] == Self::EMPTY {
-                let id = self.len;
-                (self.keys[slot], self.ids[slot], values[id as usize]) = (value, id, value as u64);
-                self.len += 1;
-                return id;
-            }
-            slot = (slot + 1) & 127;
-        }
+/// Writes an (index position, offset) pair of `p` and `o` bits, as one field when it fits in 32.
+#[inline(always)]
+fn put_pair(out: &mut BitWriter, (p, o): (u32, u32), position: u8, offset: u64) {
+    if p + o <= 32 {
+        out.put(position as u64 | offset << p, p + o);
+    } else {
+        out.put(position as u64, p);
+        out.put(offset, o);
     }
 }
 
-impl IndexIds {
-    /// The ids of `content`'s indices; ids are dense, so a mask of `u128` holds any set of them.
-    fn new(codec: &Codec, content: &Content, own: Ppn) -> Self {
-        let s = &codec.split;
-        let mut table = IdTable { keys: [IdTable::EMPTY; 128], ids: [0; 128], len: 0 };
-        let mut out = IndexIds {
-            entry: [0; MAX_ENTRIES],
-            ltd: [0; MAX_SUBGROUPS],
-            uses: [0; MAX_SUBGROUPS],
-            values: [0; MAX_IDS],
-        };
-        let (mut last, mut last_id) = (codec.index(Some(own)), 0);
-        table.id(last, &mut out.values);
-        for sub in 0..s.subgroups() {
-            let mut uses = 0u128;
-            for i in sub * s.slots()..(sub + 1) * s.slots() {
-                // Neighbouring entries often share a half-block: skip the table then.
-                let index = codec.index(content.entries[i]);
-                if index != last {
-                    (last, last_id) = (index, table.id(index, &mut out.values));
-                }
-                out.entry[i] = last_id;
-                uses |= 1 << last_id;
-            }
-            out.uses[sub] = uses;
-            out.ltd[sub] = table.id(codec.index(content.ltd[sub]), &mut out.values);
-        }
-        out
-    }
-
-    /// How many distinct indices an image including subgroups `included` needs (the own index,
-    /// the included subgroups' entries, the others' LTD entries).
-    #[inline]
-    fn count(&self, subgroups: usize, included: u8) -> u32 {
-        let mut used = 1u128;
-        for sub in 0..subgroups {
-            used |= if included & (1 << sub) != 0 { self.uses[sub] } else { 1 << self.ltd[sub] };
-        }
-        used.count_ones()
+/// Reads what [`put_pair`] wrote.
+#[inline(always)]
+fn get_pair(bits: &mut BitReader, (p, o): (u32, u32)) -> (usize, u64) {
+    if p + o <= 32 {
+        let v = bits.get(p + o);
+        ((v & ((1 << p) - 1)) as usize, v >> p)
+    } else {
+        (bits.get(p) as usize, bits.get(o))
     }
 }
 
@@ -250,23 +193,15 @@ pub struct Codec {
 
 impl Codec {
     #[inline]
-    fn index(&self, ppn: Option<Ppn>) -> u64 {
-        ppn.map_or(self.split.none_index(), |p| (p.get() as u64) >> self.split.offset_bits)
-    }
-    #[inline]
     fn offset(&self, ppn: Option<Ppn>) -> u64 {
         ppn.map_or(0, |p| p.get() as u64 & ((1 << self.split.offset_bits) - 1))
     }
 
-    /// The subgroups a compressed image of `content` (written at `own`) includes, or `None` when
-    /// only the own subgroup's would fit (then the uncompressed format is written). Drops, while
-    /// more than `index_slots` indices are needed, the subgroup whose removal saves the most
-    /// (ties: the lowest-numbered), never the own one.
-    pub fn choose(&self, content: &Content, own: Ppn) -> Option<u8> {
-        self.choose_with(content, &IndexIds::new(self, content, own))
-    }
-
-    fn choose_with(&self, content: &Content, ids: &IndexIds) -> Option<u8> {
+    /// The subgroups a compressed image of `content` includes, or `None` when only the own
+    /// subgroup's would fit (then the uncompressed format is written). Drops, while more than
+    /// `index_slots` indices are needed, the subgroup whose removal saves the most (ties: the
+    /// lowest-numbered), never the own one.
+    fn choose(&self, content: &Content, ids: &IndexIds, own: u8) -> Option<u8> {
         let subgroups = self.split.subgroups();
         let own_sub = self.split.subgroup_of(content.lpn);
         let mut included = content.included | 1 << own_sub;
@@ -274,12 +209,12 @@ impl Codec {
             if included == 1 << own_sub || !self.compression {
                 return None;
             }
-            if ids.count(subgroups, included) <= self.split.index_slots {
+            if ids.count(subgroups, own, included) <= self.split.index_slots {
                 return Some(included);
             }
             let drop = (0..subgroups)
                 .filter(|&sub| sub != own_sub && included & (1 << sub) != 0)
-                .min_by_key(|&sub| ids.count(subgroups, included & !(1 << sub)))
+                .min_by_key(|&sub| ids.count(subgroups, own, included & !(1 << sub)))
                 .expect("a subgroup other than the own one is included");
             included &= !(1 << drop);
         }
@@ -289,15 +224,27 @@ impl Codec {
     /// the subgroups whose PMT entries it holds. `content.entries` must hold `own` at the page's
     /// LPN, and each included subgroup's LTD entry among its entries.
     pub fn encode(&self, content: &Content, own: Ppn, buf: &mut [u8; IMAGE_BYTES]) -> Result<(Format, u8)> {
+        self.encode_with(content, &IndexIds::new(&self.split, &content.entries, &content.ltd), own, buf)
+    }
+
+    /// [`Codec::encode`] with the ids of `content`'s entries at hand (a cached line keeps them).
+    pub fn encode_with(
+        &self,
+        content: &Content,
+        ids: &IndexIds,
+        own: Ppn,
+        buf: &mut [u8; IMAGE_BYTES],
+    ) -> Result<(Format, u8)> {
         let s = &self.split;
         let own_sub = s.subgroup_of(content.lpn);
         let own_slot = content.lpn as usize & (s.slots() - 1);
-        if content.entries[s.entry_of(content.lpn)] != Some(own) || content.ltd[own_sub] != Some(own) {
+        let own_entry = s.entry_of(content.lpn);
+        if content.entries[own_entry] != Some(own) || content.ltd[own_sub] != Some(own) {
             return Err(SimError::Other(format!("3DFTL metadata of PPN {own} does not map LPN {} to it", content.lpn)));
         }
         let mut out = BitWriter::new(buf);
-        let ids = self.compression.then(|| IndexIds::new(self, content, own));
-        let Some((ids, included)) = ids.and_then(|ids| self.choose_with(content, &ids).map(|inc| (ids, inc))) else {
+        let own_id = ids.entry[own_entry];
+        let Some(included) = self.choose(content, ids, own_id) else {
             out.put(0, 1);
             out.put(own_sub as u64, 2);
             out.put(own_slot as u64, 4);
@@ -314,11 +261,12 @@ impl Codec {
             out.finish();
             return Ok((Format::Uncompressed, 1 << own_sub));
         };
+        let pair = (s.position_bits(), s.offset_bits);
         // Index positions in the image: the own index first, then in order of first use.
         let mut position = [u8::MAX; MAX_IDS];
         let mut order = [0u8; MAX_IDS];
         let mut len = 1;
-        position[0] = 0;
+        position[own_id as usize] = 0;
         let mut place = |id: u8| {
             if position[id as usize] == u8::MAX {
                 (position[id as usize], order[len]) = (len as u8, id);
@@ -332,30 +280,24 @@ impl Codec {
                 place(ids.ltd[sub]);
             }
         }
-        out.put(1, 1);
-        out.put(included as u64, 4);
-        out.put(0, 3);
+        out.put(1 | (included as u64) << 1, 8);
         out.put(content.lpn as u64 & s.none_index(), s.index_bits());
         for &id in &order[1..len] {
-            out.put(ids.values[id as usize], s.index_bits());
+            out.put(ids.values[id as usize] as u64, s.index_bits());
         }
         for _ in len..s.index_slots as usize {
             out.put(s.none_index(), s.index_bits());
         }
         for sub in 0..s.subgroups() {
             if included & (1 << sub) == 0 {
-                out.put(position[ids.ltd[sub] as usize] as u64, s.position_bits());
-                out.put(self.offset(content.ltd[sub]), s.offset_bits);
+                put_pair(&mut out, pair, position[ids.ltd[sub] as usize], self.offset(content.ltd[sub]));
                 continue;
             }
-            for slot in 0..s.slots() {
-                let i = sub * s.slots() + slot;
-                if sub == own_sub && slot == own_slot {
-                    out.put(0, s.position_bits());
-                    out.put(content.lpn as u64 >> s.index_bits(), s.offset_bits);
+            for i in sub * s.slots()..(sub + 1) * s.slots() {
+                if i == own_entry {
+                    put_pair(&mut out, pair, 0, content.lpn as u64 >> s.index_bits());
                 } else {
-                    out.put(position[ids.entry[i] as usize] as u64, s.position_bits());
-                    out.put(self.offset(content.entries[i]), s.offset_bits);
+                    put_pair(&mut out, pair, position[ids.entry[i] as usize], self.offset(content.entries[i]));
                 }
             }
         }
@@ -411,9 +353,10 @@ impl Codec {
         let (own_sub, own_slot) =
             (((low >> s.slot_bits) as usize) & (s.subgroups() - 1), low as usize & (s.slots() - 1));
         indices[0] = own.get() as u64 >> s.offset_bits;
+        let widths = (s.position_bits(), s.offset_bits);
         let pair = |bits: &mut BitReader| {
-            let index = indices[bits.get(s.position_bits()) as usize];
-            let offset = bits.get(s.offset_bits);
+            let (position, offset) = get_pair(bits, widths);
+            let index = indices[position];
             (index != s.none_index()).then(|| Ppn::new((index << s.offset_bits | offset) as u32))
         };
         for sub in 0..s.subgroups() {
@@ -423,8 +366,7 @@ impl Codec {
             }
             for slot in 0..s.slots() {
                 if sub == own_sub && slot == own_slot {
-                    bits.skip(s.position_bits());
-                    let high = bits.get(s.offset_bits);
+                    let (_, high) = get_pair(&mut bits, widths);
                     out.lpn = (high << s.index_bits() | low) as u32;
                     out.entries[sub * s.slots() + slot] = Some(own);
                 } else {

@@ -5,8 +5,13 @@
 //! absent subgroup is known only by its LTD entry. The small per-group state (present mask, LTD
 //! entries) sits in flat arrays indexed by group, meaningful only while the group is cached; the
 //! PMT entries sit in one slot per line, so they cost memory per cached line, not per LPN.
+//!
+//! Each slot also keeps the encoder's [`IndexIds`] of its line, updated entry by entry as host
+//! writes and GC moves change the line; a line filled or merged from flash gets them rebuilt
+//! when it is next encoded (a read miss may never need them).
 
-use super::format::{Content, MAX_SUBGROUPS};
+use super::format::{Content, Split, MAX_SUBGROUPS};
+use super::ids::IndexIds;
 use crate::flash::{Lpn, Ppn};
 use crate::ftl::common::ListSet;
 
@@ -16,26 +21,35 @@ pub struct Lines {
     /// Slots of `entries` no line holds.
     free: Vec<u32>,
     capacity: u32,
+    split: Split,
     group_size: usize,
     /// Per group: bit `s` set when subgroup `s`'s PMT entries are cached.
     present: Vec<u8>,
     /// Per group: the LTD entry of each subgroup (its newest page).
-    pub ltd: Vec<[Option<Ppn>; MAX_SUBGROUPS]>,
+    ltd: Vec<[Option<Ppn>; MAX_SUBGROUPS]>,
     /// Per slot, `group_size` PMT entries.
     entries: Vec<Option<Ppn>>,
+    /// Per slot, the ids of its line's entries, meaningful when `fresh`.
+    ids: Vec<IndexIds>,
+    fresh: Vec<bool>,
 }
 
 impl Lines {
-    pub fn new(groups: u32, group_size: u32, capacity: u32) -> Self {
+    pub fn new(groups: u32, split: Split, capacity: u32) -> Self {
         let capacity = capacity.max(1).min(groups.max(1));
+        let group_size = split.group_size() as usize;
+        let empty = IndexIds::new(&split, &vec![None; group_size], &[None; MAX_SUBGROUPS][..split.subgroups()]);
         Lines {
             lru: ListSet::new(groups as usize, 1),
             free: (0..capacity).rev().collect(),
             capacity,
-            group_size: group_size as usize,
+            split,
+            group_size,
             present: vec![0; groups as usize],
             ltd: vec![[None; MAX_SUBGROUPS]; groups as usize],
-            entries: vec![None; capacity as usize * group_size as usize],
+            entries: vec![None; capacity as usize * group_size],
+            ids: vec![empty; capacity as usize],
+            fresh: vec![false; capacity as usize],
         }
     }
 
@@ -73,32 +87,41 @@ impl Lines {
 
     /// Caches a line for `group` from the metadata of its newest page: its LTD entries, the
     /// PMT entries it includes, and every subgroup with no LTD entry (it maps nothing) as present.
-    pub fn insert(&mut self, group: u32, content: &Content, subgroups: usize) {
+    pub fn insert(&mut self, group: u32, content: &Content) {
         self.lru.push_front(0, group);
-        *self.lru.payload_mut(group) = self.free.pop().expect("room was made for the line");
+        let slot = self.free.pop().expect("room was made for the line");
+        *self.lru.payload_mut(group) = slot;
+        self.fresh[slot as usize] = false;
         let g = group as usize;
         self.present[g] = 0;
         self.ltd[g] = content.ltd;
-        let slots = self.group_size / subgroups;
-        for sub in 0..subgroups {
+        for sub in 0..self.split.subgroups() {
             if content.includes(sub) || content.ltd[sub].is_none() {
-                self.take(group, sub, slots, content);
+                self.take(group, sub, content);
             }
         }
     }
 
     /// Merges subgroup `sub` of a page's metadata into a cached line.
-    pub fn take(&mut self, group: u32, sub: usize, slots: usize, content: &Content) {
+    pub fn take(&mut self, group: u32, sub: usize, content: &Content) {
+        let slots = self.split.slots();
         let first = self.first(group) + sub * slots;
         self.entries[first..first + slots].copy_from_slice(&content.entries[sub * slots..(sub + 1) * slots]);
         self.present[group as usize] |= 1 << sub;
+        let slot = self.slot(group);
+        self.fresh[slot] = false;
     }
 
+    /// The slot of cached `group`.
+    #[inline]
+    fn slot(&self, group: u32) -> usize {
+        debug_assert!(self.contains(group), "group {group} is not cached");
+        *self.lru.payload(group) as usize
+    }
     /// Where the PMT entries of cached `group` start in `entries`.
     #[inline]
     fn first(&self, group: u32) -> usize {
-        debug_assert!(self.contains(group), "group {group} is not cached");
-        *self.lru.payload(group) as usize * self.group_size
+        self.slot(group) * self.group_size
     }
     #[inline]
     fn at(&self, lpn: Lpn) -> usize {
@@ -116,6 +139,44 @@ impl Lines {
     pub fn set(&mut self, lpn: Lpn, ppn: Option<Ppn>) {
         let at = self.at(lpn);
         self.entries[at] = ppn;
+        let slot = at / self.group_size;
+        if self.fresh[slot] {
+            self.ids[slot].set_entry(&self.split, at % self.group_size, ppn);
+        }
+    }
+
+    /// The LTD entry of subgroup `sub` of `group` (cached).
+    #[inline]
+    pub fn ltd(&self, group: u32, sub: usize) -> Option<Ppn> {
+        self.ltd[group as usize][sub]
+    }
+    #[inline]
+    pub fn set_ltd(&mut self, group: u32, sub: usize, ppn: Option<Ppn>) {
+        self.ltd[group as usize][sub] = ppn;
+        let slot = self.slot(group);
+        if self.fresh[slot] {
+            self.ids[slot].set_ltd(&self.split, sub, ppn);
+        }
+    }
+
+    /// The encoder's ids of cached `group`'s entries (rebuilt if the line changed wholesale).
+    pub fn ids(&mut self, group: u32) -> &IndexIds {
+        let (slot, first) = (self.slot(group), self.first(group));
+        if !self.fresh[slot] {
+            let ltd = &self.ltd[group as usize][..self.split.subgroups()];
+            self.ids[slot] = IndexIds::new(&self.split, &self.entries[first..first + self.group_size], ltd);
+            self.fresh[slot] = true;
+        }
+        &self.ids[slot]
+    }
+
+    /// Whether the kept ids of every cached line agree with its entries (for invariant checks).
+    pub fn ids_agree(&self) -> bool {
+        self.groups().all(|group| {
+            let (slot, first) = (self.slot(group), self.first(group));
+            let ltd = &self.ltd[group as usize][..self.split.subgroups()];
+            !self.fresh[slot] || self.ids[slot].agrees(&self.split, &self.entries[first..first + self.group_size], ltd)
+        })
     }
 
     /// The line of `group` as metadata for a page of LPN `lpn`.
@@ -143,5 +204,6 @@ impl Lines {
             + self.free.capacity() * 4
             + self.present.len() * (1 + MAX_SUBGROUPS * 4)
             + self.entries.len() * 4
+            + self.ids.len() * (std::mem::size_of::<IndexIds>() + 1)
     }
 }

@@ -18,6 +18,7 @@
 
 mod bits;
 mod format;
+mod ids;
 mod lines;
 mod recovery;
 #[cfg(test)]
@@ -194,7 +195,7 @@ impl Tdftl {
                 codec: Codec { split, compression: params.compression },
                 gtd: vec![None; groups as usize],
                 marked: vec![false; groups as usize],
-                lines: Lines::new(groups, split.group_size(), params.lines),
+                lines: Lines::new(groups, split, params.lines),
                 spares: Spares {
                     images: vec![[0; IMAGE_BYTES]; pages as usize],
                     psn: vec![0; pages as usize],
@@ -273,19 +274,19 @@ impl Mapping {
                     self.group_content(group)
                 }
             };
-            self.lines.insert(group, &content, split.subgroups());
+            self.lines.insert(group, &content);
             if self.lines.present(group) & (1 << sub) != 0 {
                 self.stats.at_gtd += reads;
                 return Ok(if reads == 0 { CacheAccess::MissNoPenalty } else { CacheAccess::MissFetch });
             }
         }
-        let ltd = self.lines.ltd[group as usize][sub].expect("a subgroup without an LTD entry is present");
+        let ltd = self.lines.ltd(group, sub).expect("a subgroup without an LTD entry is present");
         ctx.read_spare(ltd, Purpose::Translation)?;
         let content = self.decode(ltd);
         for s in 0..split.subgroups() {
-            let newest = self.lines.ltd[group as usize][s];
+            let newest = self.lines.ltd(group, s);
             if content.includes(s) && content.ltd[s] == newest && self.lines.present(group) & (1 << s) == 0 {
-                self.lines.take(group, s, split.slots(), &content);
+                self.lines.take(group, s, &content);
             }
         }
         if self.lines.present(group) & (1 << sub) == 0 {
@@ -311,9 +312,10 @@ impl Mapping {
         let (group, sub) = (split.group_of(lpn.get()), split.subgroup_of(lpn.get()));
         let old = self.lines.entry(lpn);
         self.lines.set(lpn, Some(new));
-        self.lines.ltd[group as usize][sub] = Some(new);
+        self.lines.set_ltd(group, sub, Some(new));
         let content = self.lines.content(group, lpn);
-        let (format, _) = self.codec.encode(&content, new, &mut self.spares.images[new.index()])?;
+        let ids = self.lines.ids(group);
+        let (format, _) = self.codec.encode_with(&content, ids, new, &mut self.spares.images[new.index()])?;
         match format {
             Format::Compressed => self.stats.compressed += 1,
             Format::SemiCompressed => self.stats.semi_compressed += 1,
@@ -391,7 +393,7 @@ impl Tdftl {
             (0..split.slots() as u32).map(|i| first.offset(i)).find(|&l| l != lpn && map.lines.entry(l).is_some())
         };
         let other_subgroup =
-            |map: &Mapping| (0..split.subgroups()).filter(|&s| s != sub).find_map(|s| map.lines.ltd[group as usize][s]);
+            |map: &Mapping| (0..split.subgroups()).filter(|&s| s != sub).find_map(|s| map.lines.ltd(group, s));
         let empties = sibling(&self.map).is_none() && other_subgroup(&self.map).is_none();
         let stream = if empties { MARKERS } else { DATA };
         let unit = self.blocks.host_unit(stream, lpn);
@@ -403,7 +405,7 @@ impl Tdftl {
         self.blocks.invalidate(old, ctx.flash)?;
         let carrier = sibling(&self.map);
         if carrier.is_none() {
-            self.map.lines.ltd[group as usize][sub] = None;
+            self.map.lines.set_ltd(group, sub, None);
         }
         let moved = match carrier {
             Some(l) => self.map.lines.entry(l),
@@ -535,10 +537,13 @@ impl Ftl for Tdftl {
                 return Err(format!("GTD[{group}] = PPN {newest} is not a valid page of the group"));
             }
         }
+        if !map.lines.ids_agree() {
+            return Err("a cached line's encoder ids disagree with its entries".into());
+        }
         for group in map.lines.groups() {
             let newest = map.group_content(group);
             for sub in 0..split.subgroups() {
-                if map.lines.ltd[group as usize][sub] != newest.ltd[sub] {
+                if map.lines.ltd(group, sub) != newest.ltd[sub] {
                     return Err(format!("line {group}: LTD entry {sub} differs from the group's newest page"));
                 }
                 if map.lines.present(group) & (1 << sub) == 0 {
