@@ -303,14 +303,20 @@ fn state_per_page_1tb() -> Result<(f64, u64)> {
     Ok((bytes as f64 / config.device.geometry.total_pages() as f64, config.device.geometry.capacity_bytes()))
 }
 
-/// Whether every word of `filter` is a whole word of `scenario` (its FTL, preset and name):
-/// `pftl` selects PFTL's scenarios, not TPFTL's.
-fn selects(filter: &str, scenario: &str) -> bool {
+/// Whether every word of `filter` is a whole word of the scenario (its FTL, preset and name):
+/// `pftl` selects PFTL's scenarios, not TPFTL's. A word that names a registered FTL selects that
+/// FTL only, so `tpftl` does not select the other FTLs on the `tpftl-msr` preset; a whole preset
+/// name (`tpftl-msr`) selects every FTL on it.
+fn selects(filter: &str, ftl: &str, preset: &str, name: &str) -> bool {
     let words = |s: &str| {
         s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect::<Vec<_>>()
     };
-    let scenario = words(scenario);
-    words(filter).iter().all(|w| scenario.contains(w))
+    let scenario = words(&format!("{ftl} {preset} {name}"));
+    let names_an_ftl = |w: &str| ftlsim::ftl::ftl_names().any(|n| n == w);
+    filter.split_whitespace().all(|token| {
+        token.eq_ignore_ascii_case(preset)
+            || words(token).iter().all(|w| if names_an_ftl(w) { w == ftl } else { scenario.contains(w) })
+    })
 }
 
 /// What `ftlsim bench` was asked.
@@ -320,7 +326,8 @@ pub struct BenchArgs {
     #[arg(long)]
     requests: Option<u64>,
     /// Run only the scenarios with each of these words among their FTL, preset and name words
-    /// ("pftl", "oltp", "pftl ssd16 aged").
+    /// ("pftl", "oltp", "pftl ssd16 aged"); an FTL's name selects that FTL only ("tpftl" is not
+    /// every FTL on the `tpftl-msr` preset, which "tpftl-msr" selects).
     #[arg(long)]
     only: Option<String>,
     /// Run the opt-in collection-sized scenarios (PFTL and every demand-based FTL over 100 M
@@ -398,7 +405,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
         scenarios.iter().flat_map(|s| s.ftls.iter().map(move |&ftl| (s, ftl))).collect();
     let words = |&(s, ftl): &(&Scenario, &str)| format!("{ftl} {} {}", s.preset, s.name);
     let chosen: Vec<_> =
-        runs.iter().filter(|run| args.only.as_deref().is_none_or(|o| selects(o, &words(run)))).collect();
+        runs.iter().filter(|(s, ftl)| args.only.as_deref().is_none_or(|o| selects(o, ftl, s.preset, s.name))).collect();
     if let Some(o) = args.only.as_deref().filter(|_| chosen.is_empty()) {
         let names: Vec<String> = runs.iter().map(words).collect();
         bail!("--only \"{o}\": no scenario has all these words; scenarios: {}", names.join("; "));
@@ -486,10 +493,20 @@ mod tests {
 
     #[test]
     fn only_matches_whole_words() {
-        assert!(selects("pftl", "pftl mlc8g random 4K writes"));
-        assert!(!selects("pftl", "tpftl mlc8g oltp-mix 50% reads"));
-        assert!(selects("oltp", "tpftl mlc8g oltp-mix 50% reads"));
-        assert!(selects("pftl ssd16 aged", "pftl ssd16 random 4K writes (aged)"));
-        assert!(!selects("pftl ssd16 aged", "pftl mlc8g random 4K writes"));
+        assert!(selects("pftl", "pftl", "mlc8g", "random 4K writes"));
+        assert!(!selects("pftl", "tpftl", "mlc8g", "oltp-mix 50% reads"));
+        assert!(selects("oltp", "tpftl", "mlc8g", "oltp-mix 50% reads"));
+        assert!(selects("pftl ssd16 aged", "pftl", "ssd16", "random 4K writes (aged)"));
+        assert!(!selects("pftl ssd16 aged", "pftl", "mlc8g", "random 4K writes"));
+    }
+
+    #[test]
+    fn an_ftl_name_selects_that_ftl_even_where_a_preset_is_named_after_it() {
+        assert!(selects("tpftl", "tpftl", "tpftl-msr", "collection-sized mix"));
+        assert!(!selects("tpftl", "dftl", "tpftl-msr", "collection-sized mix"));
+        assert!(selects("tpftl-msr", "dftl", "tpftl-msr", "collection-sized mix"));
+        assert!(selects("dftl collection", "dftl", "tpftl-msr", "collection-sized mix"));
+        assert!(selects("ssd16-ch3-mlc", "pftl", "ssd16-ch3-mlc", "random 4K 30% reads (aged, RPS)"));
+        assert!(selects("pftl ch3", "pftl", "ssd16-ch3-mlc", "random 4K 30% reads (aged, RPS)"));
     }
 }
