@@ -1,5 +1,5 @@
-//! Bit fields packed least significant bit first into a byte buffer, through a 64-bit
-//! accumulator so each field costs a shift and an or, not a loop over its bits.
+//! Bit fields packed least significant bit first into a byte buffer: written through a 64-bit
+//! accumulator so each field costs a shift and an or, not a loop over its bits; read by position.
 
 /// Writes fields one after another from the buffer's first bit.
 pub struct BitWriter<'a> {
@@ -39,44 +39,27 @@ impl<'a> BitWriter<'a> {
     }
 }
 
-/// Reads fields in the order a [`BitWriter`] wrote them.
-pub struct BitReader<'a> {
-    buf: &'a [u8],
-    acc: u64,
-    bits: u32,
-    byte: usize,
+/// Reads fields at any bit position of an image: each field is one unaligned 8-byte load from a
+/// padded copy, so fields are read in any order and independently of each other.
+pub struct Fields<const N: usize> {
+    buf: [u8; N],
 }
 
-impl<'a> BitReader<'a> {
-    pub fn new(buf: &'a [u8]) -> Self {
-        BitReader { buf, acc: 0, bits: 0, byte: 0 }
-    }
-
-    /// The next `width` (at most 32) bits.
+impl<const N: usize> Fields<N> {
+    /// A copy of `image` with 8 bytes of zeros after it (`N` must be at least its length + 8).
     #[inline(always)]
-    pub fn get(&mut self, width: u32) -> u64 {
-        if self.bits < width {
-            if let Some(word) = self.buf.get(self.byte..self.byte + 4) {
-                // Four bytes at once (fewer than 32 bits are held, so they fit).
-                self.acc |= (u32::from_le_bytes(word.try_into().expect("four bytes")) as u64) << self.bits;
-                self.byte += 4;
-                self.bits += 32;
-            }
-            while self.bits < width {
-                self.acc |= (self.buf[self.byte] as u64) << self.bits;
-                self.byte += 1;
-                self.bits += 8;
-            }
-        }
-        let value = self.acc & ((1u64 << width) - 1);
-        self.acc >>= width;
-        self.bits -= width;
-        value
+    pub fn new(image: &[u8]) -> Self {
+        let mut buf = [0u8; N];
+        buf[..image.len()].copy_from_slice(image);
+        Fields { buf }
     }
 
-    #[inline]
-    pub fn skip(&mut self, width: u32) {
-        self.get(width);
+    /// The `width` (at most 57) bits from bit `at`.
+    #[inline(always)]
+    pub fn get(&self, at: u32, width: u32) -> u64 {
+        let byte = (at >> 3) as usize;
+        let word = u64::from_le_bytes(self.buf[byte..byte + 8].try_into().expect("eight bytes"));
+        (word >> (at & 7)) & ((1u64 << width) - 1)
     }
 }
 
@@ -94,9 +77,11 @@ mod tests {
             w.put(v, width);
         }
         w.finish();
-        let mut r = BitReader::new(&buf);
+        let r = Fields::<264>::new(&buf);
+        let mut at = 0;
         for &(v, width) in &fields {
-            assert_eq!(r.get(width), v & ((1 << width) - 1), "a field of {width} bits");
+            assert_eq!(r.get(at, width), v & ((1 << width) - 1), "a field of {width} bits at bit {at}");
+            at += width;
         }
     }
 }

@@ -22,7 +22,7 @@
 //! several. The slot of each included subgroup's LTD entry (4 bits each, 2 B in all) says it on
 //! any device instead.
 
-use super::bits::{BitReader, BitWriter};
+use super::bits::{BitWriter, Fields};
 use super::ids::{IndexIds, MAX_IDS};
 use crate::error::{Result, SimError};
 use crate::flash::Ppn;
@@ -32,7 +32,7 @@ pub const IMAGE_BYTES: usize = 108;
 pub const MAX_SUBGROUPS: usize = 4;
 pub const MAX_SLOTS: usize = 16;
 pub const MAX_ENTRIES: usize = MAX_SUBGROUPS * MAX_SLOTS;
-const MAX_INDEX_SLOTS: usize = 8;
+pub const MAX_INDEX_SLOTS: usize = 8;
 
 /// How an LPN and a PPN split (paper 000: 4 subgroups of 16 LPNs, 25-bit indices, 7-bit offsets,
 /// 8 indices per compressed image).
@@ -95,6 +95,10 @@ impl Split {
     }
     fn position_bits(&self) -> u32 {
         32 - (self.index_slots - 1).leading_zeros()
+    }
+    /// Bits of an (index position, offset) pair.
+    fn pair_bits(&self) -> u32 {
+        self.position_bits() + self.offset_bits
     }
     fn none_ppn(&self) -> u64 {
         (1u64 << self.ppn_bits) - 1
@@ -162,25 +166,56 @@ impl Content {
     }
 }
 
-/// Writes an (index position, offset) pair of `p` and `o` bits, as one field when it fits in 32.
-#[inline(always)]
-fn put_pair(out: &mut BitWriter, (p, o): (u32, u32), position: u8, offset: u64) {
-    if p + o <= 32 {
-        out.put(position as u64 | offset << p, p + o);
-    } else {
-        out.put(position as u64, p);
-        out.put(offset, o);
-    }
+/// What a compressed image numbers, decoded: per PMT entry and per LTD entry the position of
+/// its index, and the index at each position. A cached line filled from the image takes these
+/// positions as its encoder ids ([`IndexIds::set_positions`]) instead of
+/// numbering the indices again.
+#[derive(Debug, Clone, Copy)]
+pub struct Positions {
+    /// Per PMT entry (`subgroup * slots + slot`); the entries of a subgroup the image does not
+    /// include are unmapped and point at `none`.
+    pub entry: [u8; MAX_ENTRIES],
+    pub ltd: [u8; MAX_SUBGROUPS],
+    /// Per position, its index; position `index_slots` is an extra one holding the unmapped
+    /// index, used when no position of the image holds it.
+    pub indices: [u32; MAX_INDEX_SLOTS + 1],
+    /// Positions in use: `index_slots + 1`.
+    pub len: u8,
 }
 
-/// Reads what [`put_pair`] wrote.
-#[inline(always)]
-fn get_pair(bits: &mut BitReader, (p, o): (u32, u32)) -> (usize, u64) {
-    if p + o <= 32 {
-        let v = bits.get(p + o);
-        ((v & ((1 << p) - 1)) as usize, v >> p)
-    } else {
-        (bits.get(p) as usize, bits.get(o))
+/// Writes (index position, offset) pairs of `p` and `o` bits, as many to a field as fit in 32
+/// bits: a subgroup's 16 pairs of paper 000's split take 6 fields, not 16.
+struct PairWriter {
+    field: u64,
+    bits: u32,
+    position_bits: u32,
+    width: u32,
+}
+
+impl PairWriter {
+    fn new((p, o): (u32, u32)) -> Self {
+        PairWriter { field: 0, bits: 0, position_bits: p, width: p + o }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, out: &mut BitWriter, position: u8, offset: u64) {
+        if self.width > 32 {
+            out.put(position as u64, self.position_bits);
+            out.put(offset, self.width - self.position_bits);
+            return;
+        }
+        self.field |= (position as u64 | offset << self.position_bits) << self.bits;
+        self.bits += self.width;
+        if self.bits + self.width > 32 {
+            out.put(self.field, self.bits);
+            (self.field, self.bits) = (0, 0);
+        }
+    }
+
+    fn finish(self, out: &mut BitWriter) {
+        if self.bits > 0 {
+            out.put(self.field, self.bits);
+        }
     }
 }
 
@@ -262,22 +297,28 @@ impl Codec {
             return Ok((Format::Uncompressed, 1 << own_sub));
         };
         let pair = (s.position_bits(), s.offset_bits);
-        // Index positions in the image: the own index first, then in order of first use.
+        // Index positions in the image: the own index first, then in order of first use. A
+        // subgroup whose ids are all placed already (`placed`) is not scanned.
         let mut position = [u8::MAX; MAX_IDS];
         let mut order = [0u8; MAX_IDS];
         let mut len = 1;
         position[own_id as usize] = 0;
+        // Without a branch: whether an id is new is data the branch predictor cannot learn.
         let mut place = |id: u8| {
-            if position[id as usize] == u8::MAX {
-                (position[id as usize], order[len]) = (len as u8, id);
-                len += 1;
-            }
+            let at = &mut position[id as usize];
+            let new = *at == u8::MAX;
+            order[len] = id;
+            *at = if new { len as u8 } else { *at };
+            len += new as usize;
         };
+        let mut placed = 1u128 << own_id;
         for sub in 0..s.subgroups() {
-            if included & (1 << sub) != 0 {
-                ids.entry[sub * s.slots()..(sub + 1) * s.slots()].iter().for_each(|&id| place(id));
-            } else {
+            if included & (1 << sub) == 0 {
                 place(ids.ltd[sub]);
+                placed |= 1 << ids.ltd[sub];
+            } else if ids.uses[sub] & !placed != 0 {
+                ids.entry[sub * s.slots()..(sub + 1) * s.slots()].iter().for_each(|&id| place(id));
+                placed |= ids.uses[sub];
             }
         }
         out.put(1 | (included as u64) << 1, 8);
@@ -288,28 +329,37 @@ impl Codec {
         for _ in len..s.index_slots as usize {
             out.put(s.none_index(), s.index_bits());
         }
+        // One pass over the included entries writes their pairs and finds where each
+        // subgroup's LTD entry is among them (the first equal entry, without a branch).
+        let mut pairs = PairWriter::new(pair);
+        let mut ltd_hits = [0u32; MAX_SUBGROUPS];
         for sub in 0..s.subgroups() {
             if included & (1 << sub) == 0 {
-                put_pair(&mut out, pair, position[ids.ltd[sub] as usize], self.offset(content.ltd[sub]));
+                pairs.push(&mut out, position[ids.ltd[sub] as usize], self.offset(content.ltd[sub]));
                 continue;
             }
+            let ltd = content.ltd[sub];
             for i in sub * s.slots()..(sub + 1) * s.slots() {
+                let e = content.entries[i];
+                ltd_hits[sub] |= ((e == ltd) as u32) << (i - sub * s.slots());
                 if i == own_entry {
-                    put_pair(&mut out, pair, 0, content.lpn as u64 >> s.index_bits());
+                    // The own entry's offset field holds the LPN's high bits (position 0: its PPN).
+                    pairs.push(&mut out, 0, content.lpn as u64 >> s.index_bits());
                 } else {
-                    put_pair(&mut out, pair, position[ids.entry[i] as usize], self.offset(content.entries[i]));
+                    pairs.push(&mut out, position[ids.entry[i] as usize], self.offset(e));
                 }
             }
         }
+        pairs.finish(&mut out);
         for sub in (0..s.subgroups()).filter(|&sub| included & (1 << sub) != 0) {
-            let entries = &content.entries[sub * s.slots()..(sub + 1) * s.slots()];
             let slot = match content.ltd[sub] {
                 None => 0,
-                ltd => entries.iter().position(|&e| e == ltd).ok_or_else(|| {
-                    SimError::Other(format!(
+                _ if ltd_hits[sub] == 0 => {
+                    return Err(SimError::Other(format!(
                         "3DFTL metadata of PPN {own}: subgroup {sub}'s LTD entry is not among its entries"
-                    ))
-                })?,
+                    )))
+                }
+                _ => ltd_hits[sub].trailing_zeros(),
             };
             out.put(slot as u64, s.slot_bits);
         }
@@ -320,66 +370,97 @@ impl Codec {
 
     /// Decodes the metadata of the page at `own`.
     pub fn decode(&self, buf: &[u8; IMAGE_BYTES], own: Ppn) -> Content {
+        self.decode_positions(buf, own).0
+    }
+
+    /// Decodes the metadata of the page at `own`, and for a compressed image the positions its
+    /// fields point at. Every field is read at its computed bit position.
+    pub fn decode_positions(&self, buf: &[u8; IMAGE_BYTES], own: Ppn) -> (Content, Option<Positions>) {
         let s = &self.split;
+        let (slots, subgroups) = (s.slots(), s.subgroups());
         let mut out = Content::EMPTY;
-        let mut bits = BitReader::new(buf);
-        let ppn = |v: u64| (v != s.none_ppn()).then(|| Ppn::new(v as u32));
-        if bits.get(1) == 0 {
-            let own_sub = bits.get(2) as usize;
-            let own_slot = bits.get(4) as usize;
-            bits.skip(1);
-            for ltd in &mut out.ltd[..s.subgroups()] {
-                *ltd = ppn(bits.get(s.ppn_bits));
+        let fields = Fields::<{ IMAGE_BYTES + 8 }>::new(buf);
+        if fields.get(0, 1) == 0 {
+            let own_sub = fields.get(1, 2) as usize;
+            let own_slot = fields.get(3, 4) as usize;
+            let ppn = |v: u64| (v != s.none_ppn()).then(|| Ppn::new(v as u32));
+            let mut at = 8;
+            for ltd in &mut out.ltd[..subgroups] {
+                *ltd = ppn(fields.get(at, s.ppn_bits));
+                at += s.ppn_bits;
             }
-            for slot in 0..s.slots() {
-                let v = bits.get(s.ppn_bits);
+            for (slot, entry) in out.entries[own_sub * slots..(own_sub + 1) * slots].iter_mut().enumerate() {
+                let v = fields.get(at, s.ppn_bits);
+                at += s.ppn_bits;
                 if slot == own_slot {
-                    out.lpn = v as u32;
-                    out.entries[own_sub * s.slots() + slot] = Some(own);
+                    (out.lpn, *entry) = (v as u32, Some(own));
                 } else {
-                    out.entries[own_sub * s.slots() + slot] = ppn(v);
+                    *entry = ppn(v);
                 }
             }
             out.included = 1 << own_sub;
-            return out;
+            return (out, None);
         }
-        out.included = bits.get(4) as u8;
-        bits.skip(3);
-        let mut indices = [0u64; MAX_INDEX_SLOTS];
-        for index in &mut indices[..s.index_slots as usize] {
-            *index = bits.get(s.index_bits());
+        out.included = fields.get(1, 4) as u8;
+        let index_slots = s.index_slots as usize;
+        let mut at = 8;
+        let mut indices = [0u32; MAX_INDEX_SLOTS + 1];
+        for index in &mut indices[..index_slots] {
+            *index = fields.get(at, s.index_bits()) as u32;
+            at += s.index_bits();
         }
         let low = indices[0];
-        let (own_sub, own_slot) =
-            (((low >> s.slot_bits) as usize) & (s.subgroups() - 1), low as usize & (s.slots() - 1));
-        indices[0] = own.get() as u64 >> s.offset_bits;
-        let widths = (s.position_bits(), s.offset_bits);
-        let pair = |bits: &mut BitReader| {
-            let (position, offset) = get_pair(bits, widths);
-            let index = indices[position];
-            (index != s.none_index()).then(|| Ppn::new((index << s.offset_bits | offset) as u32))
+        let (own_sub, own_slot) = (((low >> s.slot_bits) as usize) & (subgroups - 1), low as usize & (slots - 1));
+        indices[0] = own.get() >> s.offset_bits;
+        let none = s.none_index() as u32;
+        indices[index_slots] = none;
+        // Unused positions hold the unmapped index after the used ones, so the first position
+        // holding it is the one the image's pairs use, if any.
+        let none_position = indices[..index_slots].iter().position(|&i| i == none).unwrap_or(index_slots) as u8;
+        let mut at_ = Positions {
+            entry: [none_position; MAX_ENTRIES],
+            ltd: [none_position; MAX_SUBGROUPS],
+            indices,
+            len: index_slots as u8 + 1,
         };
-        for sub in 0..s.subgroups() {
+        let (width, position_mask) = (s.pair_bits(), (1u64 << s.position_bits()) - 1);
+        let pair = |at: u32| {
+            let v = fields.get(at, width);
+            let position = (v & position_mask) as usize;
+            let index = indices[position];
+            (
+                position as u8,
+                (index != none).then(|| Ppn::new(index << s.offset_bits | (v >> s.position_bits()) as u32)),
+            )
+        };
+        for sub in 0..subgroups {
             if !out.includes(sub) {
-                out.ltd[sub] = pair(&mut bits);
+                (at_.ltd[sub], out.ltd[sub]) = pair(at);
+                at += width;
                 continue;
             }
-            for slot in 0..s.slots() {
-                if sub == own_sub && slot == own_slot {
-                    let (_, high) = get_pair(&mut bits, widths);
-                    out.lpn = (high << s.index_bits() | low) as u32;
-                    out.entries[sub * s.slots() + slot] = Some(own);
-                } else {
-                    out.entries[sub * s.slots() + slot] = pair(&mut bits);
-                }
+            for i in sub * slots..(sub + 1) * slots {
+                (at_.entry[i], out.entries[i]) = pair(at);
+                at += width;
             }
         }
-        let included = out.included;
-        for sub in (0..s.subgroups()).filter(|&sub| included & (1 << sub) != 0) {
-            let slot = bits.get(s.slot_bits) as usize;
-            out.ltd[sub] = out.entries[sub * s.slots() + slot];
+        if out.includes(own_sub) {
+            // The own entry's offset field holds the LPN's high bits (its position is 0).
+            let before = (out.included & ((1 << own_sub) - 1)).count_ones();
+            let pairs = before * slots as u32 + (own_sub as u32 - before) + own_slot as u32;
+            let high =
+                fields.get(8 + s.index_slots * s.index_bits() + pairs * width + s.position_bits(), s.offset_bits);
+            out.lpn = (high << s.index_bits() | low as u64) as u32;
+            out.entries[own_sub * slots + own_slot] = Some(own);
         }
-        out
+        let included = out.included;
+        for sub in (0..subgroups).filter(|&sub| included & (1 << sub) != 0) {
+            let slot = fields.get(at, s.slot_bits) as usize;
+            at += s.slot_bits;
+            out.ltd[sub] = out.entries[sub * slots + slot];
+            at_.ltd[sub] = at_.entry[sub * slots + slot];
+        }
+        (out, Some(at_))
     }
 }
 
@@ -493,6 +574,56 @@ mod tests {
             };
             prop_assert!(bytes <= IMAGE_BYTES);
             prop_assert_eq!(format == Format::Compressed, included == 0b1111);
+        }
+
+        /// The ids a line takes from a compressed image's positions are the ids a from-scratch
+        /// build of the decoded metadata gives, and stay so when a subgroup of another image is
+        /// merged in through that image's ids; encoding with either gives the same bytes.
+        #[test]
+        fn ids_from_image_positions_equal_ids_built_from_scratch(
+            lpns in (0u32..64, 0u32..64),
+            bases in prop::collection::vec(0u32..(1 << 13), 1..6),
+            picks in prop::collection::vec((0usize..6, 0u32..128, 0u32..12), 128),
+            merged in 0usize..4,
+        ) {
+            let image = |lpn: u32, picks: &[(usize, u32, u32)]| {
+                let mut ppns = [0u32; 64];
+                for (p, &(base, offset, unmapped)) in ppns.iter_mut().zip(picks) {
+                    *p = if unmapped == 0 { u32::MAX } else { bases[base % bases.len()] * 128 + offset };
+                }
+                ppns[lpn as usize] = (1 << 20) - 1 - lpn;
+                let (c, own) = content(lpn, &ppns);
+                let mut buf = [0u8; IMAGE_BYTES];
+                CODEC.encode(&c, own, &mut buf).unwrap();
+                CODEC.decode_positions(&buf, own)
+            };
+            let (mut line, positions) = image(lpns.0, &picks[..64]);
+            let (other, other_positions) = image(lpns.1, &picks[64..]);
+            let (Some(at), Some(other_at)) = (positions, other_positions) else { return Ok(()) };
+            // Ids a line held before (with other labels) are replaced in place.
+            let mut ids = IndexIds::new(&Split::PAPER, &other.entries, &other.ltd);
+            prop_assert!(ids.set_positions(&Split::PAPER, &at));
+            let split = Split::PAPER;
+            prop_assert!(ids.agrees(&split, &line.entries, &line.ltd));
+            let range = merged * 16..merged * 16 + 16;
+            line.entries[range.clone()].copy_from_slice(&other.entries[range]);
+            line.included |= 1 << merged;
+            line.ltd[merged] = other.ltd[merged];
+            ids.take(&split, merged, &other_at);
+            ids.set_ltd(&split, merged, other.ltd[merged]);
+            prop_assert!(ids.agrees(&split, &line.entries, &line.ltd));
+            // The page is written again (its own entry and LTD entry point at it).
+            let (own_entry, own) = (lpns.0 as usize, Ppn::new((1 << 20) - 1 - lpns.0));
+            (line.entries[own_entry], line.ltd[own_entry / 16]) = (Some(own), Some(own));
+            ids.set_entry(&split, own_entry, Some(own));
+            ids.set_ltd(&split, own_entry / 16, Some(own));
+            let fresh = IndexIds::new(&split, &line.entries, &line.ltd);
+            let (mut kept, mut scratch) = ([0u8; IMAGE_BYTES], [0u8; IMAGE_BYTES]);
+            prop_assert_eq!(
+                CODEC.encode_with(&line, &ids, own, &mut kept).ok(),
+                CODEC.encode_with(&line, &fresh, own, &mut scratch).ok()
+            );
+            prop_assert_eq!(kept, scratch);
         }
     }
 }

@@ -2,11 +2,13 @@
 //! and LTD entries use under a small id, and per subgroup the ids of its PMT entries as a mask,
 //! so the index count of any choice of included subgroups is a few `or`s and a popcount.
 //!
-//! A cached line keeps its ids up to date as its entries change (an update searches at most
-//! [`MAX_IDS`] values and rebuilds one subgroup's mask), so encoding a page's metadata packs the
-//! fields only. Ids are labels: which id an index gets never shows in an image.
+//! A cached line keeps its ids up to date as its entries change (an update searches the ids in
+//! use and rebuilds one subgroup's mask), so encoding a page's metadata packs the fields only. A
+//! line filled from a compressed image takes the image's index positions as ids, and a subgroup
+//! merged from another image maps that image's few ids onto the line's. Ids are labels: which id
+//! an index gets never shows in an image.
 
-use super::format::{Split, MAX_ENTRIES, MAX_SUBGROUPS};
+use super::format::{Positions, Split, MAX_ENTRIES, MAX_SUBGROUPS};
 use crate::flash::Ppn;
 
 /// Every PMT entry and every LTD entry may use a distinct index.
@@ -27,6 +29,8 @@ pub struct IndexIds {
     pub values: [u32; MAX_IDS],
     /// Per id, how many PMT and LTD entries use it.
     refs: [u8; MAX_IDS],
+    /// Ids from here on are free (searches stop here).
+    high: u8,
 }
 
 impl IndexIds {
@@ -39,6 +43,7 @@ impl IndexIds {
             uses: [0; MAX_SUBGROUPS],
             values: [FREE; MAX_IDS],
             refs: [0; MAX_IDS],
+            high: 0,
         };
         let mut table = IdTable { keys: [IdTable::EMPTY; 128], ids: [0; 128], len: 0 };
         let mut last = (FREE, 0);
@@ -56,10 +61,66 @@ impl IndexIds {
             ids.ltd[sub] = id;
             ids.refs[id as usize] += 1;
         }
+        ids.high = table.len;
         for sub in 0..split.subgroups() {
             ids.update_uses(split, sub);
         }
         ids
+    }
+
+    /// Takes the index positions of a compressed image of the group as the ids (in place: a
+    /// line's ids are not moved). False, the ids left unusable, if two positions the image uses
+    /// hold the same index (an image this encoder did not write).
+    pub fn set_positions(&mut self, split: &Split, at: &Positions) -> bool {
+        // Ids from `high` on are free with no uses already.
+        let used = self.high.max(at.len) as usize;
+        self.values[..used].fill(FREE);
+        self.refs[..used].fill(0);
+        (self.entry, self.ltd, self.high) = (at.entry, at.ltd, at.len);
+        // Positions are below 64: each subgroup's mask is built in the same pass.
+        let slots = split.slots();
+        for sub in 0..split.subgroups() {
+            let mut uses = 0u64;
+            for &id in &at.entry[sub * slots..(sub + 1) * slots] {
+                self.refs[id as usize] += 1;
+                uses |= 1 << id;
+            }
+            self.uses[sub] = uses as u128;
+        }
+        for &id in &at.ltd[..split.subgroups()] {
+            self.refs[id as usize] += 1;
+        }
+        for id in 0..at.len as usize {
+            if self.refs[id] != 0 {
+                if self.values[..id].contains(&at.indices[id]) {
+                    return false;
+                }
+                self.values[id] = at.indices[id];
+            }
+        }
+        true
+    }
+
+    /// Subgroup `sub`'s PMT entries are now those of another image of the group, whose
+    /// positions are `at`: each position used there is looked up once.
+    pub fn take(&mut self, split: &Split, sub: usize, at: &Positions) {
+        let entries = sub * split.slots()..(sub + 1) * split.slots();
+        for i in entries.clone() {
+            self.release(self.entry[i]);
+        }
+        let mut mapped = [u8::MAX; MAX_IDS];
+        for i in entries {
+            let position = at.entry[i] as usize;
+            let id = if mapped[position] == u8::MAX {
+                mapped[position] = self.acquire(at.indices[position]);
+                mapped[position]
+            } else {
+                self.refs[mapped[position] as usize] += 1;
+                mapped[position]
+            };
+            self.entry[i] = id;
+        }
+        self.update_uses(split, sub);
     }
 
     /// Whether these are the ids of `entries` and `ltd` (as [`IndexIds::new`] would build them,
@@ -78,15 +139,21 @@ impl IndexIds {
             && (0..ltd.len()).all(|s| value(self, self.ltd[s]) == value(&fresh, fresh.ltd[s]))
             && (0..split.subgroups()).all(|s| mask(self, self.uses[s]) == mask(&fresh, fresh.uses[s]))
             && (0..MAX_IDS).all(|id| refs[id] == self.refs[id] && (refs[id] == 0) == (self.values[id] == FREE))
+            && self.values[self.high as usize..].iter().all(|&v| v == FREE)
     }
 
     /// PMT entry `i` now maps to `ppn`.
     #[inline]
     pub fn set_entry(&mut self, split: &Split, i: usize, ppn: Option<Ppn>) {
-        let id = self.replace(self.entry[i], split.index(ppn));
-        if id != self.entry[i] {
+        let old = self.entry[i];
+        let id = self.replace(old, split.index(ppn));
+        if id != old {
             self.entry[i] = id;
-            self.update_uses(split, i >> split.slot_bits);
+            let sub = i >> split.slot_bits;
+            self.uses[sub] |= bit(id);
+            if !self.entry[sub * split.slots()..(sub + 1) * split.slots()].contains(&old) {
+                self.uses[sub] &= !bit(old);
+            }
         }
     }
 
@@ -114,14 +181,30 @@ impl IndexIds {
         if self.values[old as usize] == index {
             return old;
         }
-        self.refs[old as usize] -= 1;
-        if self.refs[old as usize] == 0 {
-            self.values[old as usize] = FREE;
+        self.release(old);
+        self.acquire(index)
+    }
+
+    /// Drops one use of `id`, freeing it with its last.
+    #[inline]
+    fn release(&mut self, id: u8) {
+        self.refs[id as usize] -= 1;
+        if self.refs[id as usize] == 0 {
+            self.values[id as usize] = FREE;
         }
-        let id = match self.values.iter().position(|&v| v == index) {
+    }
+
+    /// The id of `index` with one more use: its id if one has it, else the lowest free one.
+    /// (Entries and LTD entries are [`MAX_IDS`] in all, and one use was released before, so a
+    /// free id exists.)
+    #[inline]
+    fn acquire(&mut self, index: u32) -> u8 {
+        let high = self.high as usize;
+        let id = match self.values[..high].iter().position(|&v| v == index) {
             Some(id) => id,
             None => {
-                let id = self.values.iter().position(|&v| v == FREE).expect("at most MAX_IDS indices are in use");
+                let id = self.values[..high].iter().position(|&v| v == FREE).unwrap_or(high);
+                self.high = self.high.max(id as u8 + 1);
                 self.values[id] = index;
                 id
             }
@@ -132,12 +215,25 @@ impl IndexIds {
 
     fn update_uses(&mut self, split: &Split, sub: usize) {
         let slots = split.slots();
-        // Two 64-bit halves: a variable shift of a u128 costs a branch per entry.
-        let mut halves = [0u64; 2];
+        // Two 64-bit halves in registers: a variable shift of a u128 costs a branch per entry.
+        let (mut low, mut high) = (0u64, 0u64);
         for &id in &self.entry[sub * slots..(sub + 1) * slots] {
-            halves[id as usize >> 6] |= 1 << (id & 63);
+            let bit = 1 << (id & 63);
+            let in_low = ((id < 64) as u64).wrapping_neg();
+            (low, high) = (low | bit & in_low, high | bit & !in_low);
         }
-        self.uses[sub] = halves[0] as u128 | (halves[1] as u128) << 64;
+        self.uses[sub] = low as u128 | (high as u128) << 64;
+    }
+}
+
+/// The mask bit of `id`.
+#[inline]
+fn bit(id: u8) -> u128 {
+    let bit = 1u64 << (id & 63);
+    if id < 64 {
+        bit as u128
+    } else {
+        (bit as u128) << 64
     }
 }
 

@@ -7,10 +7,11 @@
 //! PMT entries sit in one slot per line, so they cost memory per cached line, not per LPN.
 //!
 //! Each slot also keeps the encoder's [`IndexIds`] of its line, updated entry by entry as host
-//! writes and GC moves change the line; a line filled or merged from flash gets them rebuilt
+//! writes and GC moves change the line. A line filled or merged from a compressed image takes
+//! the ids the decoder found; one filled or merged from an uncompressed image gets them rebuilt
 //! when it is next encoded (a read miss may never need them).
 
-use super::format::{Content, Split, MAX_SUBGROUPS};
+use super::format::{Content, Positions, Split, MAX_SUBGROUPS};
 use super::ids::IndexIds;
 use crate::flash::{Lpn, Ppn};
 use crate::ftl::common::ListSet;
@@ -85,31 +86,37 @@ impl Lines {
         true
     }
 
-    /// Caches a line for `group` from the metadata of its newest page: its LTD entries, the
-    /// PMT entries it includes, and every subgroup with no LTD entry (it maps nothing) as present.
-    pub fn insert(&mut self, group: u32, content: &Content) {
+    /// Caches a line for `group` from the metadata of its newest page (decoded, with the index
+    /// positions of a compressed image): its LTD entries, the PMT entries it includes, and every subgroup
+    /// with no LTD entry (it maps nothing) as present. The entries of the other subgroups are
+    /// unmapped in `content`, and kept so (they are not read until a merge replaces them).
+    pub fn insert(&mut self, group: u32, content: &Content, positions: Option<&Positions>) {
         self.lru.push_front(0, group);
         let slot = self.free.pop().expect("room was made for the line");
         *self.lru.payload_mut(group) = slot;
-        self.fresh[slot as usize] = false;
         let g = group as usize;
-        self.present[g] = 0;
         self.ltd[g] = content.ltd;
-        for sub in 0..self.split.subgroups() {
-            if content.includes(sub) || content.ltd[sub].is_none() {
-                self.take(group, sub, content);
-            }
-        }
+        self.present[g] = (0..self.split.subgroups())
+            .filter(|&s| content.includes(s) || content.ltd[s].is_none())
+            .fold(0, |m, s| m | 1 << s);
+        let first = self.first(group);
+        self.entries[first..first + self.group_size].copy_from_slice(&content.entries[..self.group_size]);
+        let slot = slot as usize;
+        self.fresh[slot] = positions.is_some_and(|at| self.ids[slot].set_positions(&self.split, at));
     }
 
-    /// Merges subgroup `sub` of a page's metadata into a cached line.
-    pub fn take(&mut self, group: u32, sub: usize, content: &Content) {
+    /// Merges subgroup `sub` of a page's metadata (decoded, with the index positions of a
+    /// compressed image) into a cached line.
+    pub fn take(&mut self, group: u32, sub: usize, content: &Content, positions: Option<&Positions>) {
         let slots = self.split.slots();
         let first = self.first(group) + sub * slots;
         self.entries[first..first + slots].copy_from_slice(&content.entries[sub * slots..(sub + 1) * slots]);
         self.present[group as usize] |= 1 << sub;
         let slot = self.slot(group);
-        self.fresh[slot] = false;
+        match positions {
+            Some(at) if self.fresh[slot] => self.ids[slot].take(&self.split, sub, at),
+            _ => self.fresh[slot] = false,
+        }
     }
 
     /// The slot of cached `group`.

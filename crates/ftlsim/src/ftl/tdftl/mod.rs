@@ -28,6 +28,7 @@ pub use format::{Codec, Content, Format, Split, IMAGE_BYTES};
 
 use serde::{Deserialize, Serialize};
 
+use self::format::Positions;
 use self::lines::Lines;
 use super::common::{BlockManager, Relocate, StreamId, StreamSpec};
 use super::registry::{Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
@@ -197,8 +198,8 @@ impl Tdftl {
                 marked: vec![false; groups as usize],
                 lines: Lines::new(groups, split, params.lines),
                 spares: Spares {
-                    images: vec![[0; IMAGE_BYTES]; pages as usize],
-                    psn: vec![0; pages as usize],
+                    images: crate::mem::filled_vec(pages as usize, [0; IMAGE_BYTES]),
+                    psn: crate::mem::filled_vec(pages as usize, 0),
                     next_psn: 1,
                 },
                 stats: SpareMapStats::default(),
@@ -231,6 +232,11 @@ impl Mapping {
 
     fn decode(&self, ppn: Ppn) -> Content {
         self.codec.decode(&self.spares.images[ppn.index()], ppn)
+    }
+
+    /// The metadata of the page at `ppn` and, for a compressed image, its index positions.
+    fn decode_positions(&self, ppn: Ppn) -> (Content, Option<Positions>) {
+        self.codec.decode_positions(&self.spares.images[ppn.index()], ppn)
     }
 
     /// The metadata of group `group`'s newest page: an empty-group marker holds none.
@@ -266,15 +272,20 @@ impl Mapping {
             if self.lines.make_room() {
                 ctx.cache.evictions += 1;
             }
-            let content = match self.gtd[group as usize] {
-                None => Content::EMPTY,
+            let (content, positions) = match self.gtd[group as usize] {
+                None => (Content::EMPTY, None),
                 Some(newest) => {
                     ctx.read_spare(newest, Purpose::Translation)?;
                     reads += 1;
-                    self.group_content(group)
+                    // An empty-group marker holds no metadata.
+                    if self.marked[group as usize] {
+                        (Content::EMPTY, None)
+                    } else {
+                        self.decode_positions(newest)
+                    }
                 }
             };
-            self.lines.insert(group, &content);
+            self.lines.insert(group, &content, positions.as_ref());
             if self.lines.present(group) & (1 << sub) != 0 {
                 self.stats.at_gtd += reads;
                 return Ok(if reads == 0 { CacheAccess::MissNoPenalty } else { CacheAccess::MissFetch });
@@ -282,11 +293,11 @@ impl Mapping {
         }
         let ltd = self.lines.ltd(group, sub).expect("a subgroup without an LTD entry is present");
         ctx.read_spare(ltd, Purpose::Translation)?;
-        let content = self.decode(ltd);
+        let (content, positions) = self.decode_positions(ltd);
         for s in 0..split.subgroups() {
             let newest = self.lines.ltd(group, s);
             if content.includes(s) && content.ltd[s] == newest && self.lines.present(group) & (1 << s) == 0 {
-                self.lines.take(group, s, &content);
+                self.lines.take(group, s, &content, positions.as_ref());
             }
         }
         if self.lines.present(group) & (1 << sub) == 0 {
@@ -368,6 +379,22 @@ impl Relocate for Mapping {
         ctx.cache.record_gc(access);
         self.place(lpn, new, blocks, ctx)?;
         Ok(())
+    }
+
+    /// GC moves pages in order, each a lookup that usually misses: the image of the page's
+    /// group's newest page (what the miss decodes) is brought into the cache a few pages early.
+    fn prefetch_relocation(&self, spare: Spare) {
+        if spare.kind != PageKind::Data {
+            return;
+        }
+        let group = self.split().group_of(spare.logical) as usize;
+        if let Some(&Some(newest)) = self.gtd.get(group) {
+            let image = &self.spares.images[newest.index()];
+            // 108 bytes span at most three cache lines.
+            for byte in [0, 64, IMAGE_BYTES - 1] {
+                crate::mem::prefetch(&image[byte]);
+            }
+        }
     }
 
     fn is_current(&mut self, ppn: Ppn, spare: Spare, ctx: &mut FtlCtx) -> Result<bool> {
