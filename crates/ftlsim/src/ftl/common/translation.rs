@@ -81,6 +81,10 @@ pub fn write_back<O: TranslationOwner>(
     read_old: bool,
     ctx: &mut FtlCtx,
 ) -> Result<()> {
+    // The old copy, invalidated once the new one is programmed: a cold line on large devices.
+    if let Some(old) = owner.store().location(tp) {
+        blocks.prefetch_page(old, ctx.flash);
+    }
     if read_old {
         owner.store().fetch(tp, ctx)?;
     }
@@ -308,6 +312,14 @@ impl TranslationStore {
         }
     }
 
+    /// Brings the flash state of a TP's copy toward the CPU cache ahead of [`Self::fetch`] (a hint).
+    #[inline]
+    pub fn prefetch_copy(&self, tp: Tpn, flash: &FlashArray) {
+        if let Some(ppn) = self.gtd.get(tp.index()).copied().flatten() {
+            flash.prefetch_page(ppn);
+        }
+    }
+
     /// Reads the newest copy of a TP (one translation read); `false` if the TP was never written,
     /// which costs nothing (every entry is unmapped).
     pub fn fetch(&self, tp: Tpn, ctx: &mut FtlCtx) -> Result<bool> {
@@ -338,6 +350,14 @@ impl TranslationStore {
         ctx.program(ppn, PageKind::Data, lpn, version, Purpose::Host)?;
         self.stamp(ppn);
         Ok(())
+    }
+
+    /// Brings the PSN of a page about to be programmed toward the CPU cache (a hint).
+    #[inline]
+    pub fn prefetch_stamp(&self, ppn: Ppn) {
+        if let Some(psn) = self.psn.get(ppn.index()) {
+            crate::mem::prefetch(psn);
+        }
     }
 
     #[inline]

@@ -102,11 +102,13 @@ impl Validity {
         self.invalid.fill(0);
     }
 
-    /// Brings the state of `ppn` toward the CPU cache ahead of an invalidation.
+    /// Brings the state of `ppn` toward the CPU cache ahead of an invalidation: its bit and its
+    /// block's count.
     #[inline]
     pub fn prefetch(&self, ppn: Ppn) {
         if let Some(bits) = self.invalid_bits.get(ppn.index() >> 6) {
             crate::mem::prefetch(bits);
+            crate::mem::prefetch(&self.invalid[ppn.index() / self.pages_per_block as usize]);
         }
     }
 

@@ -77,6 +77,9 @@ pub(super) struct Clusters {
     by_room: MaxTree,
     /// Per cluster, its blocks keyed as IntraGC's victim candidates.
     victims: BlockTrees,
+    /// Per cluster: its keys in the three trees above are out of date (it is in `stale_list`).
+    stale: Vec<bool>,
+    stale_list: Vec<u32>,
 }
 
 impl Clusters {
@@ -109,6 +112,8 @@ impl Clusters {
             by_free: MaxTree::new(count),
             by_room: MaxTree::new(count),
             victims: BlockTrees::new(count, max_blocks, blocks),
+            stale: vec![false; n],
+            stale_list: Vec::new(),
         }
     }
 
@@ -315,7 +320,7 @@ impl Clusters {
         let c = self.holder(pbn).expect("an invalidated page is in a cluster's block");
         self.block[pbn.index()].invalid += pages;
         self.cic[c as usize] += pages;
-        self.rekey_cic(c);
+        self.rekey(c);
         self.rekey_block(pbn);
     }
 
@@ -362,15 +367,39 @@ impl Clusters {
         }
     }
 
+    /// Cluster `c`'s keys in the cluster trees changed: it is listed (once) until the trees take
+    /// its keys, before they are next read (`settle_trees`). Its CIC changes on every
+    /// invalidation and its free pages on every write, but the trees are read only at GC: a GC
+    /// moving a victim's pages, or writes between two GCs to one cluster, cost one update.
+    #[inline]
     fn rekey(&mut self, c: u32) {
-        self.rekey_cic(c);
-        self.rekey_space(c);
+        if !self.stale[c as usize] {
+            self.stale[c as usize] = true;
+            self.stale_list.push(c);
+        }
     }
 
-    #[inline]
-    fn rekey_cic(&mut self, c: u32) {
-        let key = if self.rows[c as usize].is_empty() { 0 } else { self.cic[c as usize] + 1 };
-        self.by_cic.set(c, key);
+    /// The key of cluster `c` in the CIC tree.
+    fn cic_key(&self, c: u32) -> u32 {
+        if self.rows[c as usize].is_empty() {
+            0
+        } else {
+            self.cic[c as usize] + 1
+        }
+    }
+
+    /// Puts the keys of the listed clusters into the cluster trees.
+    fn settle_trees(&mut self) {
+        while let Some(c) = self.stale_list.pop() {
+            self.stale[c as usize] = false;
+            self.by_cic.set(c, self.cic_key(c));
+            if self.k > 1 {
+                let open = self.alpha(c) < self.k;
+                let room = self.max_blocks.saturating_sub(self.n_blocks(c));
+                self.by_free.set(c, if open { self.free[c as usize] } else { 0 });
+                self.by_room.set(c, if open { room } else { 0 });
+            }
+        }
     }
 
     /// Block `pbn`'s victim key changed: it goes to its cluster's pending list (once), and its
@@ -416,10 +445,7 @@ impl Clusters {
         if self.k == 1 {
             return; // every cluster has N_alpha = 1 = K: none can take another's pages
         }
-        let open = self.alpha(c) < self.k;
-        let room = self.max_blocks.saturating_sub(self.n_blocks(c));
-        self.by_free.set(c, if open { self.free[c as usize] } else { 0 });
-        self.by_room.set(c, if open { room } else { 0 });
+        self.rekey(c);
     }
 
     /// The cluster with the most invalid pages (ties: the lowest number) outside `excluded`,
@@ -429,6 +455,7 @@ impl Clusters {
         excluded: &mut Vec<u32>,
         mut accept: impl FnMut(&Self, u32) -> bool,
     ) -> Option<u32> {
+        self.settle_trees();
         loop {
             let c = self.by_cic.top_excluding(excluded)?;
             if accept(self, c) {
@@ -441,11 +468,13 @@ impl Clusters {
     /// The cluster below K associations with the most free pages (ties: the lowest number),
     /// outside `excluded`.
     pub fn most_free(&mut self, excluded: &[u32]) -> Option<u32> {
+        self.settle_trees();
         self.by_free.top_excluding(excluded)
     }
 
     /// The cluster below K associations with the most room for blocks, outside `excluded`.
     pub fn most_room(&mut self, excluded: &[u32]) -> Option<u32> {
+        self.settle_trees();
         self.by_room.top_excluding(excluded)
     }
 
@@ -453,7 +482,8 @@ impl Clusters {
         let n = self.count as usize;
         let blocks = self.block.len();
         blocks * (std::mem::size_of::<BlockEntry>() + 2)
-            + n * (4 * 3 + 8 + 3 * 24)
+            + n * (4 * 3 + 8 + 3 * 24 + 1)
+            + self.stale_list.capacity() * 4
             + self.rows.iter().map(|r| r.capacity() * 4).sum::<usize>()
             + self.by_cic.memory_bytes() * 3
             + self.victims.memory_bytes()
@@ -502,7 +532,7 @@ impl Clusters {
                 _ => {}
             }
             let cic_key = if row.is_empty() { 0 } else { invalid + 1 };
-            if self.by_cic.key(c) != cic_key {
+            if !self.stale[c as usize] && self.by_cic.key(c) != cic_key {
                 return Err(format!("cluster {c}: CIC tree key {} for CIC {invalid}", self.by_cic.key(c)));
             }
             for &(owner, n) in &self.camt[c as usize] {

@@ -753,8 +753,8 @@ impl Ftl for Cpm {
     }
 
     /// The PMT entry ahead, then the flash and block state of the page it maps (which a write
-    /// invalidates) and of the page its cluster would program next: random host pages miss the
-    /// CPU cache on all three.
+    /// invalidates), of the page its cluster would program next and of the copy of its PMT page
+    /// (which a miss reads): random host pages miss the CPU cache on all four.
     #[inline]
     fn prefetch(&self, lpn: Lpn, stage: Prefetch, flash: &FlashArray) -> Option<Ppn> {
         match stage {
@@ -765,6 +765,10 @@ impl Ftl for Cpm {
             }
             Prefetch::Pages => {
                 self.map.pmt.prefetch_change(lpn);
+                let tp = self.map.store.tp_of(lpn);
+                if !self.map.pmt.contains(tp) {
+                    self.map.store.prefetch_copy(tp, flash);
+                }
                 let page = self.lookup(lpn, flash);
                 if let Some(ppn) = page {
                     self.blocks.prefetch_page(ppn, flash);
@@ -772,6 +776,7 @@ impl Ftl for Cpm {
                 }
                 if let Some(next) = self.clusters.next_page(self.clusters.of_lpn(lpn), flash.geometry()) {
                     flash.prefetch_page(next);
+                    self.map.store.prefetch_stamp(next);
                 }
                 page
             }

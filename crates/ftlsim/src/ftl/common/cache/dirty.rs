@@ -50,15 +50,6 @@ impl DirtyEntries {
         }
     }
 
-    /// Once [`DirtyEntries::prefetch`] brought the header in: the end of the TP's list, where a
-    /// new change of `lpn` goes (on random writes each lands in another TP's list).
-    #[inline]
-    pub fn prefetch_list_end(&self, lpn: Lpn) {
-        if let Some(last) = self.by_tp.get(self.tp_index(lpn)).and_then(|l| l.last()) {
-            crate::mem::prefetch(last);
-        }
-    }
-
     /// The unwritten mapping of an LPN (`Some(None)`: unmapped by a trim), if it has one.
     #[inline]
     pub fn get(&self, lpn: Lpn) -> Option<Option<Ppn>> {

@@ -9,7 +9,7 @@
 //! - [`DirtyEntries`]: mapping changes not yet written to their TP, grouped by TP, for caches that
 //!   hold whole translation pages (CDFTL's CTP, S-FTL).
 //! - [`PageCache`]: whole translation pages in LRU order, loaded and written back whole (CPM's
-//!   CMT).
+//!   CMT), with its changes in [`PageSlots`] (a slot of entries per changed page).
 //! - [`LpnMap`]: the LPN-keyed index of these caches (an entry's slot, an unwritten change),
 //!   sized by what the cache holds rather than by the device.
 
@@ -19,6 +19,7 @@ mod map;
 pub mod nru;
 mod pages;
 mod policy;
+mod slots;
 mod two_level;
 
 pub use dirty::DirtyEntries;
@@ -26,4 +27,5 @@ pub use entry::EntryCache;
 pub use map::LpnMap;
 pub use pages::{load, CachesPages, PageCache};
 pub use policy::{AnyPolicy, Lru, Policy, ReplacementKind, SegmentedLru};
+pub use slots::PageSlots;
 pub use two_level::{PageOrder, TwoLevelCache};

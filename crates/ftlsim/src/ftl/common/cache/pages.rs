@@ -1,9 +1,9 @@
 //! A cache of whole translation pages in LRU order (paper 004's CMT: "mapping entries are
 //! loaded in the unit of VTP"): a miss reads the page, and evicting a page with changes writes
-//! it back whole, without a read. The changes of cached pages are kept in [`DirtyEntries`], so
-//! a cached page's content is its flash copy overlaid with them.
+//! it back whole, without a read. The changes of cached pages are kept in [`PageSlots`], so a
+//! cached page's content is its flash copy overlaid with them.
 
-use super::DirtyEntries;
+use super::PageSlots;
 use crate::error::Result;
 use crate::flash::{Lpn, Ppn, Tpn};
 use crate::ftl::common::demand::miss_class;
@@ -16,7 +16,7 @@ pub struct PageCache {
     /// Cached pages, most recently used first.
     lru: ListSet,
     capacity: u32,
-    changes: DirtyEntries,
+    changes: PageSlots,
 }
 
 /// A mapping state that keeps a [`PageCache`] over its translation store.
@@ -30,7 +30,7 @@ impl PageCache {
         PageCache {
             lru: ListSet::new(store.tp_count() as usize, 1),
             capacity: capacity.max(1),
-            changes: DirtyEntries::new(store.logical_pages(), store.entries_per_tp()),
+            changes: PageSlots::new(store.logical_pages(), store.entries_per_tp()),
         }
     }
 
@@ -67,10 +67,11 @@ impl PageCache {
         store.prefetch(lpn);
     }
 
-    /// The second stage after [`PageCache::prefetch`]: where a change of `lpn` will be listed.
+    /// The second stage after [`PageCache::prefetch`]: where a change of `lpn` will be held, once
+    /// its page is cached.
     #[inline]
     pub fn prefetch_change(&self, lpn: Lpn) {
-        self.changes.prefetch_list_end(lpn);
+        self.changes.prefetch(lpn);
     }
 
     /// Changes an entry of a cached page.
@@ -127,6 +128,8 @@ pub fn load<O: CachesPages>(
         cache.lru.move_to_front(0, tp.get());
         return Ok(CacheAccess::Hit);
     }
+    // Read once the evictions are written back.
+    owner.store().prefetch_copy(tp, ctx.flash);
     let mut wrote = false;
     while owner.pages().len() >= owner.pages().capacity {
         let cache = owner.pages();
