@@ -32,6 +32,7 @@ use std::num::NonZeroU32;
 use super::cpu::{CpuTimes, Cpus};
 use super::diffecc::{DiffEcc, QueueLoad};
 use super::host_link::HostLink;
+use super::phase_ends::PhaseEnds;
 use super::scheduler::{Class, DieQueue, SchedulerKind};
 use super::suspension::{
     PeKind, PeRun, PhaseCosts, ProgramSuspension, SuspensionConfig, SuspensionStats, WriteBacklog,
@@ -213,66 +214,24 @@ impl<T> Slab<T> {
     }
 }
 
+// An index comes only from `insert`, below the length then, and the list never shrinks: every
+// index is in bounds, and the event core's many lookups per operation skip the check.
 impl<T> std::ops::Index<u32> for Slab<T> {
     type Output = T;
     #[inline]
     fn index(&self, i: u32) -> &T {
-        &self.items[i as usize]
+        debug_assert!((i as usize) < self.items.len(), "slot {i} was never handed out");
+        // SAFETY: in bounds, as above.
+        unsafe { self.items.get_unchecked(i as usize) }
     }
 }
 
 impl<T> std::ops::IndexMut<u32> for Slab<T> {
     #[inline]
     fn index_mut(&mut self, i: u32) -> &mut T {
-        &mut self.items[i as usize]
-    }
-}
-
-/// The end of each die's current phase, earliest first: a tournament tree over the dies, so that
-/// finding the next event is one read and setting a die's costs one comparison per level.
-/// An entry is the time and the die packed in one number (time in the high bits), so ties go to
-/// the lower die number.
-#[derive(Debug)]
-struct PhaseEnds {
-    /// Leaves (one per die) from `leaves` on; node `i` holds the earliest of nodes `2i` and
-    /// `2i + 1`, so node 1 holds the earliest of all. Not padded to a power of two: most
-    /// leaves are then a level nearer the root (17 servers: 4 levels instead of 5).
-    tree: Vec<u128>,
-    leaves: usize,
-}
-
-impl PhaseEnds {
-    const NONE: u128 = u128::MAX;
-
-    fn new(dies: usize) -> Self {
-        PhaseEnds { tree: vec![Self::NONE; 2 * dies], leaves: dies }
-    }
-
-    #[inline]
-    fn first(&self) -> Option<(Nanos, usize)> {
-        let entry = self.tree[1];
-        (entry != Self::NONE).then_some(((entry >> 32) as Nanos, entry as u32 as usize))
-    }
-
-    #[inline]
-    fn set(&mut self, die: usize, at: Nanos) {
-        self.update(die, (at as u128) << 32 | die as u128);
-    }
-
-    #[inline]
-    fn clear(&mut self, die: usize) {
-        self.update(die, Self::NONE);
-    }
-
-    #[inline]
-    fn update(&mut self, die: usize, mut entry: u128) {
-        let mut i = self.leaves + die;
-        self.tree[i] = entry;
-        while i > 1 {
-            entry = entry.min(self.tree[i ^ 1]);
-            i /= 2;
-            self.tree[i] = entry;
-        }
+        debug_assert!((i as usize) < self.items.len(), "slot {i} was never handed out");
+        // SAFETY: in bounds, as above.
+        unsafe { self.items.get_unchecked_mut(i as usize) }
     }
 }
 
@@ -922,7 +881,7 @@ impl EventCore {
             stats.wait_for_suspension_ns += (suspend.at - now) as u128;
         }
         self.ops[current].phase = Phase::Suspending;
-        self.events.set(die, suspend.at);
+        self.events.set(die, suspend.at, now);
     }
 
     /// `die`'s program or erase has reached its suspension point: it waits on the die's stack
@@ -942,10 +901,9 @@ impl EventCore {
         self.start_next(die);
     }
 
-    /// The current phase of `die`'s operation ends at `at`.
+    /// The current phase of `op`, `die`'s operation, ends at `at`.
     #[inline]
-    fn phase_ends(&mut self, die: usize, phase: Phase, at: Nanos) {
-        let op = self.dies[die].current.expect("a die with a phase under way has an operation");
+    fn phase_ends(&mut self, die: usize, op: u32, phase: Phase, at: Nanos) {
         let o = &mut self.ops[op];
         o.phase = phase;
         if phase == Phase::Finishing {
@@ -959,9 +917,11 @@ impl EventCore {
                 crate::mem::prefetch(&self.ops[next.index()]);
             }
             crate::mem::prefetch(&self.requests[request]);
-            crate::mem::prefetch(&self.blocks[block]);
+            if let Some(block) = self.blocks.get(block) {
+                crate::mem::prefetch(block);
+            }
         }
-        self.events.set(die, at);
+        self.events.set(die, at, self.now);
     }
 
     /// When a transfer of `op`'s page asked for at `at` ends: the bus is taken from when it is
@@ -1031,14 +991,14 @@ impl EventCore {
             OpKind::Read | OpKind::SpareRead => {
                 if self.registers.read(plane, ppn) {
                     let end = self.transfer_end(op, now);
-                    self.phase_ends(die, Phase::Finishing, end);
+                    self.phase_ends(die, op, Phase::Finishing, end);
                 } else if self.private_bus || !self.ops[op].uses_bus {
                     // No other die can take the bus before the sensing ends (a copy-back needs
                     // none): the transfer is booked now, and the read is one event, not two.
                     let end = self.transfer_end(op, now + self.costs.read_array);
-                    self.phase_ends(die, Phase::Finishing, end);
+                    self.phase_ends(die, op, Phase::Finishing, end);
                 } else {
-                    self.phase_ends(die, Phase::Sensing, now + self.costs.read_array);
+                    self.phase_ends(die, op, Phase::Sensing, now + self.costs.read_array);
                 }
             }
             OpKind::Program => {
@@ -1054,7 +1014,7 @@ impl EventCore {
                     end = run.end(&s.phases);
                     s.current[die] = Some(run);
                 }
-                self.phase_ends(die, Phase::Finishing, end);
+                self.phase_ends(die, op, Phase::Finishing, end);
             }
             OpKind::Erase => {
                 self.registers.erase(plane, ppn, self.costs.geometry.pages_per_block);
@@ -1067,7 +1027,7 @@ impl EventCore {
                     end = run.end(&s.phases);
                     s.current[die] = Some(run);
                 }
-                self.phase_ends(die, Phase::Finishing, end);
+                self.phase_ends(die, op, Phase::Finishing, end);
             }
             OpKind::Compute(_) => unreachable!("CPU work runs on a CPU, not a die"),
         }
@@ -1136,7 +1096,7 @@ impl EventCore {
         if let Some(d) = self.diffecc.as_deref_mut() {
             d.took_work(die, now);
         }
-        self.phase_ends(die, Phase::Finishing, end);
+        self.phase_ends(die, run.op, Phase::Finishing, end);
     }
 
     /// Lets writes suspend `die`'s erases or not (its clean space against the watermark).
@@ -1151,7 +1111,7 @@ impl EventCore {
         let OpKind::Compute(task) = self.ops[op].kind else { unreachable!("a CPU runs CPU work") };
         let request = &mut self.requests[self.ops[op].request];
         request.start = request.start.min(self.now);
-        self.events.set(self.dies.len() + cpu, self.now + self.costs.cpu(task));
+        self.events.set(self.dies.len() + cpu, self.now + self.costs.cpu(task), self.now);
     }
 
     /// `cpu` has finished its task at the current time: what waited for it is released, and it
@@ -1171,7 +1131,7 @@ impl EventCore {
         match self.ops[op].phase {
             Phase::Sensing => {
                 let end = self.transfer_end(op, self.now);
-                self.phase_ends(die, Phase::Finishing, end);
+                self.phase_ends(die, op, Phase::Finishing, end);
             }
             Phase::Finishing => self.complete(die, op),
             Phase::Suspending => self.suspend_current(die),
@@ -1279,7 +1239,7 @@ impl EventCore {
         r.start = r.start.min(start);
         r.remaining += 1;
         if first {
-            self.events.set(self.link_server, end);
+            self.events.set(self.link_server, end, self.now);
         }
     }
 
@@ -1289,7 +1249,7 @@ impl EventCore {
         let link = self.link.as_mut().expect("a link event needs the link");
         let transfer = link.pop();
         match link.next_end() {
-            Some(end) => self.events.set(self.link_server, end),
+            Some(end) => self.events.set(self.link_server, end, self.now),
             None => self.events.clear(self.link_server),
         }
         for _ in 0..transfer.gated {
@@ -1473,8 +1433,6 @@ mod tests {
         assert_eq!(core.diffecc.as_deref().unwrap().stats().writes_by_mode, [2, 0, 0, 1]);
     }
 
-    /// The tree is not padded to a power of two: with any number of servers, the first entry
-    /// is the earliest, ties going to the lower server.
     #[test]
     fn phase_ends_keep_the_earliest_first_for_any_number_of_servers() {
         for servers in 1..=19 {
@@ -1701,26 +1659,6 @@ mod tests {
         assert_eq!(core.times.idle_slots, 1);
         assert_eq!(core.times.idle_slot_ns, 1_000_000);
         assert_eq!(core.times.busy_ns[0], 3 * PROGRAM);
-    }
-
-    #[test]
-    fn phase_ends_give_the_earliest_die_first_and_ties_to_the_lower_die() {
-        for dies in [1, 3, 16] {
-            let mut ends = PhaseEnds::new(dies);
-            assert_eq!(ends.first(), None);
-            // Even dies end at 100, odd dies at 50.
-            for die in 0..dies {
-                ends.set(die, 100 - (die as Nanos % 2) * 50);
-            }
-            let mut order = Vec::new();
-            while let Some((at, die)) = ends.first() {
-                order.push((at, die));
-                ends.clear(die);
-            }
-            let odd = (1..dies).step_by(2).map(|d| (50, d));
-            let even = (0..dies).step_by(2).map(|d| (100, d));
-            assert_eq!(order, odd.chain(even).collect::<Vec<_>>(), "{dies} dies");
-        }
     }
 
     #[test]

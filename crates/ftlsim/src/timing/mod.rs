@@ -12,6 +12,7 @@ mod diffecc;
 mod event;
 mod fifo;
 mod host_link;
+mod phase_ends;
 mod scheduler;
 mod suspension;
 
