@@ -37,6 +37,7 @@ use super::scheduler::{Class, DieQueue, SchedulerKind};
 use super::suspension::{
     PeKind, PeRun, PhaseCosts, ProgramSuspension, SuspensionConfig, SuspensionStats, WriteBacklog,
 };
+use super::tables::{Fixed, Slab};
 use super::{Nanos, OpCosts, PlaneRegisters, Served};
 use crate::config::DeviceConfig;
 use crate::controller::CpuServers;
@@ -173,68 +174,6 @@ struct Outstanding {
     remaining: u32,
 }
 
-/// Slots reused through a free list, so that memory follows what is in flight and nothing is
-/// allocated per operation once the lists have grown to the peak.
-#[derive(Debug)]
-struct Slab<T> {
-    items: Vec<T>,
-    free: Vec<u32>,
-}
-
-impl<T> Slab<T> {
-    fn new() -> Self {
-        Slab { items: Vec::new(), free: Vec::new() }
-    }
-
-    fn state_bytes(&self) -> usize {
-        self.items.capacity() * std::mem::size_of::<T>() + self.free.capacity() * 4
-    }
-
-    #[inline]
-    fn insert(&mut self, item: T) -> u32 {
-        match self.free.pop() {
-            Some(i) => {
-                self.items[i as usize] = item;
-                i
-            }
-            None => {
-                self.items.push(item);
-                (self.items.len() - 1) as u32
-            }
-        }
-    }
-
-    #[inline]
-    fn remove(&mut self, i: u32) {
-        self.free.push(i);
-    }
-
-    fn live(&self) -> usize {
-        self.items.len() - self.free.len()
-    }
-}
-
-// An index comes only from `insert`, below the length then, and the list never shrinks: every
-// index is in bounds, and the event core's many lookups per operation skip the check.
-impl<T> std::ops::Index<u32> for Slab<T> {
-    type Output = T;
-    #[inline]
-    fn index(&self, i: u32) -> &T {
-        debug_assert!((i as usize) < self.items.len(), "slot {i} was never handed out");
-        // SAFETY: in bounds, as above.
-        unsafe { self.items.get_unchecked(i as usize) }
-    }
-}
-
-impl<T> std::ops::IndexMut<u32> for Slab<T> {
-    #[inline]
-    fn index_mut(&mut self, i: u32) -> &mut T {
-        debug_assert!((i as usize) < self.items.len(), "slot {i} was never handed out");
-        // SAFETY: in bounds, as above.
-        unsafe { self.items.get_unchecked_mut(i as usize) }
-    }
-}
-
 #[derive(Debug, Default)]
 struct Die {
     queue: DieQueue,
@@ -313,7 +252,7 @@ pub struct EventCore {
     now: Nanos,
     /// When each die's current phase ends.
     events: PhaseEnds,
-    dies: Vec<Die>,
+    dies: Fixed<Die>,
     /// When each channel's bus is free again.
     bus_free: Vec<Nanos>,
     /// Each channel serves one die: a die's transfers never wait for another's.
@@ -330,7 +269,7 @@ pub struct EventCore {
     /// Those of them with no predecessor left.
     ready: Vec<u32>,
     /// Per block: where it is, and the last operation issued on it that has not completed.
-    blocks: Vec<BlockPlace>,
+    blocks: Fixed<BlockPlace>,
     /// The channel of each die.
     channel_of: Vec<u32>,
     /// The controller's CPUs; their events follow the dies' in `events`.
@@ -399,7 +338,7 @@ impl EventCore {
             registers: PlaneRegisters::new(device.timing.plane_register, g.total_planes()),
             now: 0,
             events: PhaseEnds::new(dies + cpus + link.is_some() as usize),
-            dies: (0..dies).map(|_| Die::default()).collect(),
+            dies: Fixed::new((0..dies).map(|_| Die::default()).collect()),
             bus_free: vec![0; g.channels as usize],
             private_bus: g.chips_per_channel * g.dies_per_chip == 1,
             ops: Slab::new(),
@@ -410,26 +349,27 @@ impl EventCore {
             fell_idle: Vec::new(),
             submitting: Vec::with_capacity(64),
             ready: Vec::with_capacity(64),
-            blocks: g
-                .blocks()
-                .map(|b| {
-                    let plane = g.plane_of_block(b);
-                    BlockPlace {
-                        plane,
-                        die: plane / g.planes_per_die,
-                        first_write: None,
-                        last_write: None,
-                        first_erase: None,
-                        last_erase: None,
-                        open_programs: 0,
-                        programming: None,
-                        first_ready: None,
-                        last_ready: None,
-                        reads: 0,
-                        erase: None,
-                    }
-                })
-                .collect(),
+            blocks: Fixed::new(
+                g.blocks()
+                    .map(|b| {
+                        let plane = g.plane_of_block(b);
+                        BlockPlace {
+                            plane,
+                            die: plane / g.planes_per_die,
+                            first_write: None,
+                            last_write: None,
+                            first_erase: None,
+                            last_erase: None,
+                            open_programs: 0,
+                            programming: None,
+                            first_ready: None,
+                            last_ready: None,
+                            reads: 0,
+                            erase: None,
+                        }
+                    })
+                    .collect(),
+            ),
             channel_of: (0..g.total_dies()).map(|d| g.channel_of_die(d)).collect(),
             cpus: Cpus::new(cpus),
             cpu_per_channel,
@@ -520,8 +460,8 @@ impl EventCore {
     /// queue depth).
     pub fn state_bytes(&self) -> usize {
         use std::mem::size_of;
-        self.blocks.capacity() * size_of::<BlockPlace>()
-            + self.dies.capacity() * size_of::<Die>()
+        self.blocks.len() * size_of::<BlockPlace>()
+            + self.dies.len() * size_of::<Die>()
             + self.bus_free.capacity() * size_of::<Nanos>()
             + self.channel_of.capacity() * size_of::<u32>()
             + self.ops.state_bytes()
@@ -555,9 +495,12 @@ impl EventCore {
         }
         let request = self.requests.insert(Outstanding { dispatched, start: Nanos::MAX, remaining: ops.len() as u32 });
         self.submitting.clear();
+        self.ready.clear();
         for op in ops {
             let block = self.costs.geometry.block_of(op.ppn);
-            let BlockPlace { plane, mut die, .. } = self.blocks[block.index()];
+            // Checked here, where the block enters the model; later lookups are not.
+            let place = self.blocks.get(block.index()).unwrap_or_else(|| panic!("{:?} is not on the device", op.ppn));
+            let BlockPlace { plane, mut die, .. } = *place;
             let compute = matches!(op.kind, OpKind::Compute(_));
             if compute {
                 // CPU work runs on a CPU: the one shared, or that of its page's channel.
@@ -617,14 +560,20 @@ impl EventCore {
                 }
             }
             self.submitting.push(slot);
+            // What an operation waits for is known when it is issued: the operations issued
+            // after it add nothing (but the host link, below).
+            if self.ops[slot].waiting == 0 {
+                self.ready.push(slot);
+            }
         }
         if writes || reads {
             self.cross_link_at_submit(request, ops, writes);
+            let in_flight = &self.ops;
+            self.ready.retain(|&slot| in_flight[slot].waiting == 0);
         }
-        // Only the operations ready now: enqueueing one may complete others at once (reads the
-        // controller serves) and release their successors, which must not be enqueued twice.
-        self.ready.clear();
-        self.ready.extend(self.submitting.iter().copied().filter(|&slot| self.ops[slot].waiting == 0));
+        // Only the operations ready now, enqueued once all are issued: enqueueing one may
+        // complete others at once (reads the controller serves) and release their successors,
+        // which must not be enqueued twice.
         for i in 0..self.ready.len() {
             let slot = self.ready[i];
             self.enqueue(slot);

@@ -15,6 +15,7 @@ mod host_link;
 mod phase_ends;
 mod scheduler;
 mod suspension;
+mod tables;
 
 pub use costs::OpCosts;
 pub use cpu::CpuTimes;

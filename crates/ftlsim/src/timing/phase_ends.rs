@@ -73,12 +73,17 @@ impl PhaseEnds {
 
     #[inline]
     fn update(&mut self, server: usize, mut entry: u64) {
+        assert!(server < self.leaves, "server {server} of {}", self.leaves);
         let mut i = self.leaves + server;
         self.tree[i] = entry;
         while i > 1 {
-            entry = entry.min(self.tree[i ^ 1]);
-            i /= 2;
-            self.tree[i] = entry;
+            // SAFETY: `i` is below `2 * leaves`, the tree's length, and so is `i ^ 1` (the
+            // length is even); the walk up checks nothing else, one comparison per level.
+            unsafe {
+                entry = entry.min(*self.tree.get_unchecked(i ^ 1));
+                i /= 2;
+                *self.tree.get_unchecked_mut(i) = entry;
+            }
         }
     }
 }
