@@ -782,7 +782,9 @@ impl EventCore {
     }
 
     /// `op` just queued on busy `die`: a read suspends the program or erase under way where the
-    /// settings allow it, and so does a write an erase under Write-Suspend-Erase.
+    /// settings allow it, and so does a write an erase under Write-Suspend-Erase. Out of line:
+    /// inlined, it made every enqueue save and restore registers for it.
+    #[inline(never)]
     fn preempt(&mut self, die: usize, op: u32) {
         let now = self.now;
         let Some(s) = self.suspension.as_deref_mut() else { return };
@@ -851,7 +853,7 @@ impl EventCore {
     }
 
     /// The current phase of `op`, `die`'s operation, ends at `at`.
-    #[inline]
+    #[inline(always)]
     fn phase_ends(&mut self, die: usize, op: u32, phase: Phase, at: Nanos) {
         let o = &mut self.ops[op];
         o.phase = phase;
@@ -875,23 +877,32 @@ impl EventCore {
 
     /// When a transfer of `op`'s page asked for at `at` ends: the bus is taken from when it is
     /// free.
-    #[inline]
+    #[inline(always)]
     fn transfer_end(&mut self, op: u32, at: Nanos) -> Nanos {
         let o = &self.ops[op];
         if !o.uses_bus {
             // A copy-back: the page stays in the plane's register.
             return at;
         }
-        let channel = self.channel_of[self.die_of(op)] as usize;
-        if let Some(d) = self.diffecc.as_deref_mut().filter(|_| o.kind == OpKind::Read) {
-            let (bus_end, decoded) = d.read_out(channel, o.ppn, o.sectors, self.bus_free[channel], at);
-            self.bus_free[channel] = bus_end;
-            return decoded;
+        let channel = self.channel_of[o.die as usize] as usize;
+        if self.diffecc.is_some() && o.kind == OpKind::Read {
+            return self.read_out_segments(op, channel, at);
         }
         let time = if o.kind == OpKind::SpareRead { self.costs.spare_transfer } else { self.costs.page_transfer };
         let end = self.bus_free[channel].max(at) + time;
         self.bus_free[channel] = end;
         end
+    }
+
+    /// DiffECC: the read `op` transfers the segments it needs over `channel` from `at` on and
+    /// decodes them; returns when its data is decoded.
+    #[inline(never)]
+    fn read_out_segments(&mut self, op: u32, channel: usize, at: Nanos) -> Nanos {
+        let o = &self.ops[op];
+        let d = self.diffecc.as_deref_mut().expect("DiffECC is on");
+        let (bus_end, decoded) = d.read_out(channel, o.ppn, o.sectors, self.bus_free[channel], at);
+        self.bus_free[channel] = bus_end;
+        decoded
     }
 
     /// The idle die `die` takes its next operation, if it has one.
@@ -936,34 +947,27 @@ impl EventCore {
         let (kind, plane, ppn) = (o.kind, o.plane, o.ppn);
         let request = &mut self.requests[o.request];
         request.start = request.start.min(now);
-        match kind {
+        // One place sets the phase's end, so that it and the transfer inline here.
+        let (phase, end) = match kind {
             OpKind::Read | OpKind::SpareRead => {
                 if self.registers.read(plane, ppn) {
-                    let end = self.transfer_end(op, now);
-                    self.phase_ends(die, op, Phase::Finishing, end);
+                    (Phase::Finishing, self.transfer_end(op, now))
                 } else if self.private_bus || !self.ops[op].uses_bus {
                     // No other die can take the bus before the sensing ends (a copy-back needs
                     // none): the transfer is booked now, and the read is one event, not two.
-                    let end = self.transfer_end(op, now + self.costs.read_array);
-                    self.phase_ends(die, op, Phase::Finishing, end);
+                    (Phase::Finishing, self.transfer_end(op, now + self.costs.read_array))
                 } else {
-                    self.phase_ends(die, op, Phase::Sensing, now + self.costs.read_array);
+                    (Phase::Sensing, now + self.costs.read_array)
                 }
             }
             OpKind::Program => {
                 self.registers.program(plane, ppn);
                 let ispp_start = self.transfer_end(op, now);
-                let mut end = ispp_start + self.program_time(die, op);
-                if let Some(s) = self.suspension.as_deref_mut() {
-                    let dispatched = self.requests[self.ops[op].request].dispatched.at;
-                    s.writes_waiting[die].started(op, dispatched);
+                let end = ispp_start + self.program_time(die, op);
+                match self.suspension.is_some() {
+                    false => (Phase::Finishing, end),
+                    true => (Phase::Finishing, self.start_program_under_suspension(die, op, ispp_start, end)),
                 }
-                if let Some(s) = self.suspension.as_deref_mut().filter(|s| s.runs) {
-                    let run = PeRun::program(op, now, ispp_start, &s.phases);
-                    end = run.end(&s.phases);
-                    s.current[die] = Some(run);
-                }
-                self.phase_ends(die, op, Phase::Finishing, end);
             }
             OpKind::Erase => {
                 self.registers.erase(plane, ppn, self.costs.geometry.pages_per_block);
@@ -976,10 +980,27 @@ impl EventCore {
                     end = run.end(&s.phases);
                     s.current[die] = Some(run);
                 }
-                self.phase_ends(die, op, Phase::Finishing, end);
+                (Phase::Finishing, end)
             }
             OpKind::Compute(_) => unreachable!("CPU work runs on a CPU, not a die"),
+        };
+        self.phase_ends(die, op, phase, end);
+    }
+
+    /// The program `op` that `die` takes now under P/E suspension (or its write-queue limit),
+    /// its data in from `ispp_start` and its array time ending at `end` if it runs whole:
+    /// counted as started, and run as phases that may be suspended; returns when it ends.
+    #[inline(never)]
+    fn start_program_under_suspension(&mut self, die: usize, op: u32, ispp_start: Nanos, end: Nanos) -> Nanos {
+        let dispatched = self.requests[self.ops[op].request].dispatched.at;
+        let s = self.suspension.as_deref_mut().expect("suspension is on");
+        s.writes_waiting[die].started(op, dispatched);
+        if !s.runs {
+            return end;
         }
+        let run = PeRun::program(op, self.now, ispp_start, &s.phases);
+        s.current[die] = Some(run);
+        run.end(&s.phases)
     }
 
     /// The array time of the program `op` that `die` takes now: by its DiffECC write mode (a host
@@ -1122,6 +1143,7 @@ impl EventCore {
 
     /// One part of `request` (an operation, or a transfer over the host link) is done; the
     /// request completes with its last.
+    #[inline(always)]
     fn one_done(&mut self, index: u32) {
         let request = &mut self.requests[index];
         request.remaining -= 1;
@@ -1380,28 +1402,6 @@ mod tests {
         }
         assert_eq!(finishes(&mut core), [PROGRAM, PROGRAM, XFER + 754_000]);
         assert_eq!(core.diffecc.as_deref().unwrap().stats().writes_by_mode, [2, 0, 0, 1]);
-    }
-
-    #[test]
-    fn phase_ends_keep_the_earliest_first_for_any_number_of_servers() {
-        for servers in 1..=19 {
-            let mut ends = PhaseEnds::new(servers);
-            assert_eq!(ends.first(), None);
-            // Every server ends at 100 + (7 * server) mod 11, as the updates go.
-            for server in 0..servers {
-                ends.set(server, 100 + (7 * server as Nanos) % 11);
-                let expected = (0..=server).map(|s| (100 + (7 * s as Nanos) % 11, s)).min();
-                assert_eq!(ends.first(), expected, "{servers} servers, {server} set");
-            }
-            ends.set(servers - 1, 50);
-            assert_eq!(ends.first(), Some((50, servers - 1)));
-            ends.set(0, 50);
-            assert_eq!(ends.first(), Some((50, 0)), "a tie goes to the lower server");
-            for server in 0..servers {
-                ends.clear(server);
-            }
-            assert_eq!(ends.first(), None);
-        }
     }
 
     #[test]
