@@ -24,7 +24,7 @@ impl<T> Slab<T> {
     pub(super) fn insert(&mut self, item: T) -> u32 {
         match self.free.pop() {
             Some(i) => {
-                self.items[i as usize] = item;
+                self[i] = item;
                 i
             }
             None => {
