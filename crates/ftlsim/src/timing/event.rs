@@ -32,10 +32,12 @@ use std::num::NonZeroU32;
 use super::cpu::{CpuTimes, Cpus};
 use super::diffecc::{DiffEcc, QueueLoad};
 use super::host_link::HostLink;
+use super::phase_ends::PhaseEnds;
 use super::scheduler::{Class, DieQueue, SchedulerKind};
 use super::suspension::{
     PeKind, PeRun, PhaseCosts, ProgramSuspension, SuspensionConfig, SuspensionStats, WriteBacklog,
 };
+use super::tables::{Fixed, Slab};
 use super::{Nanos, OpCosts, PlaneRegisters, Served};
 use crate::config::DeviceConfig;
 use crate::controller::CpuServers;
@@ -172,110 +174,6 @@ struct Outstanding {
     remaining: u32,
 }
 
-/// Slots reused through a free list, so that memory follows what is in flight and nothing is
-/// allocated per operation once the lists have grown to the peak.
-#[derive(Debug)]
-struct Slab<T> {
-    items: Vec<T>,
-    free: Vec<u32>,
-}
-
-impl<T> Slab<T> {
-    fn new() -> Self {
-        Slab { items: Vec::new(), free: Vec::new() }
-    }
-
-    fn state_bytes(&self) -> usize {
-        self.items.capacity() * std::mem::size_of::<T>() + self.free.capacity() * 4
-    }
-
-    #[inline]
-    fn insert(&mut self, item: T) -> u32 {
-        match self.free.pop() {
-            Some(i) => {
-                self.items[i as usize] = item;
-                i
-            }
-            None => {
-                self.items.push(item);
-                (self.items.len() - 1) as u32
-            }
-        }
-    }
-
-    #[inline]
-    fn remove(&mut self, i: u32) {
-        self.free.push(i);
-    }
-
-    fn live(&self) -> usize {
-        self.items.len() - self.free.len()
-    }
-}
-
-impl<T> std::ops::Index<u32> for Slab<T> {
-    type Output = T;
-    #[inline]
-    fn index(&self, i: u32) -> &T {
-        &self.items[i as usize]
-    }
-}
-
-impl<T> std::ops::IndexMut<u32> for Slab<T> {
-    #[inline]
-    fn index_mut(&mut self, i: u32) -> &mut T {
-        &mut self.items[i as usize]
-    }
-}
-
-/// The end of each die's current phase, earliest first: a tournament tree over the dies, so that
-/// finding the next event is one read and setting a die's costs one comparison per level.
-/// An entry is the time and the die packed in one number (time in the high bits), so ties go to
-/// the lower die number.
-#[derive(Debug)]
-struct PhaseEnds {
-    /// Leaves (one per die) from `leaves` on; node `i` holds the earliest of nodes `2i` and
-    /// `2i + 1`, so node 1 holds the earliest of all. Not padded to a power of two: most
-    /// leaves are then a level nearer the root (17 servers: 4 levels instead of 5).
-    tree: Vec<u128>,
-    leaves: usize,
-}
-
-impl PhaseEnds {
-    const NONE: u128 = u128::MAX;
-
-    fn new(dies: usize) -> Self {
-        PhaseEnds { tree: vec![Self::NONE; 2 * dies], leaves: dies }
-    }
-
-    #[inline]
-    fn first(&self) -> Option<(Nanos, usize)> {
-        let entry = self.tree[1];
-        (entry != Self::NONE).then_some(((entry >> 32) as Nanos, entry as u32 as usize))
-    }
-
-    #[inline]
-    fn set(&mut self, die: usize, at: Nanos) {
-        self.update(die, (at as u128) << 32 | die as u128);
-    }
-
-    #[inline]
-    fn clear(&mut self, die: usize) {
-        self.update(die, Self::NONE);
-    }
-
-    #[inline]
-    fn update(&mut self, die: usize, mut entry: u128) {
-        let mut i = self.leaves + die;
-        self.tree[i] = entry;
-        while i > 1 {
-            entry = entry.min(self.tree[i ^ 1]);
-            i /= 2;
-            self.tree[i] = entry;
-        }
-    }
-}
-
 #[derive(Debug, Default)]
 struct Die {
     queue: DieQueue,
@@ -354,7 +252,7 @@ pub struct EventCore {
     now: Nanos,
     /// When each die's current phase ends.
     events: PhaseEnds,
-    dies: Vec<Die>,
+    dies: Fixed<Die>,
     /// When each channel's bus is free again.
     bus_free: Vec<Nanos>,
     /// Each channel serves one die: a die's transfers never wait for another's.
@@ -371,7 +269,7 @@ pub struct EventCore {
     /// Those of them with no predecessor left.
     ready: Vec<u32>,
     /// Per block: where it is, and the last operation issued on it that has not completed.
-    blocks: Vec<BlockPlace>,
+    blocks: Fixed<BlockPlace>,
     /// The channel of each die.
     channel_of: Vec<u32>,
     /// The controller's CPUs; their events follow the dies' in `events`.
@@ -440,7 +338,7 @@ impl EventCore {
             registers: PlaneRegisters::new(device.timing.plane_register, g.total_planes()),
             now: 0,
             events: PhaseEnds::new(dies + cpus + link.is_some() as usize),
-            dies: (0..dies).map(|_| Die::default()).collect(),
+            dies: Fixed::new((0..dies).map(|_| Die::default()).collect()),
             bus_free: vec![0; g.channels as usize],
             private_bus: g.chips_per_channel * g.dies_per_chip == 1,
             ops: Slab::new(),
@@ -451,26 +349,27 @@ impl EventCore {
             fell_idle: Vec::new(),
             submitting: Vec::with_capacity(64),
             ready: Vec::with_capacity(64),
-            blocks: g
-                .blocks()
-                .map(|b| {
-                    let plane = g.plane_of_block(b);
-                    BlockPlace {
-                        plane,
-                        die: plane / g.planes_per_die,
-                        first_write: None,
-                        last_write: None,
-                        first_erase: None,
-                        last_erase: None,
-                        open_programs: 0,
-                        programming: None,
-                        first_ready: None,
-                        last_ready: None,
-                        reads: 0,
-                        erase: None,
-                    }
-                })
-                .collect(),
+            blocks: Fixed::new(
+                g.blocks()
+                    .map(|b| {
+                        let plane = g.plane_of_block(b);
+                        BlockPlace {
+                            plane,
+                            die: plane / g.planes_per_die,
+                            first_write: None,
+                            last_write: None,
+                            first_erase: None,
+                            last_erase: None,
+                            open_programs: 0,
+                            programming: None,
+                            first_ready: None,
+                            last_ready: None,
+                            reads: 0,
+                            erase: None,
+                        }
+                    })
+                    .collect(),
+            ),
             channel_of: (0..g.total_dies()).map(|d| g.channel_of_die(d)).collect(),
             cpus: Cpus::new(cpus),
             cpu_per_channel,
@@ -561,8 +460,8 @@ impl EventCore {
     /// queue depth).
     pub fn state_bytes(&self) -> usize {
         use std::mem::size_of;
-        self.blocks.capacity() * size_of::<BlockPlace>()
-            + self.dies.capacity() * size_of::<Die>()
+        self.blocks.len() * size_of::<BlockPlace>()
+            + self.dies.len() * size_of::<Die>()
             + self.bus_free.capacity() * size_of::<Nanos>()
             + self.channel_of.capacity() * size_of::<u32>()
             + self.ops.state_bytes()
@@ -596,9 +495,12 @@ impl EventCore {
         }
         let request = self.requests.insert(Outstanding { dispatched, start: Nanos::MAX, remaining: ops.len() as u32 });
         self.submitting.clear();
+        self.ready.clear();
         for op in ops {
             let block = self.costs.geometry.block_of(op.ppn);
-            let BlockPlace { plane, mut die, .. } = self.blocks[block.index()];
+            // Checked here, where the block enters the model; later lookups are not.
+            let place = self.blocks.get(block.index()).unwrap_or_else(|| panic!("{:?} is not on the device", op.ppn));
+            let BlockPlace { plane, mut die, .. } = *place;
             let compute = matches!(op.kind, OpKind::Compute(_));
             if compute {
                 // CPU work runs on a CPU: the one shared, or that of its page's channel.
@@ -658,14 +560,20 @@ impl EventCore {
                 }
             }
             self.submitting.push(slot);
+            // What an operation waits for is known when it is issued: the operations issued
+            // after it add nothing (but the host link, below).
+            if self.ops[slot].waiting == 0 {
+                self.ready.push(slot);
+            }
         }
         if writes || reads {
             self.cross_link_at_submit(request, ops, writes);
+            let in_flight = &self.ops;
+            self.ready.retain(|&slot| in_flight[slot].waiting == 0);
         }
-        // Only the operations ready now: enqueueing one may complete others at once (reads the
-        // controller serves) and release their successors, which must not be enqueued twice.
-        self.ready.clear();
-        self.ready.extend(self.submitting.iter().copied().filter(|&slot| self.ops[slot].waiting == 0));
+        // Only the operations ready now, enqueued once all are issued: enqueueing one may
+        // complete others at once (reads the controller serves) and release their successors,
+        // which must not be enqueued twice.
         for i in 0..self.ready.len() {
             let slot = self.ready[i];
             self.enqueue(slot);
@@ -831,7 +739,8 @@ impl EventCore {
         self.ops[op].die as usize
     }
 
-    #[inline]
+    // Inlined where an operation is issued or released: a call saved and restored six registers.
+    #[inline(always)]
     fn enqueue(&mut self, op: u32) {
         if let OpKind::Compute(_) = self.ops[op].kind {
             let cpu = self.die_of(op);
@@ -862,7 +771,7 @@ impl EventCore {
     }
 
     /// `op`, ready, enters its die's queue.
-    #[inline]
+    #[inline(always)]
     fn enqueue_on_die(&mut self, op: u32) {
         let die = self.die_of(op);
         self.dies[die].queue.push(self.policy, op, self.ops[op].class);
@@ -874,7 +783,9 @@ impl EventCore {
     }
 
     /// `op` just queued on busy `die`: a read suspends the program or erase under way where the
-    /// settings allow it, and so does a write an erase under Write-Suspend-Erase.
+    /// settings allow it, and so does a write an erase under Write-Suspend-Erase. Out of line:
+    /// inlined, it made every enqueue save and restore registers for it.
+    #[inline(never)]
     fn preempt(&mut self, die: usize, op: u32) {
         let now = self.now;
         let Some(s) = self.suspension.as_deref_mut() else { return };
@@ -922,7 +833,7 @@ impl EventCore {
             stats.wait_for_suspension_ns += (suspend.at - now) as u128;
         }
         self.ops[current].phase = Phase::Suspending;
-        self.events.set(die, suspend.at);
+        self.events.set(die, suspend.at, now);
     }
 
     /// `die`'s program or erase has reached its suspension point: it waits on the die's stack
@@ -942,10 +853,9 @@ impl EventCore {
         self.start_next(die);
     }
 
-    /// The current phase of `die`'s operation ends at `at`.
-    #[inline]
-    fn phase_ends(&mut self, die: usize, phase: Phase, at: Nanos) {
-        let op = self.dies[die].current.expect("a die with a phase under way has an operation");
+    /// The current phase of `op`, `die`'s operation, ends at `at`.
+    #[inline(always)]
+    fn phase_ends(&mut self, die: usize, op: u32, phase: Phase, at: Nanos) {
         let o = &mut self.ops[op];
         o.phase = phase;
         if phase == Phase::Finishing {
@@ -959,30 +869,41 @@ impl EventCore {
                 crate::mem::prefetch(&self.ops[next.index()]);
             }
             crate::mem::prefetch(&self.requests[request]);
-            crate::mem::prefetch(&self.blocks[block]);
+            if let Some(block) = self.blocks.get(block) {
+                crate::mem::prefetch(block);
+            }
         }
-        self.events.set(die, at);
+        self.events.set(die, at, self.now);
     }
 
     /// When a transfer of `op`'s page asked for at `at` ends: the bus is taken from when it is
     /// free.
-    #[inline]
+    #[inline(always)]
     fn transfer_end(&mut self, op: u32, at: Nanos) -> Nanos {
         let o = &self.ops[op];
         if !o.uses_bus {
             // A copy-back: the page stays in the plane's register.
             return at;
         }
-        let channel = self.channel_of[self.die_of(op)] as usize;
-        if let Some(d) = self.diffecc.as_deref_mut().filter(|_| o.kind == OpKind::Read) {
-            let (bus_end, decoded) = d.read_out(channel, o.ppn, o.sectors, self.bus_free[channel], at);
-            self.bus_free[channel] = bus_end;
-            return decoded;
+        let channel = self.channel_of[o.die as usize] as usize;
+        if self.diffecc.is_some() && o.kind == OpKind::Read {
+            return self.read_out_segments(op, channel, at);
         }
         let time = if o.kind == OpKind::SpareRead { self.costs.spare_transfer } else { self.costs.page_transfer };
         let end = self.bus_free[channel].max(at) + time;
         self.bus_free[channel] = end;
         end
+    }
+
+    /// DiffECC: the read `op` transfers the segments it needs over `channel` from `at` on and
+    /// decodes them; returns when its data is decoded.
+    #[inline(never)]
+    fn read_out_segments(&mut self, op: u32, channel: usize, at: Nanos) -> Nanos {
+        let o = &self.ops[op];
+        let d = self.diffecc.as_deref_mut().expect("DiffECC is on");
+        let (bus_end, decoded) = d.read_out(channel, o.ppn, o.sectors, self.bus_free[channel], at);
+        self.bus_free[channel] = bus_end;
+        decoded
     }
 
     /// The idle die `die` takes its next operation, if it has one.
@@ -1027,34 +948,27 @@ impl EventCore {
         let (kind, plane, ppn) = (o.kind, o.plane, o.ppn);
         let request = &mut self.requests[o.request];
         request.start = request.start.min(now);
-        match kind {
+        // One place sets the phase's end, so that it and the transfer inline here.
+        let (phase, end) = match kind {
             OpKind::Read | OpKind::SpareRead => {
                 if self.registers.read(plane, ppn) {
-                    let end = self.transfer_end(op, now);
-                    self.phase_ends(die, Phase::Finishing, end);
+                    (Phase::Finishing, self.transfer_end(op, now))
                 } else if self.private_bus || !self.ops[op].uses_bus {
                     // No other die can take the bus before the sensing ends (a copy-back needs
                     // none): the transfer is booked now, and the read is one event, not two.
-                    let end = self.transfer_end(op, now + self.costs.read_array);
-                    self.phase_ends(die, Phase::Finishing, end);
+                    (Phase::Finishing, self.transfer_end(op, now + self.costs.read_array))
                 } else {
-                    self.phase_ends(die, Phase::Sensing, now + self.costs.read_array);
+                    (Phase::Sensing, now + self.costs.read_array)
                 }
             }
             OpKind::Program => {
                 self.registers.program(plane, ppn);
                 let ispp_start = self.transfer_end(op, now);
-                let mut end = ispp_start + self.program_time(die, op);
-                if let Some(s) = self.suspension.as_deref_mut() {
-                    let dispatched = self.requests[self.ops[op].request].dispatched.at;
-                    s.writes_waiting[die].started(op, dispatched);
+                let end = ispp_start + self.program_time(die, op);
+                match self.suspension.is_some() {
+                    false => (Phase::Finishing, end),
+                    true => (Phase::Finishing, self.start_program_under_suspension(die, op, ispp_start, end)),
                 }
-                if let Some(s) = self.suspension.as_deref_mut().filter(|s| s.runs) {
-                    let run = PeRun::program(op, now, ispp_start, &s.phases);
-                    end = run.end(&s.phases);
-                    s.current[die] = Some(run);
-                }
-                self.phase_ends(die, Phase::Finishing, end);
             }
             OpKind::Erase => {
                 self.registers.erase(plane, ppn, self.costs.geometry.pages_per_block);
@@ -1067,10 +981,27 @@ impl EventCore {
                     end = run.end(&s.phases);
                     s.current[die] = Some(run);
                 }
-                self.phase_ends(die, Phase::Finishing, end);
+                (Phase::Finishing, end)
             }
             OpKind::Compute(_) => unreachable!("CPU work runs on a CPU, not a die"),
+        };
+        self.phase_ends(die, op, phase, end);
+    }
+
+    /// The program `op` that `die` takes now under P/E suspension (or its write-queue limit),
+    /// its data in from `ispp_start` and its array time ending at `end` if it runs whole:
+    /// counted as started, and run as phases that may be suspended; returns when it ends.
+    #[inline(never)]
+    fn start_program_under_suspension(&mut self, die: usize, op: u32, ispp_start: Nanos, end: Nanos) -> Nanos {
+        let dispatched = self.requests[self.ops[op].request].dispatched.at;
+        let s = self.suspension.as_deref_mut().expect("suspension is on");
+        s.writes_waiting[die].started(op, dispatched);
+        if !s.runs {
+            return end;
         }
+        let run = PeRun::program(op, self.now, ispp_start, &s.phases);
+        s.current[die] = Some(run);
+        run.end(&s.phases)
     }
 
     /// The array time of the program `op` that `die` takes now: by its DiffECC write mode (a host
@@ -1136,7 +1067,7 @@ impl EventCore {
         if let Some(d) = self.diffecc.as_deref_mut() {
             d.took_work(die, now);
         }
-        self.phase_ends(die, Phase::Finishing, end);
+        self.phase_ends(die, run.op, Phase::Finishing, end);
     }
 
     /// Lets writes suspend `die`'s erases or not (its clean space against the watermark).
@@ -1151,7 +1082,7 @@ impl EventCore {
         let OpKind::Compute(task) = self.ops[op].kind else { unreachable!("a CPU runs CPU work") };
         let request = &mut self.requests[self.ops[op].request];
         request.start = request.start.min(self.now);
-        self.events.set(self.dies.len() + cpu, self.now + self.costs.cpu(task));
+        self.events.set(self.dies.len() + cpu, self.now + self.costs.cpu(task), self.now);
     }
 
     /// `cpu` has finished its task at the current time: what waited for it is released, and it
@@ -1171,7 +1102,7 @@ impl EventCore {
         match self.ops[op].phase {
             Phase::Sensing => {
                 let end = self.transfer_end(op, self.now);
-                self.phase_ends(die, Phase::Finishing, end);
+                self.phase_ends(die, op, Phase::Finishing, end);
             }
             Phase::Finishing => self.complete(die, op),
             Phase::Suspending => self.suspend_current(die),
@@ -1213,6 +1144,7 @@ impl EventCore {
 
     /// One part of `request` (an operation, or a transfer over the host link) is done; the
     /// request completes with its last.
+    #[inline(always)]
     fn one_done(&mut self, index: u32) {
         let request = &mut self.requests[index];
         request.remaining -= 1;
@@ -1279,7 +1211,7 @@ impl EventCore {
         r.start = r.start.min(start);
         r.remaining += 1;
         if first {
-            self.events.set(self.link_server, end);
+            self.events.set(self.link_server, end, self.now);
         }
     }
 
@@ -1289,7 +1221,7 @@ impl EventCore {
         let link = self.link.as_mut().expect("a link event needs the link");
         let transfer = link.pop();
         match link.next_end() {
-            Some(end) => self.events.set(self.link_server, end),
+            Some(end) => self.events.set(self.link_server, end, self.now),
             None => self.events.clear(self.link_server),
         }
         for _ in 0..transfer.gated {
@@ -1471,30 +1403,6 @@ mod tests {
         }
         assert_eq!(finishes(&mut core), [PROGRAM, PROGRAM, XFER + 754_000]);
         assert_eq!(core.diffecc.as_deref().unwrap().stats().writes_by_mode, [2, 0, 0, 1]);
-    }
-
-    /// The tree is not padded to a power of two: with any number of servers, the first entry
-    /// is the earliest, ties going to the lower server.
-    #[test]
-    fn phase_ends_keep_the_earliest_first_for_any_number_of_servers() {
-        for servers in 1..=19 {
-            let mut ends = PhaseEnds::new(servers);
-            assert_eq!(ends.first(), None);
-            // Every server ends at 100 + (7 * server) mod 11, as the updates go.
-            for server in 0..servers {
-                ends.set(server, 100 + (7 * server as Nanos) % 11);
-                let expected = (0..=server).map(|s| (100 + (7 * s as Nanos) % 11, s)).min();
-                assert_eq!(ends.first(), expected, "{servers} servers, {server} set");
-            }
-            ends.set(servers - 1, 50);
-            assert_eq!(ends.first(), Some((50, servers - 1)));
-            ends.set(0, 50);
-            assert_eq!(ends.first(), Some((50, 0)), "a tie goes to the lower server");
-            for server in 0..servers {
-                ends.clear(server);
-            }
-            assert_eq!(ends.first(), None);
-        }
     }
 
     #[test]
@@ -1701,26 +1609,6 @@ mod tests {
         assert_eq!(core.times.idle_slots, 1);
         assert_eq!(core.times.idle_slot_ns, 1_000_000);
         assert_eq!(core.times.busy_ns[0], 3 * PROGRAM);
-    }
-
-    #[test]
-    fn phase_ends_give_the_earliest_die_first_and_ties_to_the_lower_die() {
-        for dies in [1, 3, 16] {
-            let mut ends = PhaseEnds::new(dies);
-            assert_eq!(ends.first(), None);
-            // Even dies end at 100, odd dies at 50.
-            for die in 0..dies {
-                ends.set(die, 100 - (die as Nanos % 2) * 50);
-            }
-            let mut order = Vec::new();
-            while let Some((at, die)) = ends.first() {
-                order.push((at, die));
-                ends.clear(die);
-            }
-            let odd = (1..dies).step_by(2).map(|d| (50, d));
-            let even = (0..dies).step_by(2).map(|d| (100, d));
-            assert_eq!(order, odd.chain(even).collect::<Vec<_>>(), "{dies} dies");
-        }
     }
 
     #[test]

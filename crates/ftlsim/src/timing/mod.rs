@@ -12,8 +12,10 @@ mod diffecc;
 mod event;
 mod fifo;
 mod host_link;
+mod phase_ends;
 mod scheduler;
 mod suspension;
+mod tables;
 
 pub use costs::OpCosts;
 pub use cpu::CpuTimes;
