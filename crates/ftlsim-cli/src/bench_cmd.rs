@@ -312,10 +312,11 @@ fn selects(filter: &str, ftl: &str, preset: &str, name: &str) -> bool {
         s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect::<Vec<_>>()
     };
     let scenario = words(&format!("{ftl} {preset} {name}"));
+    let ftl_words = words(ftl);
     let names_an_ftl = |w: &str| ftlsim::ftl::ftl_names().any(|n| n == w);
     filter.split_whitespace().all(|token| {
         token.eq_ignore_ascii_case(preset)
-            || words(token).iter().all(|w| if names_an_ftl(w) { w == ftl } else { scenario.contains(w) })
+            || words(token).iter().all(|w| if names_an_ftl(w) { ftl_words.contains(w) } else { scenario.contains(w) })
     })
 }
 
@@ -508,5 +509,8 @@ mod tests {
         assert!(selects("dftl collection", "dftl", "tpftl-msr", "collection-sized mix"));
         assert!(selects("ssd16-ch3-mlc", "pftl", "ssd16-ch3-mlc", "random 4K 30% reads (aged, RPS)"));
         assert!(selects("pftl ch3", "pftl", "ssd16-ch3-mlc", "random 4K 30% reads (aged, RPS)"));
+        assert!(selects("fast-sc", "fast-sc", "fastsc", "random 4K writes"));
+        assert!(!selects("fast-sc", "fast", "fastsc", "random 4K writes"));
+        assert!(selects("fast", "fast-sc", "fastsc", "random 4K writes"), "FAST-SC is a FAST");
     }
 }
