@@ -51,8 +51,13 @@ impl PageSlots {
     #[inline]
     fn index(&self, lpn: Lpn) -> Option<usize> {
         let slot = self.slot_of[(lpn.get() / self.entries_per_tp) as usize];
-        (slot != NO_SLOT)
-            .then(|| slot as usize * self.entries_per_tp as usize + (lpn.get() % self.entries_per_tp) as usize)
+        (slot != NO_SLOT).then(|| self.entry_in(slot, lpn))
+    }
+
+    /// The index of `lpn`'s entry in slot `slot` (its page's).
+    #[inline]
+    fn entry_in(&self, slot: u32, lpn: Lpn) -> usize {
+        slot as usize * self.entries_per_tp as usize + (lpn.get() % self.entries_per_tp) as usize
     }
 
     /// The bit of entry `i` in its slot's words.
@@ -68,8 +73,7 @@ impl PageSlots {
     pub fn prefetch(&self, lpn: Lpn) {
         let slot = self.slot_of.get((lpn.get() / self.entries_per_tp) as usize).copied().unwrap_or(NO_SLOT);
         if slot != NO_SLOT {
-            let i = slot as usize * self.entries_per_tp as usize + (lpn.get() % self.entries_per_tp) as usize;
-            crate::mem::prefetch(&self.values[i]);
+            crate::mem::prefetch(&self.values[self.entry_in(slot, lpn)]);
         }
     }
 
