@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use super::deltas::{DeltaEntry, DeltaPages};
-use super::{Geometry, PageRecords, Pbn, Ppn};
+use super::{Divisor, Geometry, PageRecords, Pbn, Ppn};
 use crate::config::ProgramOrder;
 use crate::error::{Result, SimError};
 use crate::mem::{filled_vec, zeroed_vec};
@@ -47,10 +47,6 @@ impl PageKind {
         PageKind::Delta,
         PageKind::Summary,
     ];
-
-    pub fn from_index(i: u8) -> PageKind {
-        PageKind::ALL[i as usize]
-    }
 }
 
 /// The FTL-visible content of a page's spare area.
@@ -81,7 +77,7 @@ const ERASED: u32 = 0;
 /// The version of a page whose program a power loss interrupted: programmed, but unreadable.
 const CORRUPT: u32 = u32::MAX;
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 struct BlockMeta {
     /// One past the highest programmed offset (under `sequential`, the lowest offset that may
     /// still be programmed).
@@ -89,14 +85,22 @@ struct BlockMeta {
     /// Pages programmed since the erase.
     programmed: u32,
     erases: u32,
-    kind: u8,
+    kind: PageKind,
     /// The summary page is programmed (`summary_page`; it counts in neither `write_ptr` nor
     /// `programmed`, and its page reads as free to everything but [`FlashArray::read`]).
     summarized: bool,
 }
 
+impl Default for BlockMeta {
+    fn default() -> Self {
+        BlockMeta { write_ptr: 0, programmed: 0, erases: 0, kind: PageKind::Data, summarized: false }
+    }
+}
+
 pub struct FlashArray {
     geometry: Geometry,
+    /// `geometry.pages_per_block`, to find a page's block and offset without a division.
+    pages_per_block: Divisor,
     order: ProgramOrder,
     logical: Vec<u32>,
     version: Vec<u32>,
@@ -114,6 +118,7 @@ impl FlashArray {
         let pages = geometry.total_pages() as usize;
         FlashArray {
             geometry: geometry.clone(),
+            pages_per_block: Divisor::new(geometry.pages_per_block),
             order,
             logical: zeroed_vec(pages),
             version: zeroed_vec(pages),
@@ -211,12 +216,19 @@ impl FlashArray {
             + self.deltas.as_ref().map_or(0, DeltaPages::state_bytes)
     }
 
+    #[inline]
     fn check_ppn(&self, op: &'static str, ppn: Ppn) -> Result<()> {
-        if (ppn.index()) < self.logical.len() {
+        if ppn.index() < self.logical.len() {
             Ok(())
         } else {
-            Err(SimError::FlashRule { op, ppn, rule: format!("beyond the last page {}", self.logical.len() - 1) })
+            Err(self.beyond_end(op, ppn))
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn beyond_end(&self, op: &'static str, ppn: Ppn) -> SimError {
+        SimError::FlashRule { op, ppn, rule: format!("beyond the last page {}", self.logical.len() - 1) }
     }
 
     #[inline]
@@ -225,9 +237,24 @@ impl FlashArray {
     }
 
     /// Whether the page has been programmed since its block's erase (corrupt pages included).
-    #[inline]
+    /// Its block's bookkeeping answers without the page's own state where the block has no
+    /// free page below its write pointer (the usual case): an invalidation then leaves the
+    /// page's cold spare record untouched.
+    #[inline(always)]
     pub fn is_programmed(&self, ppn: Ppn) -> bool {
-        !self.is_free(ppn)
+        let (pbn, offset) = self.locate(ppn);
+        let meta = &self.blocks[pbn.index()];
+        if offset >= meta.write_ptr {
+            return false;
+        }
+        meta.programmed == meta.write_ptr || !self.is_free(ppn)
+    }
+
+    /// The block of `ppn` and the page's offset in it.
+    #[inline]
+    fn locate(&self, ppn: Ppn) -> (Pbn, u32) {
+        let (block, offset) = self.pages_per_block.div_rem(ppn.get());
+        (Pbn::new(block), offset)
     }
 
     /// Whether the page's program was interrupted by a power loss (it reads back as garbage).
@@ -252,43 +279,53 @@ impl FlashArray {
 
     /// Programs a free page: each page at most once between erases, in the order the device's
     /// [`ProgramOrder`] allows, and every page of a block is of one kind.
-    #[inline]
+    #[inline(always)]
     pub fn program(&mut self, ppn: Ppn, kind: PageKind, logical: u32, version: u32) -> Result<()> {
-        self.check_ppn("program", ppn)?;
-        if !self.is_free(ppn) {
-            let rule = "page is not free (already programmed since the last erase)".to_string();
-            return Err(SimError::FlashRule { op: "program", ppn, rule });
+        if ppn.index() >= self.version.len() || !self.is_free(ppn) || version == ERASED || version == CORRUPT {
+            return Err(self.program_error(ppn, kind, version));
         }
-        if version == ERASED || version == CORRUPT {
-            return Err(SimError::FlashRule { op: "program", ppn, rule: format!("version {version} is reserved") });
+        let (pbn, offset) = self.locate(ppn);
+        let data_pages = self.geometry.data_pages_per_block();
+        let sequential = self.order == ProgramOrder::Sequential;
+        let meta = &mut self.blocks[pbn.index()];
+        if offset >= data_pages
+            || (sequential && offset < meta.write_ptr)
+            || (meta.programmed != 0 && meta.kind != kind)
+        {
+            return Err(self.program_error(ppn, kind, version));
         }
-        let offset = self.geometry.page_offset(ppn);
-        if offset >= self.geometry.data_pages_per_block() {
-            let rule = "the block's last page holds its summary (device.geometry.summary_page)".into();
-            return Err(SimError::FlashRule { op: "program", ppn, rule });
-        }
-        let meta = &mut self.blocks[self.geometry.block_of(ppn).index()];
-        if self.order == ProgramOrder::Sequential && offset < meta.write_ptr {
-            let rule = format!(
-                "out-of-order program: under the sequential rule the block's next programmable page is offset {}",
-                meta.write_ptr
-            );
-            return Err(SimError::FlashRule { op: "program", ppn, rule });
-        }
-        if meta.programmed == 0 {
-            meta.kind = kind as u8;
-        } else if meta.kind != kind as u8 {
-            return Err(SimError::FlashRule {
-                op: "program",
-                ppn,
-                rule: format!("block holds {:?} pages, not {:?}", PageKind::from_index(meta.kind), kind),
-            });
-        }
+        meta.kind = kind;
         meta.write_ptr = meta.write_ptr.max(offset + 1);
         meta.programmed += 1;
         self.logical[ppn.index()] = logical;
         self.version[ppn.index()] = version;
         Ok(())
+    }
+
+    /// The rule a refused [`FlashArray::program`] broke (kept out of the program's path).
+    #[cold]
+    #[inline(never)]
+    fn program_error(&self, ppn: Ppn, kind: PageKind, version: u32) -> SimError {
+        if let Err(e) = self.check_ppn("program", ppn) {
+            return e;
+        }
+        let (pbn, offset) = self.locate(ppn);
+        let meta = &self.blocks[pbn.index()];
+        let rule = if !self.is_free(ppn) {
+            "page is not free (already programmed since the last erase)".to_string()
+        } else if version == ERASED || version == CORRUPT {
+            format!("version {version} is reserved")
+        } else if offset >= self.geometry.data_pages_per_block() {
+            "the block's last page holds its summary (device.geometry.summary_page)".into()
+        } else if self.order == ProgramOrder::Sequential && offset < meta.write_ptr {
+            format!(
+                "out-of-order program: under the sequential rule the block's next programmable page is offset {}",
+                meta.write_ptr
+            )
+        } else {
+            format!("block holds {:?} pages, not {:?}", meta.kind, kind)
+        };
+        SimError::FlashRule { op: "program", ppn, rule }
     }
 
     /// Programs `count` consecutive pages of one block from `first` on, page `k` with the
@@ -331,7 +368,7 @@ impl FlashArray {
             self.version[i] = version;
         }
         let meta = &mut self.blocks[self.geometry.block_of(first).index()];
-        meta.write_ptr = offset + count;
+        meta.write_ptr = meta.write_ptr.max(offset + count);
         meta.programmed += count - 1;
         if self.closes_data(first.offset(count - 1)) {
             self.program_summary(self.geometry.block_of(first))?;
@@ -343,7 +380,8 @@ impl FlashArray {
     /// follows (`summary_page` on, `ppn` the last data page).
     #[inline]
     pub fn closes_data(&self, ppn: Ppn) -> bool {
-        self.geometry.summary_page && self.geometry.page_offset(ppn) + 1 == self.geometry.data_pages_per_block()
+        self.geometry.summary_page
+            && self.pages_per_block.remainder(ppn.get()) + 1 == self.geometry.data_pages_per_block()
     }
 
     /// Programs the summary page of `pbn`, once its data pages are all written.
@@ -376,7 +414,7 @@ impl FlashArray {
     #[inline]
     pub fn prefetch_page(&self, ppn: Ppn) {
         if let (Some(meta), Some(version)) =
-            (self.blocks.get(self.geometry.block_of(ppn).index()), self.version.get(ppn.index()))
+            (self.blocks.get(self.locate(ppn).0.index()), self.version.get(ppn.index()))
         {
             crate::mem::prefetch(meta);
             crate::mem::prefetch(version);
@@ -385,23 +423,25 @@ impl FlashArray {
     }
 
     /// Checks that a page may be read (it was programmed since the last erase) and returns its spare area.
-    #[inline]
+    #[inline(always)]
     pub fn read(&self, ppn: Ppn) -> Result<Spare> {
         self.check_ppn("read", ppn)?;
-        if self.is_corrupt(ppn) {
-            let rule = "page is corrupt (a power loss interrupted its program)".into();
-            return Err(SimError::FlashRule { op: "read", ppn, rule });
-        }
-        if self.is_free(ppn) {
-            return self.read_summary(ppn);
+        let version = self.version[ppn.index()];
+        if version == ERASED || version == CORRUPT {
+            return self.read_unwritten(ppn);
         }
         Ok(self.spare_unchecked(ppn))
     }
 
-    /// A read of a page the spare model holds as free: a programmed summary page (its logical
-    /// number is its block's), or an error.
+    /// A read of a page the spare model holds as free or corrupt: a programmed summary page (its
+    /// logical number is its block's), or an error.
     #[cold]
-    fn read_summary(&self, ppn: Ppn) -> Result<Spare> {
+    #[inline(never)]
+    fn read_unwritten(&self, ppn: Ppn) -> Result<Spare> {
+        if self.is_corrupt(ppn) {
+            let rule = "page is corrupt (a power loss interrupted its program)".into();
+            return Err(SimError::FlashRule { op: "read", ppn, rule });
+        }
         let pbn = self.geometry.block_of(ppn);
         if self.geometry.summary_page && ppn == self.geometry.summary_page_of(pbn) && self.is_summarized(pbn) {
             return Ok(Spare { kind: PageKind::Summary, logical: pbn.get(), version: 1 });
@@ -413,12 +453,8 @@ impl FlashArray {
     /// The spare content of a programmed page, without checks (for oracles and recovery models).
     #[inline]
     pub fn spare_unchecked(&self, ppn: Ppn) -> Spare {
-        let meta = &self.blocks[self.geometry.block_of(ppn).index()];
-        Spare {
-            kind: PageKind::from_index(meta.kind),
-            logical: self.logical[ppn.index()],
-            version: self.version[ppn.index()],
-        }
+        let meta = &self.blocks[self.locate(ppn).0.index()];
+        Spare { kind: meta.kind, logical: self.logical[ppn.index()], version: self.version[ppn.index()] }
     }
 
     /// Erases a whole block. (Whether it still held valid data is the FTL's knowledge: the
@@ -438,7 +474,7 @@ impl FlashArray {
         if let Some(records) = self.program_modes.as_mut() {
             records.clear(first, programmed);
         }
-        if let Some(deltas) = self.deltas.as_mut().filter(|_| kind == PageKind::Delta as u8) {
+        if let Some(deltas) = self.deltas.as_mut().filter(|_| kind == PageKind::Delta) {
             deltas.clear(first, programmed);
         }
         let first = first.index();
@@ -460,7 +496,7 @@ impl FlashArray {
         self.blocks[pbn.index()].erases
     }
     pub fn block_kind(&self, pbn: Pbn) -> PageKind {
-        PageKind::from_index(self.blocks[pbn.index()].kind)
+        self.blocks[pbn.index()].kind
     }
     pub fn block_state(&self, pbn: Pbn) -> BlockState {
         let meta = &self.blocks[pbn.index()];

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Pbn, Ppn};
+use super::{Divisor, Pbn, Ppn};
 use crate::error::{Result, SimError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -173,11 +173,11 @@ impl Geometry {
 
     #[inline]
     pub fn block_of(&self, ppn: Ppn) -> Pbn {
-        Pbn::new(ppn.get() / self.pages_per_block)
+        Pbn::new(Divisor::new(self.pages_per_block).quotient(ppn.get()))
     }
     #[inline]
     pub fn page_offset(&self, ppn: Ppn) -> u32 {
-        ppn.get() % self.pages_per_block
+        Divisor::new(self.pages_per_block).remainder(ppn.get())
     }
     #[inline]
     pub fn first_page(&self, pbn: Pbn) -> Ppn {
@@ -215,8 +215,8 @@ impl Geometry {
     #[inline]
     pub fn plane_of_block(&self, pbn: Pbn) -> u32 {
         match self.block_layout {
-            BlockLayout::Interleaved => pbn.get() % self.total_planes(),
-            BlockLayout::Contiguous => pbn.get() / self.blocks_per_plane,
+            BlockLayout::Interleaved => Divisor::new(self.total_planes()).remainder(pbn.get()),
+            BlockLayout::Contiguous => Divisor::new(self.blocks_per_plane).quotient(pbn.get()),
         }
     }
     /// Global die index (0..total_dies) of a block.

@@ -4,6 +4,7 @@
 mod address;
 mod array;
 pub mod deltas;
+mod divisor;
 mod geometry;
 mod op;
 mod records;
@@ -12,6 +13,7 @@ mod spare;
 pub use address::{Lpn, Pbn, PbnSlot, Ppn, Tpn};
 pub use array::{BlockState, FlashArray, PageKind, Spare, PAGE_KINDS};
 pub use deltas::DeltaEntry;
+pub use divisor::Divisor;
 pub use geometry::{BlockLayout, Geometry};
 pub use op::{CpuTask, FlashOp, OpIndex, OpKind, OpLog, Purpose, Sectors, CPU_TASKS, OP_KINDS, PURPOSES};
 pub use records::PageRecords;

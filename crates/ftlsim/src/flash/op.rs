@@ -105,8 +105,10 @@ impl Purpose {
 pub struct OpIndex(NonZeroU32);
 
 impl OpIndex {
+    #[inline]
     fn new(position: usize) -> Self {
-        OpIndex(NonZeroU32::new(position as u32 + 1).expect("position + 1 is not zero"))
+        // A request's list never nears 2^32 operations; saturating keeps the hot path branch-free.
+        OpIndex(NonZeroU32::MIN.saturating_add(position as u32))
     }
 
     /// The operation's position in the request's list.

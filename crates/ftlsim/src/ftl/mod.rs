@@ -75,7 +75,7 @@ impl FtlCtx<'_> {
     }
 
     /// Full page read.
-    #[inline]
+    #[inline(always)]
     pub fn read(&mut self, ppn: Ppn, purpose: Purpose) -> Result<Spare> {
         self.power_check()?;
         let spare = self.flash.read(ppn)?;
@@ -98,7 +98,7 @@ impl FtlCtx<'_> {
         self.flash.read(ppn).ok()
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn program(
         &mut self,
         ppn: Ppn,
@@ -109,8 +109,7 @@ impl FtlCtx<'_> {
     ) -> Result<()> {
         let closes = self.flash.closes_data(ppn);
         if self.power_fails_in_program(closes) {
-            self.flash.program_interrupted(ppn, kind)?;
-            return Err(SimError::PowerCut);
+            return self.program_interrupted(ppn, kind);
         }
         self.flash.program(ppn, kind, logical.into(), version)?;
         self.ops.push(OpKind::Program, purpose, ppn);
@@ -126,6 +125,14 @@ impl FtlCtx<'_> {
     #[inline]
     fn power_fails_in_program(&self, closes: bool) -> bool {
         self.ops.power_fails_now() || (closes && self.ops.power_fails_next())
+    }
+
+    /// A program a power loss interrupts (kept out of the program's path).
+    #[cold]
+    #[inline(never)]
+    fn program_interrupted(&mut self, ppn: Ppn, kind: PageKind) -> Result<()> {
+        self.flash.program_interrupted(ppn, kind)?;
+        Err(SimError::PowerCut)
     }
 
     /// Programs the summary page of the block whose last data page `last` was just programmed
@@ -150,8 +157,7 @@ impl FtlCtx<'_> {
     ) -> Result<()> {
         let closes = self.flash.closes_data(ppn);
         if self.power_fails_in_program(closes) {
-            self.flash.program_interrupted(ppn, PageKind::Delta)?;
-            return Err(SimError::PowerCut);
+            return self.program_interrupted(ppn, PageKind::Delta);
         }
         self.flash.program_deltas(ppn, logical, version, entries)?;
         self.ops.push(OpKind::Program, purpose, ppn);

@@ -37,6 +37,20 @@ impl Latencies {
         self.sum_ns += ns as u128;
         self.max_ns = self.max_ns.max(ns);
     }
+
+    /// The response times of `parts` together: the histogram holds each part's counts, so its
+    /// percentiles are those of recording every request in one.
+    fn merged(parts: &[&Latencies]) -> Latencies {
+        let mut all = Latencies::default();
+        for part in parts {
+            // Adding to an auto-resizing histogram of the same precision cannot fail.
+            all.histogram.add(&part.histogram).expect("histograms of one precision add up");
+            all.count += part.count;
+            all.sum_ns += part.sum_ns;
+            all.max_ns = all.max_ns.max(part.max_ns);
+        }
+        all
+    }
 }
 
 #[derive(Default)]
@@ -49,9 +63,10 @@ pub struct Collector {
     pub pages_trimmed: u64,
     /// Reads of pages never written (or trimmed): served without flash access.
     pub unmapped_reads: u64,
-    pub response_all: Latencies,
     pub response_read: Latencies,
     pub response_write: Latencies,
+    /// Trims count in the response times of all requests only.
+    response_trim: Latencies,
     pub sum_queue_ns: u128,
     pub sum_access_ns: u128,
     pub first_arrival: Option<Nanos>,
@@ -87,12 +102,17 @@ impl Collector {
         self.sum_queue_ns += queue as u128;
         self.sum_access_ns += (served.finish - served.start.max(arrival)) as u128;
         self.last_finish = self.last_finish.max(served.finish);
-        self.response_all.record(response);
         match kind {
             RequestKind::Read => self.response_read.record(response),
             RequestKind::Write => self.response_write.record(response),
-            RequestKind::Trim => {}
+            RequestKind::Trim => self.response_trim.record(response),
         }
+    }
+
+    /// Response times of all requests, merged from those of each kind (one histogram recorded
+    /// per request instead of two).
+    pub fn response_all(&self) -> Latencies {
+        Latencies::merged(&[&self.response_read, &self.response_write, &self.response_trim])
     }
 
     pub fn requests(&self) -> u64 {

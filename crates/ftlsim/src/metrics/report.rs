@@ -454,6 +454,7 @@ impl Report {
         let sram_total_bytes = i.sram.iter().map(|s| s.bytes).sum();
         let span = c.last_finish.saturating_sub(c.first_arrival.unwrap_or(0));
         let utilization = ratio(i.busiest_busy_ns, span);
+        let all = LatencySummary::of(&c.response_all());
         let wa_model = WaCounts::new(i.cache, &i.gc_stats, c.pages_written, programs.translation, ppb).model();
         Report {
             host: HostReport {
@@ -473,12 +474,12 @@ impl Report {
             gc_victims: i.gc_victims,
             plane_register_hits: i.plane_register_hits,
             response: ResponseTimes {
-                mean_us: LatencySummary::of(&c.response_all).mean_us,
+                mean_us: all.mean_us,
                 mean_queueing_us: mean(c.sum_queue_ns),
                 mean_access_us: mean(c.sum_access_ns),
                 utilization,
                 saturated: utilization.is_some_and(|u| u >= SATURATED),
-                all: LatencySummary::of(&c.response_all),
+                all,
                 read: LatencySummary::of(&c.response_read),
                 write: LatencySummary::of(&c.response_write),
             },

@@ -3,10 +3,61 @@
 
 use super::{Nanos, OpCosts, PlaneRegisters, Served};
 use crate::config::DeviceConfig;
-use crate::flash::{FlashOp, OpKind};
+use crate::flash::{BlockLayout, Divisor, FlashOp, Geometry, OpKind, Ppn};
+
+/// The plane of a page (see [`Geometry::plane_of_block`]): one shift and one mask when the
+/// geometry's counts are powers of two, as they nearly always are; two divisions otherwise.
+enum Planes {
+    /// `(ppn >> shift) & mask`.
+    Shifted {
+        shift: u32,
+        mask: u32,
+    },
+    Divided {
+        pages_per_block: Divisor,
+        per: Divisor,
+        layout: BlockLayout,
+    },
+}
+
+impl Planes {
+    fn new(g: &Geometry) -> Self {
+        let (planes, per_plane) = (g.total_planes(), g.blocks_per_plane);
+        let pages = g.pages_per_block;
+        let per = match g.block_layout {
+            BlockLayout::Interleaved => planes,
+            BlockLayout::Contiguous => per_plane,
+        };
+        if !(pages.is_power_of_two() && per.is_power_of_two()) {
+            let (pages_per_block, per) = (Divisor::new(pages), Divisor::new(per));
+            return Planes::Divided { pages_per_block, per, layout: g.block_layout };
+        }
+        match g.block_layout {
+            BlockLayout::Interleaved => Planes::Shifted { shift: pages.trailing_zeros(), mask: planes - 1 },
+            BlockLayout::Contiguous => {
+                Planes::Shifted { shift: pages.trailing_zeros() + per_plane.trailing_zeros(), mask: u32::MAX }
+            }
+        }
+    }
+
+    #[inline]
+    fn of(&self, ppn: Ppn) -> u32 {
+        match *self {
+            Planes::Shifted { shift, mask } => (ppn.get() >> shift) & mask,
+            Planes::Divided { pages_per_block, per, layout } => {
+                let block = pages_per_block.quotient(ppn.get());
+                match layout {
+                    BlockLayout::Interleaved => per.remainder(block),
+                    BlockLayout::Contiguous => per.quotient(block),
+                }
+            }
+        }
+    }
+}
 
 pub struct FifoSingle {
     costs: OpCosts,
+    planes: Planes,
     pub(crate) registers: PlaneRegisters,
     server_free: Nanos,
     /// Time the server spent serving.
@@ -18,18 +69,17 @@ pub struct FifoSingle {
 impl FifoSingle {
     pub fn new(costs: OpCosts, device: &DeviceConfig) -> Self {
         let registers = PlaneRegisters::new(device.timing.plane_register, device.geometry.total_planes());
-        FifoSingle { costs, registers, server_free: 0, busy: 0, cpu_busy: 0 }
+        FifoSingle { planes: Planes::new(&costs.geometry), costs, registers, server_free: 0, busy: 0, cpu_busy: 0 }
     }
 
     /// Service time of one operation, updating the plane registers.
     #[inline]
     fn cost(&mut self, op: &FlashOp) -> Nanos {
         let c = &self.costs;
-        let g = &c.geometry;
-        let plane = g.plane_of_block(g.block_of(op.ppn));
+        let plane = || self.planes.of(op.ppn);
         match op.kind {
             OpKind::Read => {
-                let hit = self.registers.read(plane, op.ppn);
+                let hit = self.registers.read(plane(), op.ppn);
                 if hit {
                     c.page_transfer
                 } else {
@@ -37,7 +87,7 @@ impl FifoSingle {
                 }
             }
             OpKind::SpareRead => {
-                let hit = self.registers.read(plane, op.ppn);
+                let hit = self.registers.read(plane(), op.ppn);
                 if hit {
                     c.spare_transfer
                 } else {
@@ -45,11 +95,11 @@ impl FifoSingle {
                 }
             }
             OpKind::Program => {
-                self.registers.program(plane, op.ppn);
+                self.registers.program(plane(), op.ppn);
                 c.page_transfer + c.program_array
             }
             OpKind::Erase => {
-                self.registers.erase(plane, op.ppn, g.pages_per_block);
+                self.registers.erase(plane(), op.ppn, c.geometry.pages_per_block);
                 c.erase
             }
             OpKind::Compute(task) => {
@@ -134,6 +184,24 @@ mod tests {
         // 6,737 cycles at 619 MHz.
         assert_eq!(s.finish, READ + 10_884);
         assert_eq!(t.cpu_busy, 10_884);
+    }
+
+    #[test]
+    fn planes_by_shifts_agree_with_the_geometry() {
+        let mut g = Config::preset("mlc8g").unwrap().device.geometry;
+        for (layout, pages, blocks) in [
+            (BlockLayout::Interleaved, 256, 2048),
+            (BlockLayout::Contiguous, 256, 2048),
+            (BlockLayout::Interleaved, 384, 2048),
+            (BlockLayout::Contiguous, 256, 1000),
+        ] {
+            (g.block_layout, g.pages_per_block, g.blocks_per_plane) = (layout, pages, blocks);
+            let planes = Planes::new(&g);
+            for ppn in (0..g.total_pages()).step_by(97).chain([g.total_pages() - 1]) {
+                let ppn = Ppn::new(ppn);
+                assert_eq!(planes.of(ppn), g.plane_of_block(g.block_of(ppn)), "{layout:?} {pages} {blocks} {ppn}");
+            }
+        }
     }
 
     #[test]

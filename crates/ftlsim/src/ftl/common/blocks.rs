@@ -305,8 +305,29 @@ impl BlockManager {
     /// During GC every allocation, whatever unit it asks for, goes to the unit being collected:
     /// a collection lives on its own unit's reserve (a mapping write-back sent to another unit
     /// would spend that unit's reserve without collecting there).
-    #[inline]
+    #[inline(always)]
     pub fn allocate<R: Relocate>(
+        &mut self,
+        unit: u32,
+        stream: StreamId,
+        reloc: &mut R,
+        ctx: &mut FtlCtx,
+    ) -> Result<Ppn> {
+        // The open block has room (nearly always): the page, without the calls of the general path.
+        let active = self.gc.active_unit();
+        if active.is_none() {
+            self.gc.found_nothing = false;
+        }
+        let ppb = self.geometry.data_pages_per_block();
+        if let Some((block, offset)) = self.frontiers.take_page(active.unwrap_or(unit), stream, ppb) {
+            return Ok(self.geometry.page_at(block, offset));
+        }
+        self.allocate_opening(unit, stream, reloc, ctx)
+    }
+
+    /// [`BlockManager::allocate`] where the open block is full or missing.
+    #[inline(never)]
+    fn allocate_opening<R: Relocate>(
         &mut self,
         unit: u32,
         stream: StreamId,
@@ -522,29 +543,35 @@ impl BlockManager {
     /// logged (not for a GC victim's pages, erased next, nor for invalidation pages, whose
     /// validity the IPT tells); call [`BlockManager::write_back_log`] once the operation that
     /// invalidated has programmed what supersedes the page.
-    #[inline]
+    #[inline(always)]
     pub fn invalidate(&mut self, ppn: Ppn, flash: &FlashArray) -> Result<()> {
         let valid = self.invalidate_unlogged(ppn, flash)?;
-        if let Some(log) = &mut self.ilog {
-            let pbn = self.geometry.block_of(ppn);
-            if self.role[pbn.index()] != BlockRole::Victim && flash.block_kind(pbn) != PageKind::InvalidationLog {
-                let all_invalid = valid == 0 && flash.write_pointer(pbn) == self.geometry.data_pages_per_block();
-                log.invalidate(pbn, self.geometry.page_offset(ppn), all_invalid);
-            }
+        if self.ilog.is_some() {
+            self.log_invalidation(ppn, valid, flash);
         }
         Ok(())
+    }
+
+    /// ILog's part of [`BlockManager::invalidate`] (kept out of the path of the other FTLs).
+    #[inline(never)]
+    fn log_invalidation(&mut self, ppn: Ppn, valid: u32, flash: &FlashArray) {
+        let Some(log) = &mut self.ilog else { return };
+        let pbn = self.geometry.block_of(ppn);
+        if self.role[pbn.index()] != BlockRole::Victim && flash.block_kind(pbn) != PageKind::InvalidationLog {
+            let all_invalid = valid == 0 && flash.write_pointer(pbn) == self.geometry.data_pages_per_block();
+            log.invalidate(pbn, self.geometry.page_offset(ppn), all_invalid);
+        }
     }
 
     /// Marks a page invalid without logging it in ILog: an invalidation a power loss may undo
     /// (a trim the FTL keeps in SRAM, after which recovery may bring the page back), which the
     /// log must not claim. Returns the block's valid pages left.
-    #[inline]
+    #[inline(always)]
     pub fn invalidate_unlogged(&mut self, ppn: Ppn, flash: &FlashArray) -> Result<u32> {
-        let Some(valid) = self.validity.invalidate(ppn, flash) else {
-            let state = if flash.is_programmed(ppn) { "invalid already" } else { "free" };
-            return Err(SimError::FlashRule { op: "invalidate", ppn, rule: format!("page is {state}, not valid") });
+        let Some((pbn, valid)) = self.validity.invalidate(ppn, flash) else {
+            return Err(not_valid(ppn, flash));
         };
-        self.gc.victims_mut().update(self.geometry.block_of(ppn), valid);
+        self.gc.victims_mut().update(pbn, valid);
         Ok(valid)
     }
 
@@ -754,6 +781,14 @@ impl BlockManager {
         }
         Ok(())
     }
+}
+
+/// The error of invalidating a page that is not valid (kept out of the invalidation's path).
+#[cold]
+#[inline(never)]
+fn not_valid(ppn: Ppn, flash: &FlashArray) -> SimError {
+    let state = if flash.is_programmed(ppn) { "invalid already" } else { "free" };
+    SimError::FlashRule { op: "invalidate", ppn, rule: format!("page is {state}, not valid") }
 }
 
 #[cfg(test)]

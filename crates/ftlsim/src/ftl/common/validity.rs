@@ -13,13 +13,13 @@
 //!   which checks every answer and the invariants, and are never consulted for a decision.
 
 use crate::config::ValidityTracking;
-use crate::flash::{FlashArray, Geometry, Pbn, Ppn};
+use crate::flash::{Divisor, FlashArray, Geometry, Pbn, Ppn};
 use crate::ftl::SramItem;
 use crate::mem::zeroed_vec;
 
 pub struct Validity {
     tracking: ValidityTracking,
-    pages_per_block: u32,
+    pages_per_block: Divisor,
     invalid_bits: Vec<u64>,
     /// Invalidated pages per block since its erase.
     invalid: Vec<u32>,
@@ -29,7 +29,7 @@ impl Validity {
     pub fn new(geometry: &Geometry, tracking: ValidityTracking) -> Self {
         Validity {
             tracking,
-            pages_per_block: geometry.pages_per_block,
+            pages_per_block: Divisor::new(geometry.pages_per_block),
             invalid_bits: zeroed_vec((geometry.total_pages() as usize).div_ceil(64)),
             invalid: zeroed_vec(geometry.total_blocks() as usize),
         }
@@ -73,24 +73,30 @@ impl Validity {
         flash.programmed_count(pbn) - self.invalid[pbn.index()]
     }
 
-    /// Marks a valid page invalid; returns its block's remaining valid count, or `None` if the
-    /// page was not valid (free, or invalid already).
-    #[inline]
-    pub fn invalidate(&mut self, ppn: Ppn, flash: &FlashArray) -> Option<u32> {
+    /// Marks a valid page invalid; returns its block and the block's remaining valid count, or
+    /// `None` if the page was not valid (free, or invalid already).
+    #[inline(always)]
+    pub fn invalidate(&mut self, ppn: Ppn, flash: &FlashArray) -> Option<(Pbn, u32)> {
         if !self.is_valid(ppn, flash) {
             return None;
         }
         self.invalid_bits[ppn.index() >> 6] |= 1u64 << (ppn.get() & 63);
-        let pbn = Pbn::new(ppn.get() / self.pages_per_block);
+        let pbn = Pbn::new(self.pages_per_block.quotient(ppn.get()));
         self.invalid[pbn.index()] += 1;
-        Some(self.valid_count(pbn, flash))
+        Some((pbn, self.valid_count(pbn, flash)))
     }
 
-    /// Forgets the invalidations of an erased block.
+    /// Forgets the invalidations of an erased block: its bits cleared a word at a time.
     pub fn erased(&mut self, pbn: Pbn) {
-        let first = pbn.index() * self.pages_per_block as usize;
-        for page in first..first + self.pages_per_block as usize {
-            self.invalid_bits[page >> 6] &= !(1u64 << (page & 63));
+        let first = pbn.index() * self.pages_per_block.get() as usize;
+        let end = first + self.pages_per_block.get() as usize;
+        let mut page = first;
+        while page < end {
+            let bit = page & 63;
+            let count = (64 - bit).min(end - page);
+            let mask = if count == 64 { u64::MAX } else { ((1u64 << count) - 1) << bit };
+            self.invalid_bits[page >> 6] &= !mask;
+            page += count;
         }
         self.invalid[pbn.index()] = 0;
     }
@@ -108,7 +114,7 @@ impl Validity {
     pub fn prefetch(&self, ppn: Ppn) {
         if let Some(bits) = self.invalid_bits.get(ppn.index() >> 6) {
             crate::mem::prefetch(bits);
-            crate::mem::prefetch(&self.invalid[ppn.index() / self.pages_per_block as usize]);
+            crate::mem::prefetch(&self.invalid[self.pages_per_block.quotient(ppn.get()) as usize]);
         }
     }
 

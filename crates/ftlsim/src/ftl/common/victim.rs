@@ -127,7 +127,7 @@ impl VictimIndex {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn file(&mut self, pbn: Pbn, weight: u32) {
         self.clock += 1;
         let bucket = self.bucket(self.buckets.payload(pbn.get()).unit, weight);
@@ -145,7 +145,7 @@ impl VictimIndex {
     }
 
     /// Moves a filed block to the bucket of its new valid count.
-    #[inline]
+    #[inline(always)]
     pub fn update(&mut self, pbn: Pbn, valid: u32) {
         if self.is_filed(pbn) {
             self.buckets.remove(pbn.get());
