@@ -104,7 +104,8 @@ impl TwoLevelCache {
             order,
             slots: slots as u32,
             free: (0..slots as u32).rev().collect(),
-            slot_of: LpnMap::with_capacity(slots),
+            // Prefetching loads runs of neighbouring entries, and evicting a node takes them together.
+            slot_of: LpnMap::with_runs(slots),
             entries: ListSet::new(slots, tps),
             clean: ListSet::new(slots, tps),
             sum_last: vec![0; tps],
