@@ -10,10 +10,11 @@
 //! times the cache's entries it is small enough to stay in the CPU cache, and the bucket of an
 //! LPN is known without a load, so the lookahead can prefetch it.
 //!
-//! [`LpnMap::with_runs`] keeps runs of consecutive LPNs together instead: the hash picks a group
-//! of eight buckets (one 64-byte line of `u32` values) for every eight aligned LPNs, which sit in
-//! it in order, so a cache that looks up or evicts the entries of a sequential run (TPFTL's
-//! prefetching) reads one line per eight of them instead of one per entry.
+//! `LpnMap<V, RUN_BITS>` keeps runs of consecutive LPNs together instead: the hash picks a group
+//! of 2^RUN_BITS buckets for every 2^RUN_BITS aligned LPNs, which sit in it in order, so a cache
+//! that looks up or evicts the entries of a sequential run (TPFTL's prefetching, [`RUNS`]: eight
+//! `(u32, u32)` pairs, one 64-byte line) reads one line per eight of them instead of one per
+//! entry. The default, 0, hashes each LPN on its own (a constant, so that costs nothing).
 //!
 //! The write buffer's index and Delta-FTL's DMT (by LPN) and delta-page accounting (keyed by the
 //! delta page's PPN, another 32-bit number below `u32::MAX`) use the same table.
@@ -25,41 +26,29 @@ const MULTIPLIER: u32 = 0x9E37_79B9;
 const MIN_BUCKETS: usize = 16;
 /// Buckets per pair at most.
 const SPREAD: usize = 4;
-/// log2 of the aligned LPNs that [`LpnMap::with_runs`] keeps in one group of buckets (eight
-/// `(u32, u32)` pairs: one 64-byte line).
-const RUN_BITS: u32 = 3;
+/// The `RUN_BITS` of a map of `u32` values that keeps each eight aligned LPNs in one line.
+pub const RUNS: u32 = 3;
 
-pub struct LpnMap<V> {
+pub struct LpnMap<V, const RUN_BITS: u32 = 0> {
     /// (LPN, value) pairs; the key is [`EMPTY`] in an empty bucket.
     buckets: Vec<(u32, V)>,
     len: usize,
-    /// 32 - log2(bucket count) + `run_bits`: the hash's top bits pick the group of buckets.
+    /// 32 - log2(bucket count) + RUN_BITS: the hash's top bits pick the group of buckets.
     shift: u32,
-    /// log2 of the LPNs hashed together (0: each LPN on its own).
-    run_bits: u32,
 }
 
-impl<V: Copy + Default> LpnMap<V> {
+impl<V: Copy + Default, const RUN_BITS: u32> LpnMap<V, RUN_BITS> {
     /// A map sized for `entries` pairs (it grows beyond them if it must).
     pub fn with_capacity(entries: usize) -> Self {
-        Self::sized(entries, 0)
-    }
-
-    /// A map sized for `entries` pairs that keeps each eight aligned LPNs in adjacent buckets.
-    pub fn with_runs(entries: usize) -> Self {
-        Self::sized(entries, RUN_BITS)
-    }
-
-    fn sized(entries: usize, run_bits: u32) -> Self {
         let buckets = (entries * SPREAD).next_power_of_two().max(MIN_BUCKETS);
-        let shift = 32 - buckets.trailing_zeros() + run_bits;
-        LpnMap { buckets: vec![(EMPTY, V::default()); buckets], len: 0, shift, run_bits }
+        let shift = 32 - buckets.trailing_zeros() + RUN_BITS;
+        LpnMap { buckets: vec![(EMPTY, V::default()); buckets], len: 0, shift }
     }
 
     #[inline]
     fn home(&self, lpn: u32) -> usize {
-        let group = (lpn >> self.run_bits).wrapping_mul(MULTIPLIER) >> self.shift;
-        ((group << self.run_bits) | (lpn & ((1 << self.run_bits) - 1))) as usize
+        let group = (lpn >> RUN_BITS).wrapping_mul(MULTIPLIER) >> self.shift;
+        ((group << RUN_BITS) | (lpn & ((1 << RUN_BITS) - 1))) as usize
     }
 
     #[inline]
@@ -136,7 +125,7 @@ impl<V: Copy + Default> LpnMap<V> {
 
     fn grow(&mut self) {
         let old = std::mem::take(&mut self.buckets);
-        *self = LpnMap::sized(old.len() * 2 / SPREAD, self.run_bits);
+        *self = LpnMap::with_capacity(old.len() * 2 / SPREAD);
         for (key, value) in old {
             if key != EMPTY {
                 self.insert(key, value);
@@ -183,11 +172,12 @@ mod tests {
 
     #[test]
     fn agrees_with_a_reference_map_through_inserts_updates_removals_and_growth() {
-        agrees_with_a_reference_map(LpnMap::with_capacity(8));
-        agrees_with_a_reference_map(LpnMap::with_runs(8));
+        agrees_with_a_reference_map::<0>();
+        agrees_with_a_reference_map::<RUNS>();
     }
 
-    fn agrees_with_a_reference_map(mut map: LpnMap<u32>) {
+    fn agrees_with_a_reference_map<const RUN_BITS: u32>() {
+        let mut map: LpnMap<u32, RUN_BITS> = LpnMap::with_capacity(8);
         let mut reference = HashMap::new();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         for step in 0..20_000u32 {

@@ -21,6 +21,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::map::RUNS;
 use super::LpnMap;
 use crate::flash::{Lpn, Ppn, Tpn};
 use crate::ftl::common::ListSet;
@@ -66,7 +67,7 @@ pub struct TwoLevelCache {
     order: PageOrder,
     slots: u32,
     free: Vec<u32>,
-    slot_of: LpnMap<u32>,
+    slot_of: LpnMap<u32, RUNS>,
     /// List `tp`: every cached entry of TP `tp`, most recently used first, with each entry's state.
     entries: ListSet<Entry>,
     /// List `tp`: the clean entries of TP `tp`, most recently used first (the others are dirty).
@@ -105,7 +106,7 @@ impl TwoLevelCache {
             slots: slots as u32,
             free: (0..slots as u32).rev().collect(),
             // Prefetching loads runs of neighbouring entries, and evicting a node takes them together.
-            slot_of: LpnMap::with_runs(slots),
+            slot_of: LpnMap::with_capacity(slots),
             entries: ListSet::new(slots, tps),
             clean: ListSet::new(slots, tps),
             sum_last: vec![0; tps],
