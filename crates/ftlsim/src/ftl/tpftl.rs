@@ -349,21 +349,29 @@ impl Tpftl {
 
     /// Rule 2 (paper 002 §4.5, spec A.7.4): cuts the prefetch length `k` so that the requested
     /// entry and the uncached ones among the next `k` fit after evicting from one node; returns
-    /// the length and that node (`None`: no eviction needed, or no other node to evict from).
-    fn plan(&mut self, lpn: Lpn, k: u32) -> (u32, Option<Tpn>) {
+    /// the length, the entries it loads, and that node (`None`: no eviction needed, or no other
+    /// node to evict from).
+    fn plan(&mut self, lpn: Lpn, k: u32) -> (u32, u64, Option<Tpn>) {
         let tp = self.store.tp_of(lpn);
         let node = if self.cache.node_len(tp) == 0 { self.cache.node_bytes() } else { 0 };
         let need = |entries: u64, e: u64| entries * e + node;
         let e = self.cache.entry_bytes();
         let free = self.cache.free_bytes();
-        if need(self.loads(lpn, k).last().unwrap_or(1), e) <= free {
-            return (k, None);
+        let all = self.loads(lpn, k).last().unwrap_or(1);
+        if need(all, e) <= free {
+            return (k, all, None);
         }
-        let Some(victim) = self.cache.coldest_except(tp) else { return (0, None) };
+        let Some(victim) = self.cache.coldest_except(tp) else { return (0, 1, None) };
         let n_v = self.cache.node_len(victim);
         let room = free + n_v as u64 * e + self.cache.node_bytes();
-        let fits = self.loads(lpn, k.min(n_v)).take_while(|&n| need(n, e) <= room).count();
-        (fits.saturating_sub(1) as u32, Some(victim))
+        // The longest prefix that fits (at least the requested entry alone).
+        let (fits, loads) = self
+            .loads(lpn, k.min(n_v))
+            .take_while(|&n| need(n, e) <= room)
+            .enumerate()
+            .last()
+            .map_or((0, 1), |(j, n)| (j as u32, n));
+        (fits, loads, Some(victim))
     }
 
     /// For j = 0..=k, the entries a miss on `lpn` loads with a prefetch length of j.
@@ -517,9 +525,8 @@ impl DemandScheme for Tpftl {
             return Ok(self.cache.ppn(slot));
         }
         let wanted = self.prefetch_length(lpn);
-        let (k, victim) = self.plan(lpn, wanted);
+        let (k, loads, victim) = self.plan(lpn, wanted);
         let targets = (1..=k).map(|d| lpn.offset(d));
-        let loads = 1 + targets.clone().filter(|&p| self.cache.get(p).is_none()).count() as u64;
         let tp = self.store.tp_of(lpn);
         let wrote = self.make_room(tp, loads, victim, blocks, ctx)?;
         let fetched = self.store.fetch(tp, ctx)?;
@@ -724,7 +731,8 @@ mod tests {
         // (1) 1:336 misses, its TP node is cached; (2) two consecutive cached predecessors: length 2.
         assert_eq!(r.tp.prefetch_length(at(1, 336)), 2);
         // (3) Rule 2: the LRU node 3 holds one entry, so the length is cut to 1.
-        assert_eq!(r.tp.plan(at(1, 336), 2), (1, Some(Tpn::new(3))));
+        // (1:336 and 1:337 load two entries.)
+        assert_eq!(r.tp.plan(at(1, 336), 2), (1, 2, Some(Tpn::new(3))));
         r.translate(at(1, 336));
         // Node 3 and 3:27 evicted (counter -1, two slots freed); (4) one read of TP 1;
         // (5)-(6) 1:336 and 1:337 loaded, 1:338 not.

@@ -90,6 +90,11 @@ impl<P: Copy + Default> ListSet<P> {
     pub fn toward_front(&self, slot: u32) -> Option<u32> {
         Some(self.nodes[slot as usize].prev).filter(|&s| s != NIL)
     }
+    /// The neighbour towards the back.
+    #[inline]
+    pub fn toward_back(&self, slot: u32) -> Option<u32> {
+        Some(self.nodes[slot as usize].next).filter(|&s| s != NIL)
+    }
 
     #[inline]
     pub fn push_front(&mut self, list: u32, slot: u32) {
@@ -123,6 +128,24 @@ impl<P: Copy + Default> ListSet<P> {
         if old != NIL {
             self.nodes[old as usize].next = slot;
         }
+    }
+
+    /// Links an unlisted slot right behind `anchor` (toward the back), in `anchor`'s list.
+    #[inline]
+    pub fn insert_behind(&mut self, anchor: u32, slot: u32) {
+        debug_assert_eq!(self.nodes[slot as usize].owner, NIL, "slot {slot} is already listed");
+        let Node { next, owner, .. } = self.nodes[anchor as usize];
+        debug_assert_ne!(owner, NIL, "anchor {anchor} is not listed");
+        let ends = &mut self.lists[owner as usize];
+        ends.len += 1;
+        if next == NIL {
+            ends.tail = slot;
+        } else {
+            self.nodes[next as usize].prev = slot;
+        }
+        self.nodes[anchor as usize].next = slot;
+        let node = &mut self.nodes[slot as usize];
+        (node.prev, node.next, node.owner) = (anchor, next, owner);
     }
 
     /// Unlinks a slot from its list; does nothing if it is in none.
@@ -213,5 +236,16 @@ mod tests {
         l.remove(3);
         assert!(l.is_empty(0) && l.back(0).is_none() && l.front(0).is_none());
         assert_eq!(l.toward_front(1), None);
+    }
+
+    #[test]
+    fn insert_behind_links_a_slot_toward_the_back_of_its_anchor() {
+        let mut l = ListSet::new(6, 2);
+        l.push_front(1, 1);
+        l.insert_behind(1, 2); // behind the only slot: the new back
+        l.insert_behind(1, 3); // between 1 and 2
+        assert_eq!(order(&l, 1), [2, 3, 1]);
+        assert_eq!((l.front(1), l.back(1), l.len(1), l.list_of(3)), (Some(1), Some(2), 3, Some(1)));
+        assert_eq!((l.toward_front(2), l.toward_front(3), l.toward_back(1)), (Some(3), Some(1), Some(3)));
     }
 }

@@ -10,6 +10,12 @@
 //! times the cache's entries it is small enough to stay in the CPU cache, and the bucket of an
 //! LPN is known without a load, so the lookahead can prefetch it.
 //!
+//! `LpnMap<V, RUN_BITS>` keeps runs of consecutive LPNs together instead: the hash picks a group
+//! of 2^RUN_BITS buckets for every 2^RUN_BITS aligned LPNs, which sit in it in order, so a cache
+//! that looks up or evicts the entries of a sequential run (TPFTL's prefetching, [`RUNS`]: eight
+//! `(u32, u32)` pairs, one 64-byte line) reads one line per eight of them instead of one per
+//! entry. The default, 0, hashes each LPN on its own (a constant, so that costs nothing).
+//!
 //! The write buffer's index and Delta-FTL's DMT (by LPN) and delta-page accounting (keyed by the
 //! delta page's PPN, another 32-bit number below `u32::MAX`) use the same table.
 
@@ -20,25 +26,29 @@ const MULTIPLIER: u32 = 0x9E37_79B9;
 const MIN_BUCKETS: usize = 16;
 /// Buckets per pair at most.
 const SPREAD: usize = 4;
+/// The `RUN_BITS` of a map of `u32` values that keeps each eight aligned LPNs in one line.
+pub const RUNS: u32 = 3;
 
-pub struct LpnMap<V> {
+pub struct LpnMap<V, const RUN_BITS: u32 = 0> {
     /// (LPN, value) pairs; the key is [`EMPTY`] in an empty bucket.
     buckets: Vec<(u32, V)>,
     len: usize,
-    /// 32 - log2(bucket count): the hash's top bits pick the bucket.
+    /// 32 - log2(bucket count) + RUN_BITS: the hash's top bits pick the group of buckets.
     shift: u32,
 }
 
-impl<V: Copy + Default> LpnMap<V> {
+impl<V: Copy + Default, const RUN_BITS: u32> LpnMap<V, RUN_BITS> {
     /// A map sized for `entries` pairs (it grows beyond them if it must).
     pub fn with_capacity(entries: usize) -> Self {
         let buckets = (entries * SPREAD).next_power_of_two().max(MIN_BUCKETS);
-        LpnMap { buckets: vec![(EMPTY, V::default()); buckets], len: 0, shift: 32 - buckets.trailing_zeros() }
+        let shift = 32 - buckets.trailing_zeros() + RUN_BITS;
+        LpnMap { buckets: vec![(EMPTY, V::default()); buckets], len: 0, shift }
     }
 
     #[inline]
     fn home(&self, lpn: u32) -> usize {
-        (lpn.wrapping_mul(MULTIPLIER) >> self.shift) as usize
+        let group = (lpn >> RUN_BITS).wrapping_mul(MULTIPLIER) >> self.shift;
+        ((group << RUN_BITS) | (lpn & ((1 << RUN_BITS) - 1))) as usize
     }
 
     #[inline]
@@ -162,12 +172,22 @@ mod tests {
 
     #[test]
     fn agrees_with_a_reference_map_through_inserts_updates_removals_and_growth() {
-        let mut map: LpnMap<u32> = LpnMap::with_capacity(8);
+        agrees_with_a_reference_map::<0>();
+        agrees_with_a_reference_map::<RUNS>();
+    }
+
+    fn agrees_with_a_reference_map<const RUN_BITS: u32>() {
+        let mut map: LpnMap<u32, RUN_BITS> = LpnMap::with_capacity(8);
         let mut reference = HashMap::new();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         for step in 0..20_000u32 {
             // A small key range makes long probe runs and many removals inside them.
-            let lpn = rng.gen_range(0..300u32) * if step % 2 == 0 { 1 } else { 4096 };
+            let lpn = match step % 3 {
+                0 => rng.gen_range(0..300u32),
+                1 => rng.gen_range(0..300u32) * 4096,
+                // Runs of neighbours share a group of buckets.
+                _ => rng.gen_range(0..100u32) * 4096 + rng.gen_range(0..12u32),
+            };
             if rng.gen_bool(0.1) {
                 if let Some(value) = map.get_mut(lpn) {
                     *value += 1;
@@ -184,7 +204,7 @@ mod tests {
             assert_eq!(map.len(), reference.len());
             assert_eq!(map.get(lpn), reference.get(&lpn).copied());
         }
-        for lpn in 0..300 * 4096 {
+        for lpn in 0..300 * 4096 + 12 {
             assert_eq!(map.get(lpn), reference.get(&lpn).copied(), "LPN {lpn}");
         }
         let mut pairs: Vec<(u32, u32)> = map.iter().collect();

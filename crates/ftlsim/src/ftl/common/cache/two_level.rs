@@ -9,7 +9,10 @@
 //! evicting a node's last entry frees both.
 //!
 //! Cost: a hit, an insertion, a GC update and a removal are O(1) on the entry level (intrusive
-//! lists over preallocated slots, an [`LpnMap`] lookup, no allocation). The node order is a binary
+//! lists over preallocated slots, an [`LpnMap`] lookup, no allocation). An entry's LPN, PPN and
+//! last access sit beside its entry-list links (one cache line per entry: the cache holds tens of
+//! thousands, far more than the CPU cache, so each array touched per eviction cost a miss), and
+//! an entry is dirty exactly when it is not in its node's clean list. The node order is a binary
 //! heap indexed by TP whose stored keys are lower bounds of the nodes' current hotness: a hit or
 //! an insertion only raises a node's hotness, so it leaves the heap alone (O(1)); the coldest
 //! node is found by refreshing stale keys at the top, and a node whose hotness an eviction lowers
@@ -18,6 +21,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::map::RUNS;
 use super::LpnMap;
 use crate::flash::{Lpn, Ppn, Tpn};
 use crate::ftl::common::ListSet;
@@ -50,18 +54,23 @@ impl Key {
     }
 }
 
+/// An entry node's state, kept with its entry-list links.
+#[derive(Debug, Clone, Copy, Default)]
+struct Entry {
+    /// The global access count at its last access.
+    last: u64,
+    lpn: u32,
+    ppn: Option<Ppn>,
+}
+
 pub struct TwoLevelCache {
     order: PageOrder,
-    // Entry nodes, one per slot.
-    lpn: Vec<Lpn>,
-    ppn: Vec<Option<Ppn>>,
-    last: Vec<u64>,
-    dirty: Vec<bool>,
+    slots: u32,
     free: Vec<u32>,
-    slot_of: LpnMap<u32>,
-    /// List `tp`: every cached entry of TP `tp`, most recently used first.
-    entries: ListSet,
-    /// List `tp`: the clean entries of TP `tp`, most recently used first.
+    slot_of: LpnMap<u32, RUNS>,
+    /// List `tp`: every cached entry of TP `tp`, most recently used first, with each entry's state.
+    entries: ListSet<Entry>,
+    /// List `tp`: the clean entries of TP `tp`, most recently used first (the others are dirty).
     clean: ListSet,
     // TP nodes, indexed by TP number (a node exists while its entry list is non-empty).
     sum_last: Vec<u64>,
@@ -94,11 +103,9 @@ impl TwoLevelCache {
         let tps = logical_pages.div_ceil(entries_per_tp) as usize;
         TwoLevelCache {
             order,
-            lpn: vec![Lpn::new(0); slots],
-            ppn: vec![None; slots],
-            last: vec![0; slots],
-            dirty: vec![false; slots],
+            slots: slots as u32,
             free: (0..slots as u32).rev().collect(),
+            // Prefetching loads runs of neighbouring entries, and evicting a node takes them together.
             slot_of: LpnMap::with_capacity(slots),
             entries: ListSet::new(slots, tps),
             clean: ListSet::new(slots, tps),
@@ -121,20 +128,24 @@ impl TwoLevelCache {
         self.slot_of.get(lpn.get())
     }
     #[inline]
+    fn entry(&self, slot: u32) -> &Entry {
+        self.entries.payload(slot)
+    }
+    #[inline]
     pub fn lpn(&self, slot: u32) -> Lpn {
-        self.lpn[slot as usize]
+        Lpn::new(self.entry(slot).lpn)
     }
     #[inline]
     pub fn ppn(&self, slot: u32) -> Option<Ppn> {
-        self.ppn[slot as usize]
+        self.entry(slot).ppn
     }
     #[inline]
     pub fn is_dirty(&self, slot: u32) -> bool {
-        self.dirty[slot as usize]
+        self.clean.list_of(slot).is_none()
     }
     #[inline]
     fn tp(&self, slot: u32) -> u32 {
-        self.lpn[slot as usize].get() / self.entries_per_tp
+        self.entry(slot).lpn / self.entries_per_tp
     }
     /// Entries cached for a TP (0: it has no node).
     #[inline]
@@ -152,7 +163,7 @@ impl TwoLevelCache {
     }
     /// Cached entries.
     pub fn len(&self) -> u32 {
-        self.lpn.len() as u32 - self.free.len() as u32
+        self.slots - self.free.len() as u32
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -188,12 +199,13 @@ impl TwoLevelCache {
     /// A hit: the entry moves to the front of its node, whose hotness rises.
     #[inline]
     pub fn touch(&mut self, slot: u32, now: u64) {
-        let (tp, s) = (self.tp(slot), slot as usize);
-        self.sum_last[tp as usize] += now - self.last[s];
-        self.last[s] = now;
+        let tp = self.tp(slot);
+        let entry = self.entries.payload_mut(slot);
+        self.sum_last[tp as usize] += now - entry.last;
+        entry.last = now;
         self.touched[tp as usize] = now;
         self.entries.move_to_front(tp, slot);
-        if !self.dirty[s] {
+        if !self.is_dirty(slot) {
             self.clean.move_to_front(tp, slot);
         }
     }
@@ -204,14 +216,13 @@ impl TwoLevelCache {
     pub fn insert(&mut self, lpn: Lpn, ppn: Option<Ppn>, now: u64) -> bool {
         debug_assert_eq!(self.slot_of.get(lpn.get()), None, "LPN {lpn} is already cached");
         let slot = self.free.pop().expect("insert into a full two-level cache");
-        let s = slot as usize;
         let tp = lpn.get() / self.entries_per_tp;
         let created = self.entries.is_empty(tp);
         if created {
             self.nodes += 1;
             self.sum_last[tp as usize] = 0;
         }
-        (self.lpn[s], self.ppn[s], self.last[s], self.dirty[s]) = (lpn, ppn, now, false);
+        *self.entries.payload_mut(slot) = Entry { last: now, lpn: lpn.get(), ppn };
         self.slot_of.insert(lpn.get(), slot);
         self.entries.push_front(tp, slot);
         self.clean.push_front(tp, slot);
@@ -228,10 +239,8 @@ impl TwoLevelCache {
     /// right after its translation's touch, or a GC update, which is no access: spec T21).
     #[inline]
     pub fn update(&mut self, slot: u32, ppn: Option<Ppn>) {
-        let s = slot as usize;
-        self.ppn[s] = ppn;
-        if !self.dirty[s] {
-            self.dirty[s] = true;
+        self.entries.payload_mut(slot).ppn = ppn;
+        if !self.is_dirty(slot) {
             self.clean.remove(slot);
             let tp = self.tp(slot);
             self.dirty_count[tp as usize] += 1;
@@ -240,12 +249,14 @@ impl TwoLevelCache {
 
     /// Empties a slot; returns (LPN, PPN, dirty, whether its node went with it).
     pub fn remove(&mut self, slot: u32) -> (Lpn, Option<Ppn>, bool, bool) {
-        let (tp, s) = (self.tp(slot), slot as usize);
+        let tp = self.tp(slot);
+        let Entry { last, lpn, ppn } = *self.entry(slot);
+        let dirty = self.is_dirty(slot);
         self.entries.remove(slot);
         self.clean.remove(slot);
-        self.dirty_count[tp as usize] -= self.dirty[s] as u32;
-        self.sum_last[tp as usize] -= self.last[s];
-        self.slot_of.remove(self.lpn[s].get());
+        self.dirty_count[tp as usize] -= dirty as u32;
+        self.sum_last[tp as usize] -= last;
+        self.slot_of.remove(lpn);
         self.free.push(slot);
         let gone = self.entries.is_empty(tp);
         if gone {
@@ -260,7 +271,7 @@ impl TwoLevelCache {
                 self.sift_up(self.pos[tp as usize] as usize);
             }
         }
-        (self.lpn[s], self.ppn[s], self.dirty[s], gone)
+        (Lpn::new(lpn), ppn, dirty, gone)
     }
 
     /// Brings the lookup of `lpn` toward the CPU cache (a hint: GC looks ahead in its victim).
@@ -306,23 +317,27 @@ impl TwoLevelCache {
     }
 
     /// Marks every dirty entry of a TP clean, handing each (LPN, PPN) to `f` (a batch write-back),
-    /// and rebuilds the node's clean list in recency order.
+    /// and links each into the node's clean list at its recency position. Walks the node from its
+    /// most recently used entry to its least recently used dirty one (not the whole node: dirty
+    /// entries are mostly recent ones, written after their translation's touch).
     pub fn clean_tp(&mut self, tp: Tpn, mut f: impl FnMut(Lpn, Option<Ppn>)) {
         let tp = tp.get();
-        if self.dirty_count[tp as usize] == 0 {
-            return;
-        }
-        let mut cursor = self.entries.back(tp);
-        while let Some(slot) = cursor {
-            let s = slot as usize;
-            if self.dirty[s] {
-                f(self.lpn[s], self.ppn[s]);
-                self.dirty[s] = false;
-            } else {
-                self.clean.remove(slot);
+        let mut left = self.dirty_count[tp as usize];
+        // The nearest more recent entry in the clean list.
+        let mut newer = None;
+        let mut cursor = self.entries.front(tp);
+        while left > 0 {
+            let slot = cursor.expect("a node's dirty count is at most its entries");
+            if self.is_dirty(slot) {
+                f(self.lpn(slot), self.ppn(slot));
+                match newer {
+                    Some(anchor) => self.clean.insert_behind(anchor, slot),
+                    None => self.clean.push_front(tp, slot),
+                }
+                left -= 1;
             }
-            self.clean.push_front(tp, slot);
-            cursor = self.entries.toward_front(slot);
+            newer = Some(slot);
+            cursor = self.entries.toward_back(slot);
         }
         self.dirty_count[tp as usize] = 0;
     }
@@ -346,7 +361,7 @@ impl TwoLevelCache {
         }
         self.heap.clear();
         self.slot_of.clear();
-        self.free = (0..self.lpn.len() as u32).rev().collect();
+        self.free = (0..self.slots).rev().collect();
         self.entries.clear();
         self.clean.clear();
         self.nodes = 0;
@@ -458,26 +473,27 @@ impl TwoLevelCache {
             }
             let (mut sum, mut dirty, mut clean, mut prev) = (0u64, 0u32, 0u32, u64::MAX);
             for slot in self.entries.iter_from_back(tp).collect::<Vec<_>>().into_iter().rev() {
-                let s = slot as usize;
-                if self.tp(slot) != tp || self.slot_of.get(self.lpn[s].get()) != Some(slot) {
-                    return Err(format!("slot {slot} (LPN {}) is misfiled under TP node {tp}", self.lpn[s]));
+                let Entry { last, lpn, .. } = *self.entry(slot);
+                if self.tp(slot) != tp || self.slot_of.get(lpn) != Some(slot) {
+                    return Err(format!("slot {slot} (LPN {lpn}) is misfiled under TP node {tp}"));
                 }
-                if self.last[s] > prev {
+                if last > prev {
                     return Err(format!("TP node {tp}'s entry list is out of recency order"));
                 }
-                prev = self.last[s];
-                sum += self.last[s];
-                dirty += self.dirty[s] as u32;
-                clean += !self.dirty[s] as u32;
-                if (self.clean.list_of(slot) == Some(tp)) == self.dirty[s] {
+                prev = last;
+                sum += last;
+                dirty += self.is_dirty(slot) as u32;
+                clean += !self.is_dirty(slot) as u32;
+                if self.clean.list_of(slot).is_some_and(|l| l != tp) {
                     return Err(format!(
-                        "LPN {} (dirty {}) is misfiled in the clean lists",
-                        self.lpn[s], self.dirty[s]
+                        "clean LPN {lpn} of TP node {tp} is in clean list {:?}",
+                        self.clean.list_of(slot)
                     ));
                 }
             }
-            let recency: Vec<u64> = self.clean.iter_from_back(tp).map(|s| self.last[s as usize]).collect();
-            if recency.windows(2).any(|w| w[0] > w[1]) {
+            // The clean list is the node's entry list without its dirty entries, in the same order.
+            let clean_entries = self.entries.iter_from_back(tp).filter(|&s| !self.is_dirty(s));
+            if !clean_entries.eq(self.clean.iter_from_back(tp)) {
                 return Err(format!("TP node {tp}'s clean list is out of recency order"));
             }
             if sum != self.sum_last[tp as usize]
@@ -502,8 +518,7 @@ impl TwoLevelCache {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.lpn.len() * 17
-            + self.slot_of.memory_bytes()
+        self.slot_of.memory_bytes()
             + self.free.capacity() * 4
             + self.entries.memory_bytes()
             + self.clean.memory_bytes()
@@ -626,6 +641,13 @@ mod tests {
                     if rng & 1 == 0 {
                         c.update(slot, Some(Ppn::new(now as u32)));
                     }
+                    // A GC update (no access) dirties an older entry; a batch write-back cleans a node.
+                    if let Some(other) = c.get(Lpn::new(lpn ^ 3)).filter(|_| rng & 48 == 0) {
+                        c.update(other, None);
+                    }
+                    if rng & 12 == 0 {
+                        c.clean_tp(Tpn::new(lpn / 8), |_, _| {});
+                    }
                 }
                 None => {
                     let tp = lpn / 8;
@@ -634,7 +656,7 @@ mod tests {
                         let v = c.coldest_except(Tpn::new(tp)).unwrap_or(Tpn::new(tp));
                         // The coldest node by a brute-force scan agrees with the heap.
                         let mean = |t: u32| {
-                            c.node_entries(Tpn::new(t)).map(|s| c.last[s as usize]).sum::<u64>() as f64
+                            c.node_entries(Tpn::new(t)).map(|s| c.entry(s).last).sum::<u64>() as f64
                                 / c.node_len(Tpn::new(t)) as f64
                         };
                         let best = (0..8)
