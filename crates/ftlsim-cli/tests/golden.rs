@@ -63,15 +63,18 @@ fn every_shipped_experiment_on_its_stand_ins() {
         .collect();
     specs.sort();
     assert!(!specs.is_empty(), "no experiment specs in {}", experiments.display());
-    let mut failures = Vec::new();
+    let stem = |spec: &PathBuf| spec.file_stem().unwrap().to_string_lossy().to_string();
     // `FTLSIM_GOLDEN_ONLY=paper004` checks (or, with `FTLSIM_BLESS=1`, re-records) one spec's
-    // golden: the whole set takes a quarter of an hour in the test profile.
-    let only = std::env::var("FTLSIM_GOLDEN_ONLY").ok();
+    // golden: the whole set takes a quarter of an hour in the test profile. A name that matches
+    // no spec fails rather than passing with nothing checked.
+    if let Ok(only) = std::env::var("FTLSIM_GOLDEN_ONLY") {
+        let names: Vec<String> = specs.iter().map(stem).collect();
+        assert!(names.contains(&only), "FTLSIM_GOLDEN_ONLY={only} names no spec; the specs are: {}", names.join(", "));
+        specs.retain(|spec| stem(spec) == only);
+    }
+    let mut failures = Vec::new();
     for spec in specs {
-        let name = spec.file_stem().unwrap().to_string_lossy().to_string();
-        if only.as_ref().is_some_and(|only| *only != name) {
-            continue;
-        }
+        let name = stem(&spec);
         let copy = scratch.join(spec.file_name().unwrap());
         std::fs::copy(&spec, &copy).unwrap();
         let output = json_lines(&["experiment", copy.to_str().unwrap(), "--requests", "1000", "--json"]);
