@@ -27,17 +27,16 @@
 //! issue order.
 
 use std::collections::VecDeque;
-use std::num::NonZeroU32;
 
 use super::cpu::{CpuTimes, Cpus};
 use super::diffecc::{DiffEcc, QueueLoad};
 use super::host_link::HostLink;
 use super::phase_ends::PhaseEnds;
-use super::scheduler::{Class, DieQueue, SchedulerKind};
+use super::scheduler::{Class, DieQueue, Links, SchedulerKind};
 use super::suspension::{
     PeKind, PeRun, PhaseCosts, ProgramSuspension, SuspensionConfig, SuspensionStats, WriteBacklog,
 };
-use super::tables::{Fixed, Slab};
+use super::tables::{Fixed, Slab, Slot};
 use super::{Nanos, OpCosts, PlaneRegisters, Served};
 use crate::config::DeviceConfig;
 use crate::controller::CpuServers;
@@ -86,22 +85,6 @@ enum Phase {
     Suspending,
 }
 
-/// An operation's place in the list of operations in flight, stored as index + 1 so that
-/// `Option<Slot>` takes four bytes (an operation in flight takes 48).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Slot(NonZeroU32);
-
-impl Slot {
-    #[inline]
-    fn new(index: u32) -> Self {
-        Slot(NonZeroU32::new(index + 1).expect("fewer than 2^32 - 1 operations in flight"))
-    }
-    #[inline]
-    fn index(self) -> u32 {
-        self.0.get() - 1
-    }
-}
-
 /// Where a block is (looked up once per operation instead of computed), and the operations on
 /// it that later ones must not overtake.
 #[derive(Debug, Clone, Copy)]
@@ -121,7 +104,7 @@ struct BlockPlace {
     /// the next erase waits for them.
     open_programs: u32,
     /// The program of the block in its die's queue or under way (one at a time), and those
-    /// ready after it, in the order they became ready, linked through `next_ready`.
+    /// ready after it, in the order they became ready, linked through `next_in_line`.
     programming: Option<Slot>,
     first_ready: Option<Slot>,
     last_ready: Option<Slot>,
@@ -131,7 +114,10 @@ struct BlockPlace {
     erase: Option<Slot>,
 }
 
+/// One cache line each: an operation is never split over two lines (a prefetch of it fetches
+/// all of it), and finding one is a shift.
 #[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
 struct InFlight {
     ppn: Ppn,
     plane: u32,
@@ -144,8 +130,9 @@ struct InFlight {
     /// a program or an erase).
     next_write: Option<Slot>,
     prev_write: Option<Slot>,
-    /// The program of its block that became ready after this one (for a ready program).
-    next_ready: Option<Slot>,
+    /// The next operation in the list it waits in: its block's program that became ready after
+    /// it (a ready program), then the next in its die's queue (it is never in both).
+    next_in_line: Option<Slot>,
     kind: OpKind,
     class: Class,
     phase: Phase,
@@ -165,6 +152,18 @@ struct InFlight {
     sectors: Option<Sectors>,
     /// DiffECC: a program's write mode, 0 for a host write (chosen when its die takes it).
     mode: u8,
+}
+
+/// A die's queue is threaded through its operations.
+impl Links for Slab<InFlight> {
+    #[inline]
+    fn next(&self, op: Slot) -> Option<Slot> {
+        self[op.index()].next_in_line
+    }
+    #[inline]
+    fn set_next(&mut self, op: Slot, next: Option<Slot>) {
+        self[op.index()].next_in_line = next;
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -515,7 +514,7 @@ impl EventCore {
                 next: None,
                 next_write: None,
                 prev_write: None,
-                next_ready: None,
+                next_in_line: None,
                 kind: op.kind,
                 class: if dispatched.source == Source::Background {
                     Class::Background
@@ -671,7 +670,7 @@ impl EventCore {
                 debug_assert_eq!(b.programming, Some(Slot::new(op)), "a block programs one page at a time");
                 b.programming = b.first_ready;
                 if let Some(next) = b.first_ready {
-                    b.first_ready = self.ops[next.index()].next_ready;
+                    b.first_ready = self.ops[next.index()].next_in_line;
                     if b.first_ready.is_none() {
                         b.last_ready = None;
                     }
@@ -760,7 +759,7 @@ impl EventCore {
             let b = &mut self.blocks[self.ops[op].block as usize];
             if b.programming.is_some() {
                 match b.last_ready.replace(Slot::new(op)) {
-                    Some(last) => self.ops[last.index()].next_ready = Some(Slot::new(op)),
+                    Some(last) => self.ops[last.index()].next_in_line = Some(Slot::new(op)),
                     None => b.first_ready = Some(Slot::new(op)),
                 }
                 return;
@@ -773,8 +772,8 @@ impl EventCore {
     /// `op`, ready, enters its die's queue.
     #[inline(always)]
     fn enqueue_on_die(&mut self, op: u32) {
-        let die = self.die_of(op);
-        self.dies[die].queue.push(self.policy, op, self.ops[op].class);
+        let (die, class) = (self.die_of(op), self.ops[op].class);
+        self.dies[die].queue.push(&mut self.ops, self.policy, op, class);
         if self.dies[die].current.is_none() {
             self.start_next(die);
         } else if self.suspension.is_some() {
@@ -910,7 +909,7 @@ impl EventCore {
     fn start_next(&mut self, die: usize) {
         let now = self.now;
         let next = match self.suspension.is_some() {
-            false => self.dies[die].queue.pop(self.policy).map(Next::Start),
+            false => self.dies[die].queue.pop(&self.ops).map(Next::Start),
             true => self.next_under_suspension(die),
         };
         let op = match next {
@@ -1028,7 +1027,7 @@ impl EventCore {
         let queue = &mut self.dies[die].queue;
         let over = s.over_write_limit(die, self.now);
         if !over {
-            if let Some(read) = queue.pop_read() {
+            if let Some(read) = queue.pop_read(&self.ops) {
                 return Some(Next::Start(read));
             }
         }
@@ -1040,14 +1039,19 @@ impl EventCore {
                     && !queue.has_reads()
                     && queue.front_base().is_some_and(|op| self.ops[op].kind == OpKind::Program);
                 return Some(if write_first {
-                    Next::Start(queue.pop_base().expect("a write waits"))
+                    Next::Start(queue.pop_base(&self.ops).expect("a write waits"))
                 } else {
                     Next::Resume
                 });
             }
             None => {}
         }
-        queue.pop_base().or_else(|| queue.pop_read()).or_else(|| queue.pop_base_or_background()).map(Next::Start)
+        let ops = &self.ops;
+        queue
+            .pop_base(ops)
+            .or_else(|| queue.pop_read(ops))
+            .or_else(|| queue.pop_base_or_background(ops))
+            .map(Next::Start)
     }
 
     /// Idle `die` resumes the operation it suspended last.
@@ -1612,8 +1616,9 @@ mod tests {
     }
 
     #[test]
-    fn an_operation_in_flight_takes_48_bytes() {
-        assert_eq!(std::mem::size_of::<InFlight>(), 48);
+    fn an_operation_in_flight_takes_one_cache_line() {
+        assert_eq!(std::mem::size_of::<InFlight>(), 64);
+        assert_eq!(std::mem::align_of::<InFlight>(), 64);
     }
 
     #[test]

@@ -3,6 +3,24 @@
 //! never shrink. The event core looks up a dozen entries per operation; the checks were a
 //! tenth of its instructions.
 
+use std::num::NonZeroU32;
+
+/// An entry's place in a [`Slab`], stored as index + 1 so that `Option<Slot>` takes four bytes:
+/// an operation in flight holds six of them (its links in chains, lists and queues).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Slot(NonZeroU32);
+
+impl Slot {
+    #[inline]
+    pub(super) fn new(index: u32) -> Self {
+        Slot(NonZeroU32::new(index + 1).expect("fewer than 2^32 - 1 operations in flight"))
+    }
+    #[inline]
+    pub(super) fn index(self) -> u32 {
+        self.0.get() - 1
+    }
+}
+
 /// Slots reused through a free list, so that memory follows what is in flight and nothing is
 /// allocated per operation once the lists have grown to the peak.
 #[derive(Debug)]

@@ -562,10 +562,10 @@ mod tests {
         let rps = SchedulerKind::Rps;
         // A burst spread over two dies: die 0 dispatches a write with none behind it; die 1 has
         // two writes and a read waiting.
-        let (mut die0, mut die1) = (DieQueue::default(), DieQueue::default());
-        die1.push(rps, 1, Class::Base);
-        die1.push(rps, 2, Class::Base);
-        die1.push(rps, 3, Class::Read);
+        let (mut die0, mut die1, mut links) = (DieQueue::default(), DieQueue::default(), vec![None; 5]);
+        die1.push(&mut links, rps, 1, Class::Base);
+        die1.push(&mut links, rps, 2, Class::Base);
+        die1.push(&mut links, rps, 3, Class::Read);
         let chip = QueueLoad::of([&die0]);
         let device = QueueLoad::of([&die0, &die1]);
         assert_eq!(chip, QueueLoad { writes: 1.0, reads: 0.0 });
@@ -577,7 +577,7 @@ mod tests {
         assert_eq!(split(&program(), chip.writes, chip.reads, l_r, idle).mode(), 8);
         let s = split(&program(), device.writes, device.reads, l_r, idle);
         assert_eq!((s.fast, s.slow, s.slow_pages, s.mode()), (4, 8, 0.0, 4));
-        die0.push(rps, 4, Class::Base);
+        die0.push(&mut links, rps, 4, Class::Base);
         // One more write waiting: 4 pages x 500 us > B, all in N = 1.
         assert_eq!(split(&program(), QueueLoad::of([&die0, &die1]).writes, 1.0, l_r, idle).mode(), 1);
     }
