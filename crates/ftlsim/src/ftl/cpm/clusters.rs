@@ -7,7 +7,7 @@
 //! cluster, written with each page), which recovery reads back.
 
 use super::tree::{block_key, BlockTrees, MaxTree};
-use crate::flash::{Lpn, Pbn, Ppn};
+use crate::flash::{Lpn, Pbn, PbnSlot, Ppn};
 
 /// No cluster holds the block.
 const NO_CLUSTER: u32 = u32::MAX;
@@ -44,22 +44,13 @@ pub(super) struct Clusters {
     /// The associativity bound K (1: CPM).
     pub k: u32,
     ppb: u32,
-    /// The blocks of each cluster, in the order it got them.
-    rows: Vec<Vec<Pbn>>,
+    /// Per cluster: its blocks, counts and associations.
+    cluster: Vec<Cluster>,
     /// Per block: its cluster, fill, invalid pages and order.
     block: Vec<BlockEntry>,
     /// Per block, the saved cluster its spare areas carry (flash content: survives power loss).
     tag: Vec<u16>,
     next_order: u32,
-    free: Vec<u32>,
-    /// CIC: invalid (and corrupt) pages in the cluster's blocks.
-    cic: Vec<u32>,
-    /// The block a cluster writes next (C13: at most one partly written block is written at a time).
-    active: Vec<Option<Pbn>>,
-    /// CAMT: per saved cluster, the foreign owners whose pages it holds and how many.
-    camt: Vec<Vec<(u32, u32)>>,
-    /// CDMT: per owner, the clusters holding some of its pages (its distributed clusters).
-    cdmt: Vec<Vec<u32>>,
     pub associations: u32,
     /// Valid adopted pages.
     pub adopted: u64,
@@ -77,9 +68,30 @@ pub(super) struct Clusters {
     by_room: MaxTree,
     /// Per cluster, its blocks keyed as IntraGC's victim candidates.
     victims: BlockTrees,
-    /// Per cluster: its keys in the three trees above are out of date (it is in `stale_list`).
-    stale: Vec<bool>,
+    /// Clusters whose keys in the three trees above are out of date (`Cluster::stale`).
     stale_list: Vec<u32>,
+}
+
+/// What the clusters keep of one cluster, laid out so that a host write touches its first cache
+/// line only (K-CPM's associations also the second): eight arrays indexed by cluster cost a cold
+/// line each on random writes.
+#[derive(Clone, Default)]
+#[repr(C, align(64))]
+struct Cluster {
+    /// The block it writes next (C13: at most one partly written block is written at a time).
+    active: PbnSlot,
+    /// Free pages in its blocks.
+    free: u32,
+    /// CIC: invalid (and corrupt) pages in its blocks.
+    cic: u32,
+    /// Its keys in the cluster trees are out of date (it is in `stale_list`).
+    stale: bool,
+    /// Its blocks, in the order it got them (its CBMT row).
+    row: Vec<Pbn>,
+    /// CDMT: the clusters holding some of its pages (its distributed clusters).
+    cdmt: Vec<u32>,
+    /// CAMT: the foreign owners whose pages it holds, and how many.
+    camt: Vec<(u32, u32)>,
 }
 
 impl Clusters {
@@ -93,15 +105,10 @@ impl Clusters {
             max_blocks,
             k,
             ppb,
-            rows: vec![Vec::new(); n],
+            cluster: vec![Cluster::default(); n],
             block: vec![UNHELD; blocks as usize],
             tag: vec![0; blocks as usize],
             next_order: 0,
-            free: vec![0; n],
-            cic: vec![0; n],
-            active: vec![None; n],
-            camt: vec![Vec::new(); n],
-            cdmt: vec![Vec::new(); n],
             associations: 0,
             adopted: 0,
             total_free: 0,
@@ -112,7 +119,6 @@ impl Clusters {
             by_free: MaxTree::new(count),
             by_room: MaxTree::new(count),
             victims: BlockTrees::new(count, max_blocks, blocks),
-            stale: vec![false; n],
             stale_list: Vec::new(),
         }
     }
@@ -144,17 +150,17 @@ impl Clusters {
         self.tag[pbn.index()] as u32
     }
     pub fn blocks(&self, c: u32) -> &[Pbn] {
-        &self.rows[c as usize]
+        &self.cluster[c as usize].row
     }
     pub fn n_blocks(&self, c: u32) -> u32 {
-        self.rows[c as usize].len() as u32
+        self.cluster[c as usize].row.len() as u32
     }
     pub fn free(&self, c: u32) -> u32 {
-        self.free[c as usize]
+        self.cluster[c as usize].free
     }
     #[cfg(test)]
     pub fn cic(&self, c: u32) -> u32 {
-        self.cic[c as usize]
+        self.cluster[c as usize].cic
     }
     #[cfg(test)]
     pub fn fill(&self, pbn: Pbn) -> u32 {
@@ -165,29 +171,29 @@ impl Clusters {
     }
     /// N_alpha: the cluster itself and the foreign owners whose pages it holds.
     pub fn alpha(&self, c: u32) -> u32 {
-        1 + self.camt[c as usize].len() as u32
+        1 + self.cluster[c as usize].camt.len() as u32
     }
     /// The foreign owners whose pages `c` holds, with their counts.
     pub fn associated(&self, c: u32) -> &[(u32, u32)] {
-        &self.camt[c as usize]
+        &self.cluster[c as usize].camt
     }
     /// The distributed clusters of `c` (other than itself), in the order they were added.
     pub fn distributed(&self, c: u32) -> &[u32] {
-        &self.cdmt[c as usize]
+        &self.cluster[c as usize].cdmt
     }
     /// The adopted pages of `owner` that `saved` holds.
     pub fn adopted_at(&self, owner: u32, saved: u32) -> Option<u32> {
-        self.camt[saved as usize].iter().find(|&&(o, _)| o == owner).map(|&(_, n)| n)
+        self.cluster[saved as usize].camt.iter().find(|&&(o, _)| o == owner).map(|&(_, n)| n)
     }
 
     /// Hands `pbn` (erased, or written up to `fill` after a recovery) to cluster `c`.
     pub fn add_block(&mut self, c: u32, pbn: Pbn, fill: u32) {
         debug_assert!(self.holder(pbn).is_none());
-        if self.rows[c as usize].is_empty() {
+        if self.cluster[c as usize].row.is_empty() {
             self.holding += 1;
             self.holding_alpha += self.alpha(c) as u64;
         }
-        self.rows[c as usize].push(pbn);
+        self.cluster[c as usize].row.push(pbn);
         if self.next_order == PENDING {
             self.renumber();
         }
@@ -197,11 +203,11 @@ impl Clusters {
         self.victims.insert(c, pbn.get(), 0);
         self.rekey_block(pbn);
         let room = self.ppb - fill;
-        self.free[c as usize] += room;
+        self.cluster[c as usize].free += room;
         self.total_free += room as u64;
         self.total_blocks += 1;
-        if self.active[c as usize].is_none() && room > 0 {
-            self.active[c as usize] = Some(pbn);
+        if self.active(c).is_none() && room > 0 {
+            self.cluster[c as usize].active = Some(pbn).into();
         }
         self.rekey(c);
     }
@@ -212,21 +218,20 @@ impl Clusters {
         // No pending entry may outlive its block's place in the cluster.
         self.settle(c);
         self.block[pbn.index()].holder = NO_CLUSTER;
-        let row = &mut self.rows[c as usize];
+        let row = &mut self.cluster[c as usize].row;
         let at = row.iter().position(|&b| b == pbn).expect("a cluster's block is in its row");
         row.remove(at);
         self.victims.remove(c, pbn.get());
         let room = self.ppb - self.block[pbn.index()].fill;
-        self.free[c as usize] -= room;
+        self.cluster[c as usize].free -= room;
         self.total_free -= room as u64;
-        self.cic[c as usize] -= written;
+        self.cluster[c as usize].cic -= written;
         self.total_blocks -= 1;
-        if self.rows[c as usize].is_empty() {
+        if self.cluster[c as usize].row.is_empty() {
             self.holding -= 1;
             self.holding_alpha -= self.alpha(c) as u64;
         }
-        if self.active[c as usize] == Some(pbn) {
-            self.active[c as usize] = None;
+        if self.active(c) == Some(pbn) {
             self.find_active(c);
         }
         self.rekey(c);
@@ -238,11 +243,10 @@ impl Clusters {
         let c = self.holder(pbn).expect("a sealed block belongs to a cluster");
         let room = self.ppb - self.block[pbn.index()].fill;
         self.block[pbn.index()].fill = self.ppb;
-        self.free[c as usize] -= room;
+        self.cluster[c as usize].free -= room;
         self.total_free -= room as u64;
         self.rekey_block(pbn);
-        if self.active[c as usize] == Some(pbn) {
-            self.active[c as usize] = None;
+        if self.active(c) == Some(pbn) {
             self.find_active(c);
         }
         self.rekey(c);
@@ -252,19 +256,31 @@ impl Clusters {
     pub fn set_active(&mut self, c: u32, pbn: Pbn) {
         debug_assert_eq!(self.holder(pbn), Some(c));
         if !self.is_full(pbn) {
-            self.active[c as usize] = Some(pbn);
+            self.cluster[c as usize].active = Some(pbn).into();
         }
     }
 
-    fn find_active(&mut self, c: u32) {
-        let block = &self.block;
-        self.active[c as usize] = self.rows[c as usize].iter().copied().find(|b| block[b.index()].fill < self.ppb);
+    /// The block cluster `c` writes next, if it has free pages.
+    #[inline]
+    fn active(&self, c: u32) -> Option<Pbn> {
+        self.cluster[c as usize].active.get()
     }
 
-    /// Brings the state of cluster `c`'s active block toward the CPU cache (a hint).
+    /// Makes the first block of `c`'s row with free pages the one it writes next.
+    fn find_active(&mut self, c: u32) {
+        let (block, cluster) = (&self.block, &mut self.cluster[c as usize]);
+        cluster.active = cluster.row.iter().copied().find(|b| block[b.index()].fill < self.ppb).into();
+    }
+
+    /// Brings the state of cluster `c` (K-CPM: with its associations) and of its active block
+    /// toward the CPU cache (a hint; reads the cluster's first line).
     #[inline]
     pub fn prefetch_active(&self, c: u32) {
-        if let Some(pbn) = self.active.get(c as usize).copied().flatten() {
+        let Some(cluster) = self.cluster.get(c as usize) else { return };
+        if self.k > 1 {
+            crate::mem::prefetch(&cluster.camt);
+        }
+        if let Some(pbn) = cluster.active.get() {
             crate::mem::prefetch(&self.block[pbn.index()]);
         }
     }
@@ -278,14 +294,23 @@ impl Clusters {
     /// The page a write to cluster `c` would take next from its active block, if it has one.
     #[inline]
     pub fn next_page(&self, c: u32, g: &crate::flash::Geometry) -> Option<Ppn> {
-        let pbn = self.active[c as usize]?;
+        let pbn = self.active(c)?;
         Some(g.page_at(pbn, self.block[pbn.index()].fill.min(self.ppb - 1)))
+    }
+
+    /// Brings the state of cluster `c`'s distributed clusters toward the CPU cache, where K-CPM
+    /// writes when `c` has no free page (a hint).
+    #[inline]
+    pub fn prefetch_distributed(&self, c: u32) {
+        for &d in &self.cluster[c as usize].cdmt {
+            crate::mem::prefetch(&self.cluster[d as usize]);
+        }
     }
 
     /// Takes the next free page of `c`, if it has one.
     #[inline]
     pub fn take_page(&mut self, c: u32, g: &crate::flash::Geometry) -> Option<Ppn> {
-        let pbn = self.active[c as usize]?;
+        let pbn = self.active(c)?;
         Some(self.take_page_in(pbn, g))
     }
 
@@ -296,12 +321,11 @@ impl Clusters {
         let offset = self.block[pbn.index()].fill;
         debug_assert!(offset < self.ppb);
         self.block[pbn.index()].fill = offset + 1;
-        self.free[c as usize] -= 1;
+        self.cluster[c as usize].free -= 1;
         self.total_free -= 1;
         if offset + 1 == self.ppb {
             self.rekey_block(pbn);
-            if self.active[c as usize] == Some(pbn) {
-                self.active[c as usize] = None;
+            if self.active(c) == Some(pbn) {
                 self.find_active(c);
             }
         }
@@ -319,7 +343,7 @@ impl Clusters {
     pub fn add_invalid(&mut self, pbn: Pbn, pages: u32) {
         let c = self.holder(pbn).expect("an invalidated page is in a cluster's block");
         self.block[pbn.index()].invalid += pages;
-        self.cic[c as usize] += pages;
+        self.cluster[c as usize].cic += pages;
         self.rekey(c);
         self.rekey_block(pbn);
     }
@@ -334,33 +358,33 @@ impl Clusters {
     /// Makes `dc` a distributed cluster of `owner` (CAMT and CDMT entries, no page yet).
     pub fn associate(&mut self, owner: u32, dc: u32) {
         debug_assert!(owner != dc && self.adopted_at(owner, dc).is_none());
-        if !self.rows[dc as usize].is_empty() {
+        if !self.cluster[dc as usize].row.is_empty() {
             self.holding_alpha += 1;
         }
-        self.camt[dc as usize].push((owner, 0));
-        self.cdmt[owner as usize].push(dc);
+        self.cluster[dc as usize].camt.push((owner, 0));
+        self.cluster[owner as usize].cdmt.push(dc);
         self.associations += 1;
         self.rekey(dc);
     }
 
     /// One more valid page of `owner` in `saved` (an association that exists).
     pub fn adopt(&mut self, owner: u32, saved: u32) {
-        let entry = self.camt[saved as usize].iter_mut().find(|(o, _)| *o == owner).expect("associated");
+        let entry = self.cluster[saved as usize].camt.iter_mut().find(|(o, _)| *o == owner).expect("associated");
         entry.1 += 1;
         self.adopted += 1;
     }
 
     /// One valid page of `owner` fewer in `saved`; the association ends with its last page.
     pub fn unadopt(&mut self, owner: u32, saved: u32) {
-        let list = &mut self.camt[saved as usize];
+        let list = &mut self.cluster[saved as usize].camt;
         let at = list.iter().position(|&(o, _)| o == owner).expect("an adopted page's owner is associated");
         list[at].1 -= 1;
         self.adopted -= 1;
         if list[at].1 == 0 {
             list.remove(at);
-            self.cdmt[owner as usize].retain(|&d| d != saved);
+            self.cluster[owner as usize].cdmt.retain(|&d| d != saved);
             self.associations -= 1;
-            if !self.rows[saved as usize].is_empty() {
+            if !self.cluster[saved as usize].row.is_empty() {
                 self.holding_alpha -= 1;
             }
             self.rekey(saved);
@@ -373,30 +397,30 @@ impl Clusters {
     /// moving a victim's pages, or writes between two GCs to one cluster, cost one update.
     #[inline]
     fn rekey(&mut self, c: u32) {
-        if !self.stale[c as usize] {
-            self.stale[c as usize] = true;
+        if !self.cluster[c as usize].stale {
+            self.cluster[c as usize].stale = true;
             self.stale_list.push(c);
         }
     }
 
     /// The key of cluster `c` in the CIC tree.
     fn cic_key(&self, c: u32) -> u32 {
-        if self.rows[c as usize].is_empty() {
+        if self.cluster[c as usize].row.is_empty() {
             0
         } else {
-            self.cic[c as usize] + 1
+            self.cluster[c as usize].cic + 1
         }
     }
 
     /// Puts the keys of the listed clusters into the cluster trees.
     fn settle_trees(&mut self) {
         while let Some(c) = self.stale_list.pop() {
-            self.stale[c as usize] = false;
+            self.cluster[c as usize].stale = false;
             self.by_cic.set(c, self.cic_key(c));
             if self.k > 1 {
                 let open = self.alpha(c) < self.k;
                 let room = self.max_blocks.saturating_sub(self.n_blocks(c));
-                self.by_free.set(c, if open { self.free[c as usize] } else { 0 });
+                self.by_free.set(c, if open { self.cluster[c as usize].free } else { 0 });
                 self.by_room.set(c, if open { room } else { 0 });
             }
         }
@@ -482,9 +506,9 @@ impl Clusters {
         let n = self.count as usize;
         let blocks = self.block.len();
         blocks * (std::mem::size_of::<BlockEntry>() + 2)
-            + n * (4 * 3 + 8 + 3 * 24 + 1)
+            + n * std::mem::size_of::<Cluster>()
             + self.stale_list.capacity() * 4
-            + self.rows.iter().map(|r| r.capacity() * 4).sum::<usize>()
+            + self.cluster.iter().map(|r| r.row.capacity() * 4).sum::<usize>()
             + self.by_cic.memory_bytes() * 3
             + self.victims.memory_bytes()
     }
@@ -493,7 +517,7 @@ impl Clusters {
     pub fn check(&self, written: impl Fn(Pbn) -> u32, valid: impl Fn(Pbn) -> u32) -> std::result::Result<(), String> {
         let (mut free_total, mut blocks_total, mut holding, mut alpha) = (0u64, 0u32, 0u32, 0u64);
         for c in 0..self.count {
-            let row = &self.rows[c as usize];
+            let row = &self.cluster[c as usize].row;
             let mut free = 0;
             let mut invalid = 0;
             for &b in row {
@@ -518,13 +542,13 @@ impl Clusters {
                     ));
                 }
             }
-            if free != self.free[c as usize] || invalid != self.cic[c as usize] {
+            if free != self.cluster[c as usize].free || invalid != self.cluster[c as usize].cic {
                 return Err(format!(
                     "cluster {c}: {free} free and {invalid} invalid pages in its blocks, but it counts {} and CIC {}",
-                    self.free[c as usize], self.cic[c as usize]
+                    self.cluster[c as usize].free, self.cluster[c as usize].cic
                 ));
             }
-            match self.active[c as usize] {
+            match self.active(c) {
                 Some(b) if self.holder(b) != Some(c) || self.is_full(b) => {
                     return Err(format!("cluster {c} writes block {b}, which is full or not its own"))
                 }
@@ -532,14 +556,14 @@ impl Clusters {
                 _ => {}
             }
             let cic_key = if row.is_empty() { 0 } else { invalid + 1 };
-            if !self.stale[c as usize] && self.by_cic.key(c) != cic_key {
+            if !self.cluster[c as usize].stale && self.by_cic.key(c) != cic_key {
                 return Err(format!("cluster {c}: CIC tree key {} for CIC {invalid}", self.by_cic.key(c)));
             }
-            for &(owner, n) in &self.camt[c as usize] {
-                if n == 0 || owner == c || !self.cdmt[owner as usize].contains(&c) {
+            for &(owner, n) in &self.cluster[c as usize].camt {
+                if n == 0 || owner == c || !self.cluster[owner as usize].cdmt.contains(&c) {
                     return Err(format!(
                         "CAMT of cluster {c}: owner {owner} with {n} pages, CDMT {:?}",
-                        self.cdmt[owner as usize]
+                        self.cluster[owner as usize].cdmt
                     ));
                 }
             }
@@ -550,8 +574,8 @@ impl Clusters {
                 alpha += self.alpha(c) as u64;
             }
         }
-        let dcs: usize = self.cdmt.iter().map(Vec::len).sum();
-        if dcs != self.associations as usize || self.camt.iter().map(Vec::len).sum::<usize>() != dcs {
+        let dcs: usize = self.cluster.iter().map(|c| c.cdmt.len()).sum();
+        if dcs != self.associations as usize || self.cluster.iter().map(|c| c.camt.len()).sum::<usize>() != dcs {
             return Err(format!("{} associations counted, {dcs} in CDMT", self.associations));
         }
         if (free_total, blocks_total, holding, alpha)

@@ -752,9 +752,10 @@ impl Ftl for Cpm {
         self.map.pmt.get(lpn).unwrap_or_else(|| self.map.store.entry(lpn))
     }
 
-    /// The PMT entry ahead, then the flash and block state of the page it maps (which a write
-    /// invalidates), of the page its cluster would program next and of the copy of its PMT page
-    /// (which a miss reads): random host pages miss the CPU cache on all four.
+    /// The PMT entry and the cluster ahead, then the flash and block state of the page it maps
+    /// (which a write invalidates), of the page its cluster would program next (K-CPM, if the
+    /// cluster has none free: the state of its distributed clusters) and of the copy of its PMT
+    /// page (which a miss reads): random host pages miss the CPU cache on all of them.
     #[inline]
     fn prefetch(&self, lpn: Lpn, stage: Prefetch, flash: &FlashArray) -> Option<Ppn> {
         match stage {
@@ -774,9 +775,13 @@ impl Ftl for Cpm {
                     self.blocks.prefetch_page(ppn, flash);
                     self.clusters.prefetch_block(flash.geometry().block_of(ppn));
                 }
-                if let Some(next) = self.clusters.next_page(self.clusters.of_lpn(lpn), flash.geometry()) {
-                    flash.prefetch_page(next);
-                    self.map.store.prefetch_stamp(next);
+                let owner = self.clusters.of_lpn(lpn);
+                match self.clusters.next_page(owner, flash.geometry()) {
+                    Some(next) => {
+                        flash.prefetch_page(next);
+                        self.map.store.prefetch_stamp(next);
+                    }
+                    None => self.clusters.prefetch_distributed(owner),
                 }
                 page
             }
