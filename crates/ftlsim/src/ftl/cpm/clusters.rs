@@ -68,8 +68,10 @@ pub(super) struct Clusters {
     by_room: MaxTree,
     /// Per cluster, its blocks keyed as IntraGC's victim candidates.
     victims: BlockTrees,
-    /// Clusters whose keys in the three trees above are out of date (`Cluster::stale`).
-    stale_list: Vec<u32>,
+    /// Clusters whose key in the CIC tree is out of date (`Cluster::cic_stale`).
+    cic_stale: Vec<u32>,
+    /// Clusters whose keys in the free-pages and room trees are out of date (K-CPM).
+    space_stale: Vec<u32>,
 }
 
 /// What the clusters keep of one cluster, laid out so that a host write touches its first cache
@@ -84,8 +86,10 @@ struct Cluster {
     free: u32,
     /// CIC: invalid (and corrupt) pages in its blocks.
     cic: u32,
-    /// Its keys in the cluster trees are out of date (it is in `stale_list`).
-    stale: bool,
+    /// Its key in the CIC tree is out of date (it is in `Clusters::cic_stale`).
+    cic_stale: bool,
+    /// Its keys in the free-pages and room trees are out of date (in `Clusters::space_stale`).
+    space_stale: bool,
     /// Its blocks, in the order it got them (its CBMT row).
     row: Vec<Pbn>,
     /// CDMT: the clusters holding some of its pages (its distributed clusters).
@@ -119,7 +123,8 @@ impl Clusters {
             by_free: MaxTree::new(count),
             by_room: MaxTree::new(count),
             victims: BlockTrees::new(count, max_blocks, blocks),
-            stale_list: Vec::new(),
+            cic_stale: Vec::new(),
+            space_stale: Vec::new(),
         }
     }
 
@@ -344,7 +349,7 @@ impl Clusters {
         let c = self.holder(pbn).expect("an invalidated page is in a cluster's block");
         self.block[pbn.index()].invalid += pages;
         self.cluster[c as usize].cic += pages;
-        self.rekey(c);
+        self.rekey_cic(c);
         self.rekey_block(pbn);
     }
 
@@ -391,15 +396,36 @@ impl Clusters {
         }
     }
 
-    /// Cluster `c`'s keys in the cluster trees changed: it is listed (once) until the trees take
-    /// its keys, before they are next read (`settle_trees`). Its CIC changes on every
-    /// invalidation and its free pages on every write, but the trees are read only at GC: a GC
-    /// moving a victim's pages, or writes between two GCs to one cluster, cost one update.
+    /// Cluster `c`'s keys in the cluster trees changed: it is listed (once per tree kind) until
+    /// a tree takes its key, before that tree is next read (`settle_cic`, `settle_space`). Its
+    /// CIC changes on every invalidation and its free pages on every write, but the trees are
+    /// read only at GC (the CIC tree at each, K-CPM's space trees when it looks for a new
+    /// distributed cluster): a GC moving a victim's pages, or writes between two GCs to one
+    /// cluster, cost one update.
     #[inline]
     fn rekey(&mut self, c: u32) {
-        if !self.cluster[c as usize].stale {
-            self.cluster[c as usize].stale = true;
-            self.stale_list.push(c);
+        self.rekey_cic(c);
+        self.rekey_space(c);
+    }
+
+    #[inline]
+    fn rekey_cic(&mut self, c: u32) {
+        let cluster = &mut self.cluster[c as usize];
+        if !cluster.cic_stale {
+            cluster.cic_stale = true;
+            self.cic_stale.push(c);
+        }
+    }
+
+    #[inline]
+    fn rekey_space(&mut self, c: u32) {
+        if self.k == 1 {
+            return; // every cluster has N_alpha = 1 = K: none can take another's pages
+        }
+        let cluster = &mut self.cluster[c as usize];
+        if !cluster.space_stale {
+            cluster.space_stale = true;
+            self.space_stale.push(c);
         }
     }
 
@@ -412,17 +438,22 @@ impl Clusters {
         }
     }
 
-    /// Puts the keys of the listed clusters into the cluster trees.
-    fn settle_trees(&mut self) {
-        while let Some(c) = self.stale_list.pop() {
-            self.cluster[c as usize].stale = false;
+    /// Puts the CIC keys of the listed clusters into the CIC tree.
+    fn settle_cic(&mut self) {
+        while let Some(c) = self.cic_stale.pop() {
+            self.cluster[c as usize].cic_stale = false;
             self.by_cic.set(c, self.cic_key(c));
-            if self.k > 1 {
-                let open = self.alpha(c) < self.k;
-                let room = self.max_blocks.saturating_sub(self.n_blocks(c));
-                self.by_free.set(c, if open { self.cluster[c as usize].free } else { 0 });
-                self.by_room.set(c, if open { room } else { 0 });
-            }
+        }
+    }
+
+    /// Puts the free pages and room of the listed clusters into K-CPM's space trees.
+    fn settle_space(&mut self) {
+        while let Some(c) = self.space_stale.pop() {
+            self.cluster[c as usize].space_stale = false;
+            let open = self.alpha(c) < self.k;
+            let room = self.max_blocks.saturating_sub(self.n_blocks(c));
+            self.by_free.set(c, if open { self.cluster[c as usize].free } else { 0 });
+            self.by_room.set(c, if open { room } else { 0 });
         }
     }
 
@@ -464,14 +495,6 @@ impl Clusters {
         self.next_order = held.len() as u32;
     }
 
-    #[inline]
-    fn rekey_space(&mut self, c: u32) {
-        if self.k == 1 {
-            return; // every cluster has N_alpha = 1 = K: none can take another's pages
-        }
-        self.rekey(c);
-    }
-
     /// The cluster with the most invalid pages (ties: the lowest number) outside `excluded`,
     /// among those holding blocks; `excluded` grows with each candidate turned down by `accept`.
     pub fn victim_cluster(
@@ -479,7 +502,7 @@ impl Clusters {
         excluded: &mut Vec<u32>,
         mut accept: impl FnMut(&Self, u32) -> bool,
     ) -> Option<u32> {
-        self.settle_trees();
+        self.settle_cic();
         loop {
             let c = self.by_cic.top_excluding(excluded)?;
             if accept(self, c) {
@@ -492,13 +515,13 @@ impl Clusters {
     /// The cluster below K associations with the most free pages (ties: the lowest number),
     /// outside `excluded`.
     pub fn most_free(&mut self, excluded: &[u32]) -> Option<u32> {
-        self.settle_trees();
+        self.settle_space();
         self.by_free.top_excluding(excluded)
     }
 
     /// The cluster below K associations with the most room for blocks, outside `excluded`.
     pub fn most_room(&mut self, excluded: &[u32]) -> Option<u32> {
-        self.settle_trees();
+        self.settle_space();
         self.by_room.top_excluding(excluded)
     }
 
@@ -507,7 +530,7 @@ impl Clusters {
         let blocks = self.block.len();
         blocks * (std::mem::size_of::<BlockEntry>() + 2)
             + n * std::mem::size_of::<Cluster>()
-            + self.stale_list.capacity() * 4
+            + (self.cic_stale.capacity() + self.space_stale.capacity()) * 4
             + self.cluster.iter().map(|r| r.row.capacity() * 4).sum::<usize>()
             + self.by_cic.memory_bytes() * 3
             + self.victims.memory_bytes()
@@ -556,7 +579,7 @@ impl Clusters {
                 _ => {}
             }
             let cic_key = if row.is_empty() { 0 } else { invalid + 1 };
-            if !self.cluster[c as usize].stale && self.by_cic.key(c) != cic_key {
+            if !self.cluster[c as usize].cic_stale && self.by_cic.key(c) != cic_key {
                 return Err(format!("cluster {c}: CIC tree key {} for CIC {invalid}", self.by_cic.key(c)));
             }
             for &(owner, n) in &self.cluster[c as usize].camt {
