@@ -3,54 +3,36 @@
 
 use super::{Nanos, OpCosts, PlaneRegisters, Served};
 use crate::config::DeviceConfig;
-use crate::flash::{BlockLayout, Divisor, FlashOp, Geometry, OpKind, Ppn};
+use crate::flash::{BlockLayout, FlashOp, Geometry, OpKind, Ppn};
 
 /// The plane of a page (see [`Geometry::plane_of_block`]): one shift and one mask when the
-/// geometry's counts are powers of two, as they nearly always are; two divisions otherwise.
-enum Planes {
-    /// `(ppn >> shift) & mask`.
-    Shifted {
-        shift: u32,
-        mask: u32,
-    },
-    Divided {
-        pages_per_block: Divisor,
-        per: Divisor,
-        layout: BlockLayout,
-    },
+/// geometry's counts are powers of two, as they nearly always are; the geometry's own
+/// arithmetic otherwise.
+struct Planes {
+    /// `(shift, mask)`: the plane is `(ppn >> shift) & mask`.
+    shifted: Option<(u32, u32)>,
 }
 
 impl Planes {
     fn new(g: &Geometry) -> Self {
-        let (planes, per_plane) = (g.total_planes(), g.blocks_per_plane);
-        let pages = g.pages_per_block;
-        let per = match g.block_layout {
-            BlockLayout::Interleaved => planes,
-            BlockLayout::Contiguous => per_plane,
-        };
-        if !(pages.is_power_of_two() && per.is_power_of_two()) {
-            let (pages_per_block, per) = (Divisor::new(pages), Divisor::new(per));
-            return Planes::Divided { pages_per_block, per, layout: g.block_layout };
-        }
-        match g.block_layout {
-            BlockLayout::Interleaved => Planes::Shifted { shift: pages.trailing_zeros(), mask: planes - 1 },
-            BlockLayout::Contiguous => {
-                Planes::Shifted { shift: pages.trailing_zeros() + per_plane.trailing_zeros(), mask: u32::MAX }
+        let (planes, per_plane, pages) = (g.total_planes(), g.blocks_per_plane, g.pages_per_block);
+        let shifted = match g.block_layout {
+            BlockLayout::Interleaved if pages.is_power_of_two() && planes.is_power_of_two() => {
+                Some((pages.trailing_zeros(), planes - 1))
             }
-        }
+            BlockLayout::Contiguous if pages.is_power_of_two() && per_plane.is_power_of_two() => {
+                Some((pages.trailing_zeros() + per_plane.trailing_zeros(), u32::MAX))
+            }
+            _ => None,
+        };
+        Planes { shifted }
     }
 
     #[inline]
-    fn of(&self, ppn: Ppn) -> u32 {
-        match *self {
-            Planes::Shifted { shift, mask } => (ppn.get() >> shift) & mask,
-            Planes::Divided { pages_per_block, per, layout } => {
-                let block = pages_per_block.quotient(ppn.get());
-                match layout {
-                    BlockLayout::Interleaved => per.remainder(block),
-                    BlockLayout::Contiguous => per.quotient(block),
-                }
-            }
+    fn of(&self, g: &Geometry, ppn: Ppn) -> u32 {
+        match self.shifted {
+            Some((shift, mask)) => (ppn.get() >> shift) & mask,
+            None => g.plane_of_block(g.block_of(ppn)),
         }
     }
 }
@@ -76,7 +58,7 @@ impl FifoSingle {
     #[inline]
     fn cost(&mut self, op: &FlashOp) -> Nanos {
         let c = &self.costs;
-        let plane = || self.planes.of(op.ppn);
+        let plane = || self.planes.of(&c.geometry, op.ppn);
         match op.kind {
             OpKind::Read => {
                 let hit = self.registers.read(plane(), op.ppn);
@@ -197,9 +179,11 @@ mod tests {
         ] {
             (g.block_layout, g.pages_per_block, g.blocks_per_plane) = (layout, pages, blocks);
             let planes = Planes::new(&g);
+            let shifted = pages.is_power_of_two() && blocks.is_power_of_two();
+            assert_eq!(planes.shifted.is_some(), shifted, "{layout:?} {pages} {blocks}");
             for ppn in (0..g.total_pages()).step_by(97).chain([g.total_pages() - 1]) {
                 let ppn = Ppn::new(ppn);
-                assert_eq!(planes.of(ppn), g.plane_of_block(g.block_of(ppn)), "{layout:?} {pages} {blocks} {ppn}");
+                assert_eq!(planes.of(&g, ppn), g.plane_of_block(g.block_of(ppn)), "{layout:?} {pages} {blocks} {ppn}");
             }
         }
     }
