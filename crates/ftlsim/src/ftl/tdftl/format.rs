@@ -166,50 +166,21 @@ impl Content {
     }
 }
 
-/// What an image numbers, decoded: per PMT entry and per LTD entry the position of its index,
-/// and the index at each position. A cached line filled from the image takes these positions as
-/// its encoder ids ([`IndexIds::set_positions`]) instead of numbering the indices again. A
-/// compressed image's positions are its index fields; an uncompressed image has none, so the
-/// decoder numbers its distinct indices as it reads them (no second pass).
+/// What a compressed image numbers, decoded: per PMT entry and per LTD entry the position of
+/// its index, and the index at each position. A cached line filled from the image takes these
+/// positions as its encoder ids ([`IndexIds::set_positions`]) instead of
+/// numbering the indices again.
 #[derive(Debug, Clone, Copy)]
 pub struct Positions {
     /// Per PMT entry (`subgroup * slots + slot`); the entries of a subgroup the image does not
-    /// include are unmapped and point at the unmapped index's position.
+    /// include are unmapped and point at `none`.
     pub entry: [u8; MAX_ENTRIES],
     pub ltd: [u8; MAX_SUBGROUPS],
-    /// Per position, its index. A compressed image's position `index_slots` is an extra one
-    /// holding the unmapped index, used when no position of the image holds it.
-    pub indices: [u32; MAX_POSITIONS],
-    /// Positions in use.
+    /// Per position, its index; position `index_slots` is an extra one holding the unmapped
+    /// index, used when no position of the image holds it.
+    pub indices: [u32; MAX_INDEX_SLOTS + 1],
+    /// Positions in use: `index_slots + 1`.
     pub len: u8,
-}
-
-/// Positions an image's indices take: a compressed image's `index_slots` and the unmapped
-/// index, or an uncompressed image's distinct indices (its LTD and PMT entries', the unmapped
-/// one).
-pub const MAX_POSITIONS: usize = MAX_SUBGROUPS + MAX_SLOTS + 1;
-
-impl Positions {
-    /// Every entry at position 0, which holds the unmapped index (a group that maps nothing).
-    pub fn unmapped(split: &Split) -> Self {
-        let mut indices = [0; MAX_POSITIONS];
-        indices[0] = split.none_index() as u32;
-        Positions { entry: [0; MAX_ENTRIES], ltd: [0; MAX_SUBGROUPS], indices, len: 1 }
-    }
-
-    /// The position holding `index`, a new one after the others if none does.
-    #[inline]
-    fn position_of(&mut self, index: u32) -> u8 {
-        let len = self.len as usize;
-        match self.indices[..len].iter().position(|&i| i == index) {
-            Some(at) => at as u8,
-            None => {
-                self.indices[len] = index;
-                self.len += 1;
-                len as u8
-            }
-        }
-    }
 }
 
 /// Writes (index position, offset) pairs of `p` and `o` bits, as many to a field as fit in 32
@@ -358,37 +329,37 @@ impl Codec {
         for _ in len..s.index_slots as usize {
             out.put(s.none_index(), s.index_bits());
         }
+        // One pass over the included entries writes their pairs and finds where each
+        // subgroup's LTD entry is among them (the first equal entry, without a branch).
         let mut pairs = PairWriter::new(pair);
-        let push = |out: &mut BitWriter, pairs: &mut PairWriter, entries: std::ops::Range<usize>| {
-            for i in entries {
-                pairs.push(out, position[ids.entry[i] as usize], self.offset(content.entries[i]));
-            }
-        };
+        let mut ltd_hits = [0u32; MAX_SUBGROUPS];
         for sub in 0..s.subgroups() {
-            let entries = sub * s.slots()..(sub + 1) * s.slots();
             if included & (1 << sub) == 0 {
                 pairs.push(&mut out, position[ids.ltd[sub] as usize], self.offset(content.ltd[sub]));
-            } else if sub == own_sub {
-                // The own entry's offset field holds the LPN's high bits (position 0: its PPN):
-                // the subgroup is written around it, so no other entry is tested for it.
-                push(&mut out, &mut pairs, entries.start..own_entry);
-                pairs.push(&mut out, 0, content.lpn as u64 >> s.index_bits());
-                push(&mut out, &mut pairs, own_entry + 1..entries.end);
-            } else {
-                push(&mut out, &mut pairs, entries);
+                continue;
+            }
+            let ltd = content.ltd[sub];
+            for i in sub * s.slots()..(sub + 1) * s.slots() {
+                let e = content.entries[i];
+                ltd_hits[sub] |= ((e == ltd) as u32) << (i - sub * s.slots());
+                if i == own_entry {
+                    // The own entry's offset field holds the LPN's high bits (position 0: its PPN).
+                    pairs.push(&mut out, 0, content.lpn as u64 >> s.index_bits());
+                } else {
+                    pairs.push(&mut out, position[ids.entry[i] as usize], self.offset(e));
+                }
             }
         }
         pairs.finish(&mut out);
         for sub in (0..s.subgroups()).filter(|&sub| included & (1 << sub) != 0) {
-            // The slot of the LTD entry: the first entry equal to it.
-            let entries = &content.entries[sub * s.slots()..(sub + 1) * s.slots()];
             let slot = match content.ltd[sub] {
                 None => 0,
-                ltd => entries.iter().position(|&e| e == ltd).ok_or_else(|| {
-                    SimError::Other(format!(
+                _ if ltd_hits[sub] == 0 => {
+                    return Err(SimError::Other(format!(
                         "3DFTL metadata of PPN {own}: subgroup {sub}'s LTD entry is not among its entries"
-                    ))
-                })?,
+                    )))
+                }
+                _ => ltd_hits[sub].trailing_zeros(),
             };
             out.put(slot as u64, s.slot_bits);
         }
@@ -402,9 +373,9 @@ impl Codec {
         self.decode_positions(buf, own).0
     }
 
-    /// Decodes the metadata of the page at `own`, and the positions of its indices. Every field
-    /// is read at its computed bit position.
-    pub fn decode_positions(&self, buf: &[u8; IMAGE_BYTES], own: Ppn) -> (Content, Positions) {
+    /// Decodes the metadata of the page at `own`, and for a compressed image the positions its
+    /// fields point at. Every field is read at its computed bit position.
+    pub fn decode_positions(&self, buf: &[u8; IMAGE_BYTES], own: Ppn) -> (Content, Option<Positions>) {
         let s = &self.split;
         let (slots, subgroups) = (s.slots(), s.subgroups());
         let mut out = Content::EMPTY;
@@ -413,32 +384,27 @@ impl Codec {
             let own_sub = fields.get(1, 2) as usize;
             let own_slot = fields.get(3, 4) as usize;
             let ppn = |v: u64| (v != s.none_ppn()).then(|| Ppn::new(v as u32));
-            // The other subgroups' entries are unmapped: position 0 is the unmapped index.
-            let mut at_ = Positions::unmapped(s);
             let mut at = 8;
-            for sub in 0..subgroups {
-                out.ltd[sub] = ppn(fields.get(at, s.ppn_bits));
-                at_.ltd[sub] = at_.position_of(s.index(out.ltd[sub]));
+            for ltd in &mut out.ltd[..subgroups] {
+                *ltd = ppn(fields.get(at, s.ppn_bits));
                 at += s.ppn_bits;
             }
-            let own_entries = own_sub * slots..(own_sub + 1) * slots;
-            for (slot, i) in own_entries.enumerate() {
+            for (slot, entry) in out.entries[own_sub * slots..(own_sub + 1) * slots].iter_mut().enumerate() {
                 let v = fields.get(at, s.ppn_bits);
                 at += s.ppn_bits;
                 if slot == own_slot {
-                    (out.lpn, out.entries[i]) = (v as u32, Some(own));
+                    (out.lpn, *entry) = (v as u32, Some(own));
                 } else {
-                    out.entries[i] = ppn(v);
+                    *entry = ppn(v);
                 }
-                at_.entry[i] = at_.position_of(s.index(out.entries[i]));
             }
             out.included = 1 << own_sub;
-            return (out, at_);
+            return (out, None);
         }
         out.included = fields.get(1, 4) as u8;
         let index_slots = s.index_slots as usize;
         let mut at = 8;
-        let mut indices = [0u32; MAX_POSITIONS];
+        let mut indices = [0u32; MAX_INDEX_SLOTS + 1];
         for index in &mut indices[..index_slots] {
             *index = fields.get(at, s.index_bits()) as u32;
             at += s.index_bits();
@@ -494,7 +460,7 @@ impl Codec {
             out.ltd[sub] = out.entries[sub * slots + slot];
             at_.ltd[sub] = at_.entry[sub * slots + slot];
         }
-        (out, at_)
+        (out, Some(at_))
     }
 }
 
@@ -610,8 +576,8 @@ mod tests {
             prop_assert_eq!(format == Format::Compressed, included == 0b1111);
         }
 
-        /// The ids a line takes from an image's positions (compressed or not) are the ids a
-        /// from-scratch build of the decoded metadata gives, and stay so when a subgroup of another image is
+        /// The ids a line takes from a compressed image's positions are the ids a from-scratch
+        /// build of the decoded metadata gives, and stay so when a subgroup of another image is
         /// merged in through that image's ids; encoding with either gives the same bytes.
         #[test]
         fn ids_from_image_positions_equal_ids_built_from_scratch(
@@ -633,7 +599,7 @@ mod tests {
             };
             let (mut line, positions) = image(lpns.0, &picks[..64]);
             let (other, other_positions) = image(lpns.1, &picks[64..]);
-            let (at, other_at) = (positions, other_positions);
+            let (Some(at), Some(other_at)) = (positions, other_positions) else { return Ok(()) };
             // Ids a line held before (with other labels) are replaced in place.
             let mut ids = IndexIds::new(&Split::PAPER, &other.entries, &other.ltd);
             prop_assert!(ids.set_positions(&Split::PAPER, &at));

@@ -7,9 +7,9 @@
 //! PMT entries sit in one slot per line, so they cost memory per cached line, not per LPN.
 //!
 //! Each slot also keeps the encoder's [`IndexIds`] of its line, updated entry by entry as host
-//! writes and GC moves change the line. A line filled or merged from an image takes the ids the
-//! decoder found (its index positions); only a line whose image repeats an index (one this
-//! encoder did not write) gets them rebuilt, when it is next encoded.
+//! writes and GC moves change the line. A line filled or merged from a compressed image takes
+//! the ids the decoder found; one filled or merged from an uncompressed image gets them rebuilt
+//! when it is next encoded (a read miss may never need them).
 
 use super::format::{Content, Positions, Split, MAX_SUBGROUPS};
 use super::ids::IndexIds;
@@ -86,11 +86,11 @@ impl Lines {
         true
     }
 
-    /// Caches a line for `group` from the metadata of its newest page (decoded, with its index
-    /// positions): its LTD entries, the PMT entries it includes, and every subgroup
+    /// Caches a line for `group` from the metadata of its newest page (decoded, with the index
+    /// positions of a compressed image): its LTD entries, the PMT entries it includes, and every subgroup
     /// with no LTD entry (it maps nothing) as present. The entries of the other subgroups are
     /// unmapped in `content`, and kept so (they are not read until a merge replaces them).
-    pub fn insert(&mut self, group: u32, content: &Content, positions: &Positions) {
+    pub fn insert(&mut self, group: u32, content: &Content, positions: Option<&Positions>) {
         self.lru.push_front(0, group);
         let slot = self.free.pop().expect("room was made for the line");
         *self.lru.payload_mut(group) = slot;
@@ -102,19 +102,20 @@ impl Lines {
         let first = self.first(group);
         self.entries[first..first + self.group_size].copy_from_slice(&content.entries[..self.group_size]);
         let slot = slot as usize;
-        self.fresh[slot] = self.ids[slot].set_positions(&self.split, positions);
+        self.fresh[slot] = positions.is_some_and(|at| self.ids[slot].set_positions(&self.split, at));
     }
 
-    /// Merges subgroup `sub` of a page's metadata (decoded, with its index positions) into a
-    /// cached line.
-    pub fn take(&mut self, group: u32, sub: usize, content: &Content, positions: &Positions) {
+    /// Merges subgroup `sub` of a page's metadata (decoded, with the index positions of a
+    /// compressed image) into a cached line.
+    pub fn take(&mut self, group: u32, sub: usize, content: &Content, positions: Option<&Positions>) {
         let slots = self.split.slots();
         let first = self.first(group) + sub * slots;
         self.entries[first..first + slots].copy_from_slice(&content.entries[sub * slots..(sub + 1) * slots]);
         self.present[group as usize] |= 1 << sub;
         let slot = self.slot(group);
-        if self.fresh[slot] {
-            self.ids[slot].take(&self.split, sub, positions);
+        match positions {
+            Some(at) if self.fresh[slot] => self.ids[slot].take(&self.split, sub, at),
+            _ => self.fresh[slot] = false,
         }
     }
 

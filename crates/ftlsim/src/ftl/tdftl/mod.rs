@@ -234,8 +234,8 @@ impl Mapping {
         self.codec.decode(&self.spares.images[ppn.index()], ppn)
     }
 
-    /// The metadata of the page at `ppn` and its index positions.
-    fn decode_positions(&self, ppn: Ppn) -> (Content, Positions) {
+    /// The metadata of the page at `ppn` and, for a compressed image, its index positions.
+    fn decode_positions(&self, ppn: Ppn) -> (Content, Option<Positions>) {
         self.codec.decode_positions(&self.spares.images[ppn.index()], ppn)
     }
 
@@ -272,21 +272,20 @@ impl Mapping {
             if self.lines.make_room() {
                 ctx.cache.evictions += 1;
             }
-            let unmapped = || (Content::EMPTY, Positions::unmapped(&split));
             let (content, positions) = match self.gtd[group as usize] {
-                None => unmapped(),
+                None => (Content::EMPTY, None),
                 Some(newest) => {
                     ctx.read_spare(newest, Purpose::Translation)?;
                     reads += 1;
                     // An empty-group marker holds no metadata.
                     if self.marked[group as usize] {
-                        unmapped()
+                        (Content::EMPTY, None)
                     } else {
                         self.decode_positions(newest)
                     }
                 }
             };
-            self.lines.insert(group, &content, &positions);
+            self.lines.insert(group, &content, positions.as_ref());
             if self.lines.present(group) & (1 << sub) != 0 {
                 self.stats.at_gtd += reads;
                 return Ok(if reads == 0 { CacheAccess::MissNoPenalty } else { CacheAccess::MissFetch });
@@ -298,7 +297,7 @@ impl Mapping {
         for s in 0..split.subgroups() {
             let newest = self.lines.ltd(group, s);
             if content.includes(s) && content.ltd[s] == newest && self.lines.present(group) & (1 << s) == 0 {
-                self.lines.take(group, s, &content, &positions);
+                self.lines.take(group, s, &content, positions.as_ref());
             }
         }
         if self.lines.present(group) & (1 << sub) == 0 {
