@@ -484,6 +484,12 @@ impl<F: Features> EventCore<F> {
         self.watch_idle = true;
     }
 
+    /// Whether a die fell idle since the last [`Self::take_idle_dies`].
+    #[inline]
+    pub fn has_idle_dies(&self) -> bool {
+        !self.fell_idle.is_empty()
+    }
+
     /// The dies that fell idle since the last call, in the order they did.
     pub fn take_idle_dies(&mut self) -> Vec<u32> {
         std::mem::take(&mut self.fell_idle)
@@ -1363,7 +1369,7 @@ mod tests {
 
     /// Submits each request's operations at its time (as one chain if `chained`, else each a
     /// chain of its own), runs the device dry and returns how each request was served, by index.
-    fn serve(core: &mut EventCore, requests: &[Timed], chained: bool) -> Vec<Served> {
+    fn serve<F: Features>(core: &mut EventCore<F>, requests: &[Timed], chained: bool) -> Vec<Served> {
         let mut log = OpLog::new();
         for (i, (at, ops)) in requests.iter().enumerate() {
             log.clear();
@@ -1584,6 +1590,27 @@ mod tests {
         assert_ne!(a, b, "the policies order the work differently");
         assert_eq!(fifo.times.busy_ns, rps.times.busy_ns, "but do the same work");
         assert_eq!(a.iter().map(|r| r.1).max(), b.iter().map(|r| r.1).max(), "and finish together");
+    }
+
+    #[test]
+    fn the_plain_core_serves_a_plain_device_as_the_full_one_does() {
+        // Two dies per channel (reads sense, then wait for the bus), copy-back, chains across
+        // dies, and programs, erases and reads of the same blocks.
+        let c = config_with(2, 2, "rps", true, "");
+        assert!(plain_device(&c.device));
+        let mut requests: Vec<(Nanos, Vec<Op>)> = Vec::new();
+        for i in 0..300u32 {
+            let (kind, ppn) = mixed_op(i);
+            let ops = vec![(kind, Purpose::Gc, ppn), (OpKind::Read, Purpose::Host, (ppn + 9) % 64)];
+            requests.push((i as Nanos * 20_000, ops));
+        }
+        let requests: Vec<Timed> = requests.iter().map(|(t, ops)| (*t, &ops[..])).collect();
+        let mut plain = EventCore::<Plain>::new(OpCosts::new(&c.device), &c.device);
+        let mut full = EventCore::<Full>::new(OpCosts::new(&c.device), &c.device);
+        let served = serve(&mut plain, &requests, true);
+        assert_eq!(served.len(), 300, "every request completes");
+        assert_eq!(served, serve(&mut full, &requests, true));
+        assert_eq!(plain.times, full.times);
     }
 
     #[test]

@@ -107,6 +107,15 @@ impl TimingEngine {
         }
     }
 
+    /// Whether a die fell idle since the last [`Self::take_idle_dies`].
+    #[inline]
+    pub fn has_idle_dies(&self) -> bool {
+        match self {
+            TimingEngine::FifoSingle { .. } => false,
+            TimingEngine::Parallel(core) => core.has_idle_dies(),
+        }
+    }
+
     /// The dies that fell idle since the last call.
     pub fn take_idle_dies(&mut self) -> Vec<u32> {
         match self {

@@ -50,6 +50,11 @@ impl Parallel {
         each!(self, core => core.watch_idle_dies())
     }
 
+    #[inline]
+    pub fn has_idle_dies(&self) -> bool {
+        each!(self, core => core.has_idle_dies())
+    }
+
     pub fn take_idle_dies(&mut self) -> Vec<u32> {
         each!(self, core => core.take_idle_dies())
     }
