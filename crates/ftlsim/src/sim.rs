@@ -435,6 +435,10 @@ impl Simulation {
     /// one of the die's units that is low on free blocks, queued at the lowest priority. The die
     /// falls idle again when that work is done, and collects again while a unit is still low.
     fn collect_in_background(&mut self) -> Result<()> {
+        if !self.timing.has_idle_dies() {
+            // Most calls: no die fell idle since the last.
+            return Ok(());
+        }
         for die in self.timing.take_idle_dies() {
             for unit in self.config.device.units_of_die(die) {
                 self.ops.clear();

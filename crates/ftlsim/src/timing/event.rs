@@ -237,7 +237,30 @@ enum Next {
     Resume,
 }
 
-pub struct EventCore {
+/// Which optional features (P/E suspension and its write-queue limit, DiffECC, the host link,
+/// P/E statistics) an [`EventCore`] may meet, fixed when the simulation is built: the plain core
+/// compiles their checks away, and with them the registers they held on every operation.
+pub trait Features {
+    /// False: none of them is configured.
+    const ANY: bool;
+}
+
+/// A device without any optional feature (most of them).
+pub struct Plain;
+
+/// A device with at least one: each is checked at run time.
+pub struct Full;
+
+impl Features for Plain {
+    const ANY: bool = false;
+}
+
+impl Features for Full {
+    const ANY: bool = true;
+}
+
+pub struct EventCore<F: Features = Full> {
+    features: std::marker::PhantomData<F>,
     costs: OpCosts,
     /// P/E suspension or the write-queue limit (absent otherwise: the plain policy's path).
     suspension: Option<Box<Suspension>>,
@@ -296,8 +319,19 @@ fn count_pe(stats: &mut SuspensionStats, kind: OpKind, run: Option<PeRun>, now: 
     stats.used_ns += (run.used + now - since) as u128;
 }
 
-impl EventCore {
+/// Whether `device` uses none of the optional [`Features`]: its event core can be [`Plain`].
+pub fn plain_device(device: &DeviceConfig) -> bool {
+    let t = &device.timing;
+    !t.suspension.enabled()
+        && !t.suspension.limits_writes()
+        && t.diffecc.is_none()
+        && t.phases.is_none()
+        && HostLink::new(t.host_link_mb_s).is_none()
+}
+
+impl<F: Features> EventCore<F> {
     pub fn new(costs: OpCosts, device: &DeviceConfig) -> Self {
+        debug_assert!(F::ANY || plain_device(device), "a plain event core for a device with optional features");
         let g = &device.geometry;
         let dies = g.total_dies() as usize;
         let config = &device.timing.suspension;
@@ -325,6 +359,7 @@ impl EventCore {
             })
         });
         EventCore {
+            features: std::marker::PhantomData,
             diffecc: device
                 .timing
                 .diffecc
@@ -406,7 +441,7 @@ impl EventCore {
         self.now = at;
         match server.checked_sub(self.dies.len()) {
             None => self.phase_done(server),
-            Some(_) if server == self.link_server => self.link_done(),
+            Some(_) if F::ANY && server == self.link_server => self.link_done(),
             Some(cpu) => self.cpu_done(cpu),
         }
         true
@@ -449,6 +484,12 @@ impl EventCore {
         self.watch_idle = true;
     }
 
+    /// Whether a die fell idle since the last [`Self::take_idle_dies`].
+    #[inline]
+    pub fn has_idle_dies(&self) -> bool {
+        !self.fell_idle.is_empty()
+    }
+
     /// The dies that fell idle since the last call, in the order they did.
     pub fn take_idle_dies(&mut self) -> Vec<u32> {
         std::mem::take(&mut self.fell_idle)
@@ -484,7 +525,7 @@ impl EventCore {
     pub fn submit(&mut self, dispatched: Dispatched, ops: &[FlashOp]) {
         self.now = self.now.max(dispatched.at);
         // A host request's data crosses the host link, if there is one.
-        let link = self.link.is_some() && dispatched.source == Source::Host && dispatched.request.pages > 0;
+        let link = F::ANY && self.link.is_some() && dispatched.source == Source::Host && dispatched.request.pages > 0;
         let writes = link && dispatched.request.kind == IoKind::Write;
         let reads = link && dispatched.request.kind == IoKind::Read;
         if ops.is_empty() && !writes && !reads {
@@ -528,7 +569,7 @@ impl EventCore {
                 to_host: reads && op.purpose == Purpose::Host && matches!(op.kind, OpKind::Read),
                 waiting: 0,
                 sectors: op.sectors,
-                mode: self.diffecc.as_deref().map_or(0, |d| {
+                mode: self.diffecc.as_deref().filter(|_| F::ANY).map_or(0, |d| {
                     d.prefetch(op);
                     d.submitted_mode(op, ops)
                 }),
@@ -553,7 +594,7 @@ impl EventCore {
             if !compute {
                 self.order_on_block(slot, block.index());
             }
-            if op.kind == OpKind::Program {
+            if F::ANY && op.kind == OpKind::Program {
                 if let Some(s) = self.suspension.as_deref_mut() {
                     s.writes_waiting[die as usize].issued(slot, dispatched.at, &s.config);
                 }
@@ -776,7 +817,7 @@ impl EventCore {
         self.dies[die].queue.push(&mut self.ops, self.policy, op, class);
         if self.dies[die].current.is_none() {
             self.start_next(die);
-        } else if self.suspension.is_some() {
+        } else if F::ANY && self.suspension.is_some() {
             self.preempt(die, op);
         }
     }
@@ -885,7 +926,7 @@ impl EventCore {
             return at;
         }
         let channel = self.channel_of[o.die as usize] as usize;
-        if self.diffecc.is_some() && o.kind == OpKind::Read {
+        if F::ANY && self.diffecc.is_some() && o.kind == OpKind::Read {
             return self.read_out_segments(op, channel, at);
         }
         let time = if o.kind == OpKind::SpareRead { self.costs.spare_transfer } else { self.costs.page_transfer };
@@ -908,7 +949,7 @@ impl EventCore {
     /// The idle die `die` takes its next operation, if it has one.
     fn start_next(&mut self, die: usize) {
         let now = self.now;
-        let next = match self.suspension.is_some() {
+        let next = match F::ANY && self.suspension.is_some() {
             false => self.dies[die].queue.pop(&self.ops).map(Next::Start),
             true => self.next_under_suspension(die),
         };
@@ -923,7 +964,7 @@ impl EventCore {
         let Some(op) = op else {
             self.events.clear(die);
             self.dies[die].since = now;
-            if let Some(d) = self.diffecc.as_deref_mut() {
+            if let Some(d) = self.diffecc.as_deref_mut().filter(|_| F::ANY) {
                 d.fell_idle(die, now);
             }
             if self.watch_idle {
@@ -940,7 +981,7 @@ impl EventCore {
         }
         d.current = Some(op);
         d.since = now;
-        if let Some(d) = self.diffecc.as_deref_mut() {
+        if let Some(d) = self.diffecc.as_deref_mut().filter(|_| F::ANY) {
             d.took_work(die, now);
         }
         let o = &self.ops[op];
@@ -964,18 +1005,18 @@ impl EventCore {
                 self.registers.program(plane, ppn);
                 let ispp_start = self.transfer_end(op, now);
                 let end = ispp_start + self.program_time(die, op);
-                match self.suspension.is_some() {
+                match F::ANY && self.suspension.is_some() {
                     false => (Phase::Finishing, end),
                     true => (Phase::Finishing, self.start_program_under_suspension(die, op, ispp_start, end)),
                 }
             }
             OpKind::Erase => {
                 self.registers.erase(plane, ppn, self.costs.geometry.pages_per_block);
-                if let Some(d) = self.diffecc.as_deref_mut() {
+                if let Some(d) = self.diffecc.as_deref_mut().filter(|_| F::ANY) {
                     d.erased(ppn, self.costs.geometry.pages_per_block);
                 }
                 let mut end = now + self.costs.erase;
-                if let Some(s) = self.suspension.as_deref_mut().filter(|s| s.runs) {
+                if let Some(s) = self.suspension.as_deref_mut().filter(|s| F::ANY && s.runs) {
                     let run = PeRun::erase(op, now, &s.phases);
                     end = run.end(&s.phases);
                     s.current[die] = Some(run);
@@ -1007,7 +1048,7 @@ impl EventCore {
     /// write's chosen now, from the die's queues or the device's), or the device's.
     #[inline]
     fn program_time(&mut self, die: usize, op: u32) -> Nanos {
-        let Some(d) = self.diffecc.as_deref_mut() else { return self.costs.program_array };
+        let Some(d) = self.diffecc.as_deref_mut().filter(|_| F::ANY) else { return self.costs.program_array };
         let dies = &self.dies;
         let load = |device: bool| match device {
             false => QueueLoad::of([&dies[die].queue]),
@@ -1117,7 +1158,7 @@ impl EventCore {
     /// `op` has finished: its die is free, its successors perhaps ready, its request perhaps done.
     fn complete(&mut self, die: usize, op: u32) {
         self.times.busy_ns[die] += self.now - self.dies[die].since;
-        if let Some(stats) = self.pe_stats.as_mut() {
+        if let Some(stats) = self.pe_stats.as_mut().filter(|_| F::ANY) {
             let run = self.suspension.as_deref_mut().and_then(|s| s.current[die].take());
             count_pe(stats, self.ops[op].kind, run, self.now, self.dies[die].since);
         }
@@ -1139,7 +1180,7 @@ impl EventCore {
         if let Some(next) = o.next {
             self.release(next.index());
         }
-        if o.to_host {
+        if F::ANY && o.to_host {
             let bytes = self.op_bytes(o.sectors);
             self.cross_link(o.request, bytes, 0);
         }
@@ -1154,7 +1195,7 @@ impl EventCore {
         request.remaining -= 1;
         if request.remaining == 0 {
             let served = Served { start: request.start, finish: self.now };
-            if let Some(stats) = self.pe_stats.as_mut() {
+            if let Some(stats) = self.pe_stats.as_mut().filter(|_| F::ANY) {
                 if request.dispatched.source == Source::Eviction {
                     stats.device_writes += 1;
                     stats.device_write_ns += (self.now - request.dispatched.at) as u128;
@@ -1328,7 +1369,7 @@ mod tests {
 
     /// Submits each request's operations at its time (as one chain if `chained`, else each a
     /// chain of its own), runs the device dry and returns how each request was served, by index.
-    fn serve(core: &mut EventCore, requests: &[Timed], chained: bool) -> Vec<Served> {
+    fn serve<F: Features>(core: &mut EventCore<F>, requests: &[Timed], chained: bool) -> Vec<Served> {
         let mut log = OpLog::new();
         for (i, (at, ops)) in requests.iter().enumerate() {
             log.clear();
@@ -1549,6 +1590,27 @@ mod tests {
         assert_ne!(a, b, "the policies order the work differently");
         assert_eq!(fifo.times.busy_ns, rps.times.busy_ns, "but do the same work");
         assert_eq!(a.iter().map(|r| r.1).max(), b.iter().map(|r| r.1).max(), "and finish together");
+    }
+
+    #[test]
+    fn the_plain_core_serves_a_plain_device_as_the_full_one_does() {
+        // Two dies per channel (reads sense, then wait for the bus), copy-back, chains across
+        // dies, and programs, erases and reads of the same blocks.
+        let c = config_with(2, 2, "rps", true, "");
+        assert!(plain_device(&c.device));
+        let mut requests: Vec<(Nanos, Vec<Op>)> = Vec::new();
+        for i in 0..300u32 {
+            let (kind, ppn) = mixed_op(i);
+            let ops = vec![(kind, Purpose::Gc, ppn), (OpKind::Read, Purpose::Host, (ppn + 9) % 64)];
+            requests.push((i as Nanos * 20_000, ops));
+        }
+        let requests: Vec<Timed> = requests.iter().map(|(t, ops)| (*t, &ops[..])).collect();
+        let mut plain = EventCore::<Plain>::new(OpCosts::new(&c.device), &c.device);
+        let mut full = EventCore::<Full>::new(OpCosts::new(&c.device), &c.device);
+        let served = serve(&mut plain, &requests, true);
+        assert_eq!(served.len(), 300, "every request completes");
+        assert_eq!(served, serve(&mut full, &requests, true));
+        assert_eq!(plain.times, full.times);
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod diffecc;
 mod event;
 mod fifo;
 mod host_link;
+mod parallel;
 mod phase_ends;
 mod scheduler;
 mod suspension;
@@ -21,8 +22,9 @@ pub use costs::OpCosts;
 pub use cpu::CpuTimes;
 pub use diffecc::codes as diffecc_codes;
 pub use diffecc::{read_latency, split, DiffEccConfig, DiffEccStats, LoadScope, ModePolicy, Split, MODES};
-pub use event::{Completed, DieTimes, Dispatched, EventCore, Source};
+pub use event::{Completed, DieTimes, Dispatched, EventCore, Features, Full, Plain, Source};
 pub use fifo::FifoSingle;
+pub use parallel::Parallel;
 pub use scheduler::{Class, DieQueue, SchedulerKind};
 pub use suspension::{PeLatency, PePhases, ProgramSuspension, SuspensionConfig, SuspensionStats};
 
@@ -58,7 +60,7 @@ pub enum TimingEngine {
         finishes: BinaryHeap<Reverse<Nanos>>,
         completed: Option<Completed>,
     },
-    Parallel(EventCore),
+    Parallel(Parallel),
 }
 
 impl TimingEngine {
@@ -70,7 +72,7 @@ impl TimingEngine {
                 finishes: BinaryHeap::new(),
                 completed: None,
             },
-            TimingModelKind::Parallel => TimingEngine::Parallel(EventCore::new(costs, device)),
+            TimingModelKind::Parallel => TimingEngine::Parallel(Parallel::new(costs, device)),
         }
     }
 
@@ -105,6 +107,15 @@ impl TimingEngine {
         }
     }
 
+    /// Whether a die fell idle since the last [`Self::take_idle_dies`].
+    #[inline]
+    pub fn has_idle_dies(&self) -> bool {
+        match self {
+            TimingEngine::FifoSingle { .. } => false,
+            TimingEngine::Parallel(core) => core.has_idle_dies(),
+        }
+    }
+
     /// The dies that fell idle since the last call.
     pub fn take_idle_dies(&mut self) -> Vec<u32> {
         match self {
@@ -117,7 +128,7 @@ impl TimingEngine {
     pub fn die_times(&self) -> Option<&DieTimes> {
         match self {
             TimingEngine::FifoSingle { .. } => None,
-            TimingEngine::Parallel(core) => Some(&core.times),
+            TimingEngine::Parallel(core) => Some(core.die_times()),
         }
     }
 
@@ -125,7 +136,7 @@ impl TimingEngine {
     pub fn suspension_stats(&self) -> Option<&SuspensionStats> {
         match self {
             TimingEngine::FifoSingle { .. } => None,
-            TimingEngine::Parallel(core) => core.pe_stats.as_ref(),
+            TimingEngine::Parallel(core) => core.suspension_stats(),
         }
     }
 
@@ -133,7 +144,7 @@ impl TimingEngine {
     pub fn diffecc_stats(&self) -> Option<DiffEccStats> {
         match self {
             TimingEngine::FifoSingle { .. } => None,
-            TimingEngine::Parallel(core) => core.diffecc.as_deref().map(|d| d.stats()),
+            TimingEngine::Parallel(core) => core.diffecc_stats(),
         }
     }
 
@@ -142,7 +153,7 @@ impl TimingEngine {
     pub fn state_bytes(&self) -> usize {
         match self {
             TimingEngine::FifoSingle { .. } => 0,
-            TimingEngine::Parallel(core) => core.state_bytes() + core.diffecc.as_deref().map_or(0, |d| d.state_bytes()),
+            TimingEngine::Parallel(core) => core.state_bytes(),
         }
     }
 
@@ -215,7 +226,7 @@ impl TimingEngine {
     pub fn busiest_busy_ns(&self) -> Nanos {
         match self {
             TimingEngine::FifoSingle { model, .. } => model.busy,
-            TimingEngine::Parallel(core) => core.times.busy_ns.iter().copied().max().unwrap_or(0),
+            TimingEngine::Parallel(core) => core.die_times().busy_ns.iter().copied().max().unwrap_or(0),
         }
     }
 
@@ -232,7 +243,7 @@ impl TimingEngine {
     pub fn register_hits(&self) -> u64 {
         match self {
             TimingEngine::FifoSingle { model, .. } => model.registers.hits,
-            TimingEngine::Parallel(core) => core.registers.hits,
+            TimingEngine::Parallel(core) => core.register_hits(),
         }
     }
 }
