@@ -180,6 +180,24 @@ impl<P: Copy + Default> ListSet<P> {
         }
     }
 
+    /// Moves the slots from `slot` to the back of its list to the front, keeping their order: what
+    /// taking each from the back and pushing it to the front does, one at a time, in O(1).
+    #[inline]
+    pub fn rotate_to_front(&mut self, slot: u32) {
+        let Node { prev, owner, .. } = self.nodes[slot as usize];
+        debug_assert_ne!(owner, NIL, "slot {slot} is not listed");
+        if prev == NIL {
+            return; // already at the front
+        }
+        let Ends { head, tail, .. } = self.lists[owner as usize];
+        self.nodes[prev as usize].next = NIL;
+        self.nodes[slot as usize].prev = NIL;
+        self.nodes[tail as usize].next = head;
+        self.nodes[head as usize].prev = tail;
+        let ends = &mut self.lists[owner as usize];
+        (ends.head, ends.tail) = (slot, prev);
+    }
+
     /// The slots of a list from the back (next victim) to the front.
     pub fn iter_from_back(&self, list: u32) -> impl Iterator<Item = u32> + '_ {
         let mut cursor = self.lists[list as usize].tail;
@@ -247,5 +265,32 @@ mod tests {
         assert_eq!(order(&l, 1), [2, 3, 1]);
         assert_eq!((l.front(1), l.back(1), l.len(1), l.list_of(3)), (Some(1), Some(2), 3, Some(1)));
         assert_eq!((l.toward_front(2), l.toward_front(3), l.toward_back(1)), (Some(3), Some(1), Some(3)));
+    }
+
+    #[test]
+    fn rotating_a_back_segment_to_the_front_is_moving_each_slot_from_the_back() {
+        for from in 0..5 {
+            let (mut a, mut b) = (ListSet::new(6, 1), ListSet::new(6, 1));
+            for s in 0..5 {
+                a.push_front(0, s);
+                b.push_front(0, s);
+            }
+            // Slots 0 (the back) up to `from` move, one at a time in `a`, at once in `b`.
+            for s in 0..=from {
+                a.move_to_front(0, s);
+            }
+            b.rotate_to_front(from);
+            assert_eq!(order(&a, 0), order(&b, 0), "from {from}");
+            assert_eq!((a.front(0), a.back(0), a.len(0)), (b.front(0), b.back(0), b.len(0)));
+            assert_eq!(order(&b, 0).into_iter().rev().collect::<Vec<_>>(), {
+                let mut forward = vec![];
+                let mut cursor = b.front(0);
+                while let Some(s) = cursor {
+                    forward.push(s);
+                    cursor = b.toward_back(s);
+                }
+                forward
+            });
+        }
     }
 }

@@ -357,6 +357,59 @@ impl Cmt {
         len
     }
 
+    /// D-NRU's spatial fetch of the runs in `from..end` (TP `tp`) not cached yet, while its
+    /// victims are clean entries without A: each run takes the next victim's slot as
+    /// [`Cmt::refill`] would (`run` measures it from its first LPN), and D-NRU's order is settled
+    /// once ([`Nru::sweep_start`]). `None` if there is no such victim (or the policy is not
+    /// D-NRU); else the spatial fetch is over: it reached `end` or found its next victim among
+    /// this access's entries (`stamp`). Returns how many entries it evicted.
+    #[inline]
+    pub fn sweep(
+        &mut self,
+        mut from: Lpn,
+        end: Lpn,
+        tp: Tpn,
+        stamp: u32,
+        run: impl Fn(&Cmt, Lpn) -> (u32, Option<Ppn>),
+    ) -> Option<u32> {
+        let Replacement::DNru(nru) = &self.policy else { return None };
+        let mut next = Some(nru.sweep_start()?);
+        let (mut last, mut evicted) = (None, 0);
+        while from < end {
+            // `from` follows a run or an entry, so only an entry starting there can cover it.
+            if let Some(slot) = self.tags.at_head(from) {
+                from = self.end(slot);
+                continue;
+            }
+            // No victim left: the next is the first of this sweep.
+            let Some(victim) = next else { break };
+            let old = self.entries[victim as usize];
+            if old.stamp == stamp {
+                break;
+            }
+            debug_assert!(!old.dirty && matches!(self.layout, Layout::Small { .. }));
+            self.tags.clear(old.tag);
+            let (len, base) = run(self, from);
+            self.entries[victim as usize] = Entry { tag: from, base, len, tp: tp.get(), dirty: false, stamp };
+            self.tags.set(from, victim);
+            next = self.dnru().sweep_refill(victim, tp.get());
+            (last, evicted) = (Some(victim), evicted + 1);
+            from = from.offset(len);
+        }
+        if let Some(last) = last {
+            self.dnru().sweep_end(last);
+        }
+        Some(evicted)
+    }
+
+    #[inline]
+    fn dnru(&mut self) -> &mut Nru {
+        match &mut self.policy {
+            Replacement::DNru(p) => p,
+            _ => unreachable!("only D-NRU sweeps"),
+        }
+    }
+
     /// Empties a slot (an eviction, or a single entry merged into its neighbour).
     #[inline]
     pub fn remove(&mut self, slot: u32) {

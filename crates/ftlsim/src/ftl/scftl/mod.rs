@@ -294,7 +294,8 @@ impl Scftl {
     }
 
     /// Caches the runs in `from..end` (in TP `tp`) that are not cached yet, each with a
-    /// spatial-fetch victim. Returns whether an eviction wrote a TP back.
+    /// spatial-fetch victim; once D-NRU's next victim is a clean entry without A, the rest goes
+    /// in one batch ([`Cmt::sweep`]). Returns whether an eviction wrote a TP back.
     fn spatial_fetch(
         &mut self,
         tp: Tpn,
@@ -312,6 +313,13 @@ impl Scftl {
                 continue;
             }
             if self.cmt.is_full() {
+                let store = &self.store;
+                if let Some(evicted) =
+                    self.cmt.sweep(from, end, tp, self.access, |cmt, from| run(cmt, store, from, end))
+                {
+                    ctx.cache.evictions += u64::from(evicted);
+                    break;
+                }
                 match self.cmt.policy.victim(Fetch::Spatial) {
                     Some(victim) if self.cmt.stamp(victim) != self.access => {
                         if !self.cmt.is_dirty(victim) {
@@ -504,7 +512,7 @@ struct Updated {
 
 /// The run of consecutive PPNs from the uncached `start`, stopping before `limit` or an LPN cached
 /// in `cmt`, at most an entry long: its length and first PPN.
-#[inline]
+#[inline(always)] // per cached run of a spatial fetch: a call cost a fifth of it
 fn run(cmt: &Cmt, store: &TranslationStore, start: Lpn, limit: Lpn) -> (u32, Option<Ppn>) {
     let limit = limit.min(start.offset(cmt.max_len()));
     store.consecutive_run(start, cmt.next_head_after(start, limit).since(start))

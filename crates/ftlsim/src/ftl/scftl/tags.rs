@@ -95,24 +95,28 @@ impl TagIndex {
     /// Makes `lpn` (not a tag) a tag, its entry in `slot`.
     #[inline]
     pub fn set(&mut self, lpn: Lpn, slot: u32) {
-        let g = lpn.index() / GROUP;
-        let Group { heads, value } = self.groups[g];
-        let bit = 1 << (lpn.index() % GROUP);
-        self.groups[g].heads = heads | bit;
+        let group = &mut self.groups[lpn.index() / GROUP];
+        let heads = group.heads;
+        group.heads = heads | 1 << (lpn.index() % GROUP);
         if heads == 0 {
-            self.groups[g].value = slot;
-            return;
-        }
-        let block = if lone(heads) {
-            // The group's second tag: both slots move to a block.
-            let block = self.take_block();
-            self.slots[block as usize * GROUP + heads.trailing_zeros() as usize] = value;
-            self.groups[g].value = block;
-            block
+            group.value = slot;
+        } else if lone(heads) {
+            self.pair(lpn, slot);
         } else {
-            value
-        };
+            self.slots[group.value as usize * GROUP + lpn.index() % GROUP] = slot;
+        }
+    }
+
+    /// The group of `lpn` took its second tag, `lpn`: both slots move to a block.
+    #[cold]
+    fn pair(&mut self, lpn: Lpn, slot: u32) {
+        let g = lpn.index() / GROUP;
+        let block = self.take_block();
+        let Group { heads, value } = self.groups[g];
+        let first = (heads & !(1 << (lpn.index() % GROUP))).trailing_zeros() as usize;
+        self.slots[block as usize * GROUP + first] = value;
         self.slots[block as usize * GROUP + lpn.index() % GROUP] = slot;
+        self.groups[g].value = block;
     }
 
     /// `lpn` is a tag no more.
@@ -120,14 +124,19 @@ impl TagIndex {
     pub fn clear(&mut self, lpn: Lpn) {
         debug_assert!(self.is_head(lpn), "LPN {lpn} is not a tag");
         let group = &mut self.groups[lpn.index() / GROUP];
-        let was_lone = lone(group.heads);
         group.heads &= !(1 << (lpn.index() % GROUP));
-        if !was_lone && lone(group.heads) {
-            // One tag left: its slot moves back beside the bits, the block is free.
-            let block = group.value;
-            group.value = self.slots[block as usize * GROUP + group.heads.trailing_zeros() as usize];
-            self.free_blocks.push(block);
+        // One tag left (of two): its slot moves back beside the bits, the block is free.
+        if lone(group.heads) {
+            self.unpair(lpn.index() / GROUP);
         }
+    }
+
+    #[cold]
+    fn unpair(&mut self, g: usize) {
+        let group = &mut self.groups[g];
+        let block = group.value;
+        group.value = self.slots[block as usize * GROUP + group.heads.trailing_zeros() as usize];
+        self.free_blocks.push(block);
     }
 
     fn take_block(&mut self) -> u32 {

@@ -120,6 +120,33 @@ impl Nru {
         }
     }
 
+    /// The first victim of a sweep: the back of the ¬A¬M class, when it has a slot (a spatial
+    /// fetch's first choice, Table 5.1).
+    ///
+    /// A sweep is a run of [`Nru::refill`]s without A of that class's victims, done in a batch: a
+    /// slot refilled so goes to the front of the same class, so the refilled slots move there
+    /// together, in order. [`Nru::sweep_refill`] refills each and names the next victim;
+    /// [`Nru::sweep_end`] moves them. No other call may come between.
+    #[inline]
+    pub fn sweep_start(&self) -> Option<u32> {
+        self.lists.back(UNREFERENCED)
+    }
+
+    /// Refills the sweep's current victim for `tp`; returns the next one (`None`: the next victim
+    /// is the sweep's first).
+    #[inline]
+    pub fn sweep_refill(&mut self, slot: u32, tp: u32) -> Option<u32> {
+        debug_assert_eq!(self.lists.list_of(slot), Some(UNREFERENCED), "slot {slot} is not ¬A¬M");
+        self.lists.payload_mut(slot).tp = tp;
+        self.lists.toward_front(slot)
+    }
+
+    /// The sweep refilled the ¬A¬M class from its back through `last`: they move to its front.
+    #[inline]
+    pub fn sweep_end(&mut self, last: u32) {
+        self.lists.rotate_to_front(last);
+    }
+
     /// Whether a slot's A bit is set.
     #[inline]
     pub fn is_referenced(&self, slot: u32) -> bool {
@@ -486,6 +513,37 @@ mod tests {
         }
         b.check(0..6).unwrap();
         assert_eq!(drain(&mut a, Fetch::Normal), drain(&mut b, Fetch::Normal));
+    }
+
+    #[test]
+    fn a_sweep_is_spatial_refills_one_at_a_time() {
+        // Four ¬A¬M slots and two A¬M ones; sweeps of one to all four, and past them.
+        for taken in 1..=5 {
+            let (mut a, mut b) = (Nru::new(6, 3, 3), Nru::new(6, 3, 3));
+            for p in [&mut a, &mut b] {
+                for (slot, referenced) in [(0, false), (1, true), (2, false), (3, false), (4, true), (5, false)] {
+                    p.insert_entry(slot, 2, referenced);
+                }
+            }
+            let mut refilled = vec![];
+            for _ in 0..taken {
+                let victim = a.select(Fetch::Spatial).unwrap();
+                if refilled.contains(&victim) {
+                    break; // the slots of this sweep come round again
+                }
+                a.refill(victim, 1, false);
+                refilled.push(victim);
+            }
+            let (mut next, mut last) = (b.sweep_start(), None);
+            for &slot in &refilled {
+                assert_eq!(next, Some(slot));
+                next = b.sweep_refill(slot, 1);
+                last = Some(slot);
+            }
+            b.sweep_end(last.unwrap());
+            b.check(0..6).unwrap();
+            assert_eq!(drain(&mut a, Fetch::Normal), drain(&mut b, Fetch::Normal), "{taken} taken");
+        }
     }
 
     #[test]
