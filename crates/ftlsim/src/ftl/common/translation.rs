@@ -40,8 +40,8 @@ use super::{StreamId, StreamSpec};
 use crate::config::{Config, GtdSpan};
 use crate::error::{Result, SimError};
 use crate::flash::{
-    FlashArray, Lpn, PageKind, Pbn, Ppn, Purpose, Spare, SpareField, SpareLayout, Tpn, KIND_FIELD, LOGICAL_FIELD,
-    VERSION_FIELD,
+    Divisor, FlashArray, Lpn, PageKind, Pbn, Ppn, Purpose, Spare, SpareField, SpareLayout, Tpn, KIND_FIELD,
+    LOGICAL_FIELD, VERSION_FIELD,
 };
 use crate::ftl::{FtlCtx, PageRef, SramItem};
 
@@ -129,7 +129,8 @@ fn run_continues(first: Ppn, next: impl Iterator<Item = Option<Ppn>>, step: i32)
 }
 
 pub struct TranslationStore {
-    entries_per_tp: u32,
+    /// Entries per TP: a divisor, as every LPN's TP is found by a division.
+    entries_per_tp: Divisor,
     logical_pages: u32,
     /// GTD entries the SRAM is sized for (`device.gtd_span`, plus the auxiliary pages).
     directory_tps: u32,
@@ -192,7 +193,7 @@ impl TranslationStore {
         let tps = Self::pages_needed(config);
         let entries = (tps + layout.aux_pages) as usize;
         TranslationStore {
-            entries_per_tp,
+            entries_per_tp: Divisor::new(entries_per_tp),
             logical_pages,
             directory_tps: layout.aux_pages
                 + match config.device.gtd_span {
@@ -231,7 +232,7 @@ impl TranslationStore {
 
     #[inline]
     pub fn entries_per_tp(&self) -> u32 {
-        self.entries_per_tp
+        self.entries_per_tp.get()
     }
     /// TPs holding user LPNs.
     pub fn tp_count(&self) -> u32 {
@@ -246,7 +247,7 @@ impl TranslationStore {
     }
     #[inline]
     pub fn tp_of(&self, lpn: Lpn) -> Tpn {
-        Tpn::new(lpn.get() / self.entries_per_tp)
+        Tpn::new(self.entries_per_tp.quotient(lpn.get()))
     }
     /// Every TP, in order.
     pub fn tps(&self) -> impl DoubleEndedIterator<Item = Tpn> + ExactSizeIterator {
@@ -254,8 +255,9 @@ impl TranslationStore {
     }
     /// The LPNs a TP maps.
     pub fn lpns(&self, tp: Tpn) -> Range<Lpn> {
-        let first = tp.get() * self.entries_per_tp;
-        Lpn::new(first)..Lpn::new((first + self.entries_per_tp).min(self.logical_pages))
+        let per_tp = self.entries_per_tp.get();
+        let first = tp.get() * per_tp;
+        Lpn::new(first)..Lpn::new((first + per_tp).min(self.logical_pages))
     }
     /// Where the newest copy of a TP is (`None` before its first write).
     #[inline]

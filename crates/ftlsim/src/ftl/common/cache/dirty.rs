@@ -3,7 +3,7 @@
 //! these changes, so loading a TP costs no copy.
 
 use super::LpnMap;
-use crate::flash::{Lpn, Ppn, Tpn};
+use crate::flash::{Divisor, Lpn, Ppn, Tpn};
 
 pub struct DirtyEntries {
     /// The changed mappings (a trim's is `None`).
@@ -12,7 +12,7 @@ pub struct DirtyEntries {
     bits: Vec<u64>,
     /// The dirty LPNs of each TP (capacity is kept across drains: no allocation in steady state).
     by_tp: Vec<Vec<Lpn>>,
-    entries_per_tp: u32,
+    entries_per_tp: Divisor,
     total: usize,
 }
 
@@ -22,7 +22,7 @@ impl DirtyEntries {
             value: LpnMap::with_capacity(0),
             bits: crate::mem::zeroed_vec((logical_pages as usize).div_ceil(64)),
             by_tp: vec![Vec::new(); logical_pages.div_ceil(entries_per_tp) as usize],
-            entries_per_tp,
+            entries_per_tp: Divisor::new(entries_per_tp),
             total: 0,
         }
     }
@@ -30,7 +30,7 @@ impl DirtyEntries {
     /// The index of `lpn`'s TP in `by_tp`.
     #[inline]
     fn tp_index(&self, lpn: Lpn) -> usize {
-        (lpn.get() / self.entries_per_tp) as usize
+        self.entries_per_tp.quotient(lpn.get()) as usize
     }
 
     #[inline]

@@ -2,25 +2,36 @@
 //! DFTL and CDFTL. Slots are preallocated; an [`LpnMap`] finds an entry's slot; the
 //! replacement order is the [`Policy`]'s. The dirty entries of each translation page are also
 //! linked in a list of their own, so a write-back merges every dirty entry of a TP in time
-//! proportional to their number.
+//! proportional to their number. An entry is kept in its node of those lists (dirty: the node is
+//! listed), so an evicted victim's LPN, PPN and dirty flag come in one cache line.
 
 use super::policy::Policy;
 use super::LpnMap;
-use crate::flash::{Lpn, Ppn, Tpn};
+use crate::flash::{Divisor, Lpn, Ppn, Tpn};
 use crate::ftl::common::ListSet;
 use crate::metrics::Occupancy;
+
+/// A cached mapping.
+#[derive(Clone, Copy)]
+struct Entry {
+    lpn: Lpn,
+    ppn: Option<Ppn>,
+}
+
+impl Default for Entry {
+    fn default() -> Self {
+        Entry { lpn: Lpn::new(0), ppn: None }
+    }
+}
 
 pub struct EntryCache<P> {
     policy: P,
     capacity: u32,
-    lpn: Vec<Lpn>,
-    ppn: Vec<Option<Ppn>>,
-    dirty: Vec<bool>,
     slot_of: LpnMap<u32>,
     free: Vec<u32>,
-    /// List `tp` holds the dirty entries of TP `tp`.
-    dirty_lists: ListSet,
-    entries_per_tp: u32,
+    /// Every slot's entry; list `tp` holds the dirty entries of TP `tp`.
+    dirty_lists: ListSet<Entry>,
+    entries_per_tp: Divisor,
 }
 
 impl<P: Policy> EntryCache<P> {
@@ -29,13 +40,10 @@ impl<P: Policy> EntryCache<P> {
         EntryCache {
             policy,
             capacity,
-            lpn: vec![Lpn::new(0); capacity as usize],
-            ppn: vec![None; capacity as usize],
-            dirty: vec![false; capacity as usize],
             slot_of: LpnMap::with_capacity(capacity as usize),
             free: (0..capacity).rev().collect(),
             dirty_lists: ListSet::new(capacity as usize, logical_pages.div_ceil(entries_per_tp) as usize),
-            entries_per_tp,
+            entries_per_tp: Divisor::new(entries_per_tp),
         }
     }
 
@@ -65,19 +73,19 @@ impl<P: Policy> EntryCache<P> {
     }
     #[inline]
     pub fn lpn(&self, slot: u32) -> Lpn {
-        self.lpn[slot as usize]
+        self.dirty_lists.payload(slot).lpn
     }
     #[inline]
     pub fn ppn(&self, slot: u32) -> Option<Ppn> {
-        self.ppn[slot as usize]
+        self.dirty_lists.payload(slot).ppn
     }
     #[inline]
     pub fn is_dirty(&self, slot: u32) -> bool {
-        self.dirty[slot as usize]
+        self.dirty_lists.list_of(slot).is_some()
     }
     #[inline]
     fn tp(&self, slot: u32) -> u32 {
-        self.lpn[slot as usize].get() / self.entries_per_tp
+        self.entries_per_tp.quotient(self.lpn(slot).get())
     }
 
     /// Fills a free slot (the caller made room) as a newly inserted entry.
@@ -85,10 +93,7 @@ impl<P: Policy> EntryCache<P> {
     pub fn insert(&mut self, lpn: Lpn, ppn: Option<Ppn>, dirty: bool) -> u32 {
         debug_assert_eq!(self.slot_of.get(lpn.get()), None, "LPN {lpn} is already cached");
         let slot = self.free.pop().expect("insert into a full entry cache");
-        let s = slot as usize;
-        self.lpn[s] = lpn;
-        self.ppn[s] = ppn;
-        self.dirty[s] = dirty;
+        *self.dirty_lists.payload_mut(slot) = Entry { lpn, ppn };
         self.slot_of.insert(lpn.get(), slot);
         if dirty {
             self.dirty_lists.push_front(self.tp(slot), slot);
@@ -107,9 +112,8 @@ impl<P: Policy> EntryCache<P> {
     /// unchanged (a GC update is not an access of the entry).
     #[inline]
     pub fn update(&mut self, slot: u32, ppn: Option<Ppn>) {
-        self.ppn[slot as usize] = ppn;
-        if !self.dirty[slot as usize] {
-            self.dirty[slot as usize] = true;
+        self.dirty_lists.payload_mut(slot).ppn = ppn;
+        if !self.is_dirty(slot) {
             self.dirty_lists.push_front(self.tp(slot), slot);
         }
     }
@@ -117,21 +121,18 @@ impl<P: Policy> EntryCache<P> {
     /// Marks an entry clean (its mapping is now in flash).
     #[inline]
     pub fn mark_clean(&mut self, slot: u32) {
-        if self.dirty[slot as usize] {
-            self.dirty[slot as usize] = false;
-            self.dirty_lists.remove(slot);
-        }
+        self.dirty_lists.remove(slot);
     }
 
     /// Empties a slot; returns (LPN, PPN, dirty).
     #[inline]
     pub fn remove(&mut self, slot: u32) -> (Lpn, Option<Ppn>, bool) {
-        let s = slot as usize;
+        let (Entry { lpn, ppn }, dirty) = (*self.dirty_lists.payload(slot), self.is_dirty(slot));
         self.dirty_lists.remove(slot);
         self.policy.remove(slot);
-        self.slot_of.remove(self.lpn[s].get());
+        self.slot_of.remove(lpn.get());
         self.free.push(slot);
-        (self.lpn[s], self.ppn[s], self.dirty[s])
+        (lpn, ppn, dirty)
     }
 
     /// The policy's next victim.
@@ -157,14 +158,15 @@ impl<P: Policy> EntryCache<P> {
     #[inline]
     pub fn clean_tp(&mut self, tp: Tpn, mut f: impl FnMut(Lpn, Option<Ppn>)) {
         while let Some(slot) = self.dirty_lists.back(tp.get()) {
-            f(self.lpn[slot as usize], self.ppn[slot as usize]);
-            self.mark_clean(slot);
+            let Entry { lpn, ppn } = *self.dirty_lists.payload(slot);
+            f(lpn, ppn);
+            self.dirty_lists.remove(slot);
         }
     }
 
     /// Occupied slots (for checks).
     pub fn slots(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..self.capacity).filter(|&s| self.slot_of.get(self.lpn[s as usize].get()) == Some(s))
+        (0..self.capacity).filter(|&s| self.slot_of.get(self.lpn(s).get()) == Some(s))
     }
 
     /// How the entries spread over TPs now, in a cache of `cache_bytes`: O(capacity + TPs), with
@@ -189,7 +191,6 @@ impl<P: Policy> EntryCache<P> {
     pub fn clear(&mut self) {
         self.slot_of.clear();
         self.free = (0..self.capacity).rev().collect();
-        self.dirty.fill(false);
         self.dirty_lists.clear();
         self.policy.clear();
     }
@@ -200,13 +201,8 @@ impl<P: Policy> EntryCache<P> {
         for slot in self.slots() {
             used += 1;
             let listed = self.dirty_lists.list_of(slot);
-            let expected = self.dirty[slot as usize].then(|| self.tp(slot));
-            if listed != expected {
-                return Err(format!(
-                    "cached LPN {} (dirty {}) is in dirty list {listed:?}",
-                    self.lpn(slot),
-                    self.is_dirty(slot)
-                ));
+            if listed.is_some_and(|tp| tp != self.tp(slot)) {
+                return Err(format!("cached LPN {} is in dirty list {listed:?}", self.lpn(slot)));
             }
         }
         if used != self.len() {
@@ -216,10 +212,7 @@ impl<P: Policy> EntryCache<P> {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.capacity as usize * 9
-            + self.slot_of.memory_bytes()
-            + self.free.capacity() * 4
-            + self.dirty_lists.memory_bytes()
+        self.slot_of.memory_bytes() + self.free.capacity() * 4 + self.dirty_lists.memory_bytes()
     }
 }
 

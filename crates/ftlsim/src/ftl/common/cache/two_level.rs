@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::map::RUNS;
 use super::LpnMap;
-use crate::flash::{Lpn, Ppn, Tpn};
+use crate::flash::{Divisor, Lpn, Ppn, Tpn};
 use crate::ftl::common::ListSet;
 use crate::metrics::Occupancy;
 
@@ -81,7 +81,7 @@ pub struct TwoLevelCache {
     heap: Vec<u32>,
     pos: Vec<u32>,
     stored: Vec<Key>,
-    entries_per_tp: u32,
+    entries_per_tp: Divisor,
     budget: u64,
     entry_bytes: u64,
     node_bytes: u64,
@@ -116,7 +116,7 @@ impl TwoLevelCache {
             heap: Vec::with_capacity(tps),
             pos: vec![NONE; tps],
             stored: vec![Key { num: 0, den: 1 }; tps],
-            entries_per_tp,
+            entries_per_tp: Divisor::new(entries_per_tp),
             budget,
             entry_bytes: e,
             node_bytes: n,
@@ -145,7 +145,7 @@ impl TwoLevelCache {
     }
     #[inline]
     fn tp(&self, slot: u32) -> u32 {
-        self.entry(slot).lpn / self.entries_per_tp
+        self.entries_per_tp.quotient(self.entry(slot).lpn)
     }
     /// Entries cached for a TP (0: it has no node).
     #[inline]
@@ -216,7 +216,7 @@ impl TwoLevelCache {
     pub fn insert(&mut self, lpn: Lpn, ppn: Option<Ppn>, now: u64) -> bool {
         debug_assert_eq!(self.slot_of.get(lpn.get()), None, "LPN {lpn} is already cached");
         let slot = self.free.pop().expect("insert into a full two-level cache");
-        let tp = lpn.get() / self.entries_per_tp;
+        let tp = self.entries_per_tp.quotient(lpn.get());
         let created = self.entries.is_empty(tp);
         if created {
             self.nodes += 1;
