@@ -41,6 +41,10 @@ pub struct VictimIndex {
     credit: Vec<u32>,
     /// One list per (unit, valid count); the front is the most recently filed block.
     buckets: ListSet<Filing>,
+    /// Per block, a bit: filed. Every invalidation asks; where it hits a block outside the index
+    /// (an open block, or a block a scheme holds itself, such as CPM's clusters') a bit of this
+    /// small array answers without the block's entry, a cold line on large devices.
+    filed: Vec<u64>,
     /// Under FIFO only: one list per unit in the order blocks were closed, the most recent at
     /// the front (12 bytes per block the other policies do not pay).
     closed: Option<ListSet>,
@@ -58,7 +62,8 @@ impl VictimIndex {
             buckets.payload_mut(pbn as u32).unit = unit;
         }
         let closed = (policy == VictimPolicyKind::Fifo).then(|| ListSet::new(blocks, units as usize));
-        VictimIndex { full, resolution, credit, buckets, closed, clock: 0 }
+        let filed = vec![0; blocks.div_ceil(64)];
+        VictimIndex { full, resolution, credit, buckets, filed, closed, clock: 0 }
     }
 
     /// Weight units per page.
@@ -108,13 +113,17 @@ impl VictimIndex {
         unit * (self.full + 1) + valid
     }
 
+    #[inline]
     pub fn is_filed(&self, pbn: Pbn) -> bool {
-        self.buckets.list_of(pbn.get()).is_some()
+        self.filed[pbn.index() / 64] & (1 << (pbn.index() % 64)) != 0
     }
 
+    /// Brings a filed block's entry toward the CPU cache (a hint; an unfiled block's is not read).
     #[inline]
     pub fn prefetch(&self, pbn: Pbn) {
-        self.buckets.prefetch(pbn.get());
+        if self.filed.get(pbn.index() / 64).is_some_and(|w| w & (1 << (pbn.index() % 64)) != 0) {
+            self.buckets.prefetch(pbn.get());
+        }
     }
 
     /// Files a block just closed with `valid` valid pages.
@@ -133,12 +142,14 @@ impl VictimIndex {
         let bucket = self.bucket(self.buckets.payload(pbn.get()).unit, weight);
         self.buckets.payload_mut(pbn.get()).modified = self.clock;
         self.buckets.push_front(bucket, pbn.get());
+        self.filed[pbn.index() / 64] |= 1 << (pbn.index() % 64);
     }
 
     /// Unfiles a block; does nothing if it is not filed.
     #[inline]
     pub fn remove(&mut self, pbn: Pbn) {
         self.buckets.remove(pbn.get());
+        self.filed[pbn.index() / 64] &= !(1 << (pbn.index() % 64));
         if let Some(closed) = &mut self.closed {
             closed.remove(pbn.get());
         }
@@ -184,7 +195,10 @@ impl VictimIndex {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.buckets.memory_bytes() + self.closed.as_ref().map_or(0, ListSet::memory_bytes) + self.credit.len() * 4
+        self.buckets.memory_bytes()
+            + self.filed.len() * 8
+            + self.closed.as_ref().map_or(0, ListSet::memory_bytes)
+            + self.credit.len() * 4
     }
 }
 
@@ -249,10 +263,11 @@ mod tests {
     }
 
     #[test]
-    fn a_block_costs_24_bytes_and_a_bucket_12() {
-        assert_eq!(VictimIndex::new(1, 4, 1, vec![0; 10], VictimPolicyKind::Greedy).memory_bytes(), 10 * 24 + 5 * 12);
+    fn a_block_costs_24_bytes_and_a_bit_and_a_bucket_12() {
+        let greedy = VictimIndex::new(1, 4, 1, vec![0; 10], VictimPolicyKind::Greedy).memory_bytes();
+        assert_eq!(greedy, 10 * 24 + 8 + 5 * 12, "10 blocks' filed bits take a word");
         let fifo = VictimIndex::new(1, 4, 1, vec![0; 10], VictimPolicyKind::Fifo).memory_bytes();
-        assert_eq!(fifo, 10 * 24 + 5 * 12 + 10 * 12 + 12, "FIFO adds a closing-order node per block and a list");
+        assert_eq!(fifo, 10 * 24 + 8 + 5 * 12 + 10 * 12 + 12, "FIFO adds a closing-order node per block and a list");
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! cluster, written with each page), which recovery reads back.
 
 use super::tree::{block_key, BlockTrees, MaxTree};
-use crate::flash::{Lpn, Pbn, PbnSlot, Ppn};
+use crate::flash::{Divisor, Lpn, Pbn, PbnSlot, Ppn};
 
 /// No cluster holds the block.
 const NO_CLUSTER: u32 = u32::MAX;
@@ -36,8 +36,8 @@ const UNHELD: BlockEntry = BlockEntry { holder: NO_CLUSTER, fill: 0, invalid: 0,
 
 pub(super) struct Clusters {
     logical_pages: u32,
-    /// LPNs per cluster (`S_C` logical blocks).
-    pub pages: u32,
+    /// LPNs per cluster (`S_C` logical blocks; a shift when a power of two, as in the paper).
+    pages: Divisor,
     pub count: u32,
     /// N_Bmax^C.
     pub max_blocks: u32,
@@ -75,13 +75,16 @@ pub(super) struct Clusters {
 }
 
 /// What the clusters keep of one cluster, laid out so that a host write touches its first cache
-/// line only (K-CPM's associations also the second): eight arrays indexed by cluster cost a cold
-/// line each on random writes.
+/// line only (K-CPM's associations, in the second, also that one): eight arrays indexed by
+/// cluster cost a cold line each on random writes.
 #[derive(Clone, Default)]
 #[repr(C, align(64))]
 struct Cluster {
     /// The block it writes next (C13: at most one partly written block is written at a time).
     active: PbnSlot,
+    /// The active block's fill, mirrored here so that the lookahead finds the page a write will
+    /// take from this line alone (the block's entry is another cold line).
+    active_fill: u32,
     /// Free pages in its blocks.
     free: u32,
     /// CIC: invalid (and corrupt) pages in its blocks.
@@ -92,6 +95,13 @@ struct Cluster {
     space_stale: bool,
     /// Its blocks, in the order it got them (its CBMT row).
     row: Vec<Pbn>,
+    assoc: Associations,
+}
+
+/// K-CPM's tables of a cluster, on a cache line of their own (CPM reads them only at GC).
+#[derive(Clone, Default)]
+#[repr(C, align(64))]
+struct Associations {
     /// CDMT: the clusters holding some of its pages (its distributed clusters).
     cdmt: Vec<u32>,
     /// CAMT: the foreign owners whose pages it holds, and how many.
@@ -104,7 +114,7 @@ impl Clusters {
         let n = count as usize;
         Clusters {
             logical_pages,
-            pages,
+            pages: Divisor::new(pages),
             count,
             max_blocks,
             k,
@@ -131,19 +141,20 @@ impl Clusters {
     /// Forgets everything held in SRAM (the tags are flash content and stay).
     pub fn clear(&mut self) {
         let tag = std::mem::take(&mut self.tag);
-        *self = Clusters::new(self.logical_pages, self.pages, self.max_blocks, self.k, self.ppb, tag.len() as u32);
+        *self =
+            Clusters::new(self.logical_pages, self.pages.get(), self.max_blocks, self.k, self.ppb, tag.len() as u32);
         self.tag = tag;
     }
 
     #[inline]
     pub fn of_lpn(&self, lpn: Lpn) -> u32 {
-        lpn.get() / self.pages
+        self.pages.quotient(lpn.get())
     }
 
     /// The LPNs cluster `c` owns.
     pub fn lpns(&self, c: u32) -> std::ops::Range<u32> {
-        let first = c * self.pages;
-        first..first.saturating_add(self.pages).min(self.logical_pages)
+        let first = c * self.pages.get();
+        first..first.saturating_add(self.pages.get()).min(self.logical_pages)
     }
     #[inline]
     pub fn holder(&self, pbn: Pbn) -> Option<u32> {
@@ -176,19 +187,19 @@ impl Clusters {
     }
     /// N_alpha: the cluster itself and the foreign owners whose pages it holds.
     pub fn alpha(&self, c: u32) -> u32 {
-        1 + self.cluster[c as usize].camt.len() as u32
+        1 + self.cluster[c as usize].assoc.camt.len() as u32
     }
     /// The foreign owners whose pages `c` holds, with their counts.
     pub fn associated(&self, c: u32) -> &[(u32, u32)] {
-        &self.cluster[c as usize].camt
+        &self.cluster[c as usize].assoc.camt
     }
     /// The distributed clusters of `c` (other than itself), in the order they were added.
     pub fn distributed(&self, c: u32) -> &[u32] {
-        &self.cluster[c as usize].cdmt
+        &self.cluster[c as usize].assoc.cdmt
     }
     /// The adopted pages of `owner` that `saved` holds.
     pub fn adopted_at(&self, owner: u32, saved: u32) -> Option<u32> {
-        self.cluster[saved as usize].camt.iter().find(|&&(o, _)| o == owner).map(|&(_, n)| n)
+        self.cluster[saved as usize].assoc.camt.iter().find(|&&(o, _)| o == owner).map(|&(_, n)| n)
     }
 
     /// Hands `pbn` (erased, or written up to `fill` after a recovery) to cluster `c`.
@@ -212,7 +223,7 @@ impl Clusters {
         self.total_free += room as u64;
         self.total_blocks += 1;
         if self.active(c).is_none() && room > 0 {
-            self.cluster[c as usize].active = Some(pbn).into();
+            self.make_active(c, Some(pbn));
         }
         self.rekey(c);
     }
@@ -261,7 +272,7 @@ impl Clusters {
     pub fn set_active(&mut self, c: u32, pbn: Pbn) {
         debug_assert_eq!(self.holder(pbn), Some(c));
         if !self.is_full(pbn) {
-            self.cluster[c as usize].active = Some(pbn).into();
+            self.make_active(c, Some(pbn));
         }
     }
 
@@ -273,20 +284,25 @@ impl Clusters {
 
     /// Makes the first block of `c`'s row with free pages the one it writes next.
     fn find_active(&mut self, c: u32) {
-        let (block, cluster) = (&self.block, &mut self.cluster[c as usize]);
-        cluster.active = cluster.row.iter().copied().find(|b| block[b.index()].fill < self.ppb).into();
+        let block = &self.block;
+        let found = self.cluster[c as usize].row.iter().copied().find(|b| block[b.index()].fill < self.ppb);
+        self.make_active(c, found);
     }
 
-    /// Brings the state of cluster `c` (K-CPM: with its associations) and of its active block
-    /// toward the CPU cache (a hint; reads the cluster's first line).
+    fn make_active(&mut self, c: u32, pbn: Option<Pbn>) {
+        let cluster = &mut self.cluster[c as usize];
+        cluster.active = pbn.into();
+        cluster.active_fill = pbn.map_or(0, |b| self.block[b.index()].fill);
+    }
+
+    /// Brings the state of cluster `c` (K-CPM: with its associations) toward the CPU cache (a
+    /// hint; reads nothing).
     #[inline]
-    pub fn prefetch_active(&self, c: u32) {
+    pub fn prefetch_cluster(&self, c: u32) {
         let Some(cluster) = self.cluster.get(c as usize) else { return };
+        crate::mem::prefetch(cluster);
         if self.k > 1 {
-            crate::mem::prefetch(&cluster.camt);
-        }
-        if let Some(pbn) = cluster.active.get() {
-            crate::mem::prefetch(&self.block[pbn.index()]);
+            crate::mem::prefetch(&cluster.assoc.camt);
         }
     }
 
@@ -296,18 +312,21 @@ impl Clusters {
         crate::mem::prefetch(&self.block[pbn.index()]);
     }
 
-    /// The page a write to cluster `c` would take next from its active block, if it has one.
+    /// The page a write to cluster `c` would take next from its active block, if it has one (from
+    /// the cluster's first line only); brings the block's entry toward the CPU cache.
     #[inline]
     pub fn next_page(&self, c: u32, g: &crate::flash::Geometry) -> Option<Ppn> {
-        let pbn = self.active(c)?;
-        Some(g.page_at(pbn, self.block[pbn.index()].fill.min(self.ppb - 1)))
+        let cluster = &self.cluster[c as usize];
+        let pbn = cluster.active.get()?;
+        crate::mem::prefetch(&self.block[pbn.index()]);
+        Some(g.page_at(pbn, cluster.active_fill.min(self.ppb - 1)))
     }
 
     /// Brings the state of cluster `c`'s distributed clusters toward the CPU cache, where K-CPM
     /// writes when `c` has no free page (a hint).
     #[inline]
     pub fn prefetch_distributed(&self, c: u32) {
-        for &d in &self.cluster[c as usize].cdmt {
+        for &d in &self.cluster[c as usize].assoc.cdmt {
             crate::mem::prefetch(&self.cluster[d as usize]);
         }
     }
@@ -326,7 +345,11 @@ impl Clusters {
         let offset = self.block[pbn.index()].fill;
         debug_assert!(offset < self.ppb);
         self.block[pbn.index()].fill = offset + 1;
-        self.cluster[c as usize].free -= 1;
+        let cluster = &mut self.cluster[c as usize];
+        cluster.free -= 1;
+        if cluster.active.get() == Some(pbn) {
+            cluster.active_fill = offset + 1;
+        }
         self.total_free -= 1;
         if offset + 1 == self.ppb {
             self.rekey_block(pbn);
@@ -366,28 +389,28 @@ impl Clusters {
         if !self.cluster[dc as usize].row.is_empty() {
             self.holding_alpha += 1;
         }
-        self.cluster[dc as usize].camt.push((owner, 0));
-        self.cluster[owner as usize].cdmt.push(dc);
+        self.cluster[dc as usize].assoc.camt.push((owner, 0));
+        self.cluster[owner as usize].assoc.cdmt.push(dc);
         self.associations += 1;
         self.rekey(dc);
     }
 
     /// One more valid page of `owner` in `saved` (an association that exists).
     pub fn adopt(&mut self, owner: u32, saved: u32) {
-        let entry = self.cluster[saved as usize].camt.iter_mut().find(|(o, _)| *o == owner).expect("associated");
+        let entry = self.cluster[saved as usize].assoc.camt.iter_mut().find(|(o, _)| *o == owner).expect("associated");
         entry.1 += 1;
         self.adopted += 1;
     }
 
     /// One valid page of `owner` fewer in `saved`; the association ends with its last page.
     pub fn unadopt(&mut self, owner: u32, saved: u32) {
-        let list = &mut self.cluster[saved as usize].camt;
+        let list = &mut self.cluster[saved as usize].assoc.camt;
         let at = list.iter().position(|&(o, _)| o == owner).expect("an adopted page's owner is associated");
         list[at].1 -= 1;
         self.adopted -= 1;
         if list[at].1 == 0 {
             list.remove(at);
-            self.cluster[owner as usize].cdmt.retain(|&d| d != saved);
+            self.cluster[owner as usize].assoc.cdmt.retain(|&d| d != saved);
             self.associations -= 1;
             if !self.cluster[saved as usize].row.is_empty() {
                 self.holding_alpha -= 1;
@@ -575,6 +598,9 @@ impl Clusters {
                 Some(b) if self.holder(b) != Some(c) || self.is_full(b) => {
                     return Err(format!("cluster {c} writes block {b}, which is full or not its own"))
                 }
+                Some(b) if self.cluster[c as usize].active_fill != self.block[b.index()].fill => {
+                    return Err(format!("cluster {c} mirrors its active block {b}'s fill wrongly"))
+                }
                 None if free > 0 => return Err(format!("cluster {c} has {free} free pages but no block to write")),
                 _ => {}
             }
@@ -582,11 +608,11 @@ impl Clusters {
             if !self.cluster[c as usize].cic_stale && self.by_cic.key(c) != cic_key {
                 return Err(format!("cluster {c}: CIC tree key {} for CIC {invalid}", self.by_cic.key(c)));
             }
-            for &(owner, n) in &self.cluster[c as usize].camt {
-                if n == 0 || owner == c || !self.cluster[owner as usize].cdmt.contains(&c) {
+            for &(owner, n) in &self.cluster[c as usize].assoc.camt {
+                if n == 0 || owner == c || !self.cluster[owner as usize].assoc.cdmt.contains(&c) {
                     return Err(format!(
                         "CAMT of cluster {c}: owner {owner} with {n} pages, CDMT {:?}",
-                        self.cluster[owner as usize].cdmt
+                        self.cluster[owner as usize].assoc.cdmt
                     ));
                 }
             }
@@ -597,8 +623,8 @@ impl Clusters {
                 alpha += self.alpha(c) as u64;
             }
         }
-        let dcs: usize = self.cluster.iter().map(|c| c.cdmt.len()).sum();
-        if dcs != self.associations as usize || self.cluster.iter().map(|c| c.camt.len()).sum::<usize>() != dcs {
+        let dcs: usize = self.cluster.iter().map(|c| c.assoc.cdmt.len()).sum();
+        if dcs != self.associations as usize || self.cluster.iter().map(|c| c.assoc.camt.len()).sum::<usize>() != dcs {
             return Err(format!("{} associations counted, {dcs} in CDMT", self.associations));
         }
         if (free_total, blocks_total, holding, alpha)
@@ -636,5 +662,22 @@ mod tests {
         assert_eq!(clusters.most_invalid_block(0), Some((Pbn::new(5), 1)), "block 7 came last");
         clusters.invalidated(Pbn::new(7));
         assert_eq!(clusters.most_invalid_block(0), Some((Pbn::new(7), 2)));
+    }
+
+    #[test]
+    fn a_write_reads_one_line_and_the_next_page_comes_from_it() {
+        assert_eq!((std::mem::size_of::<Cluster>(), std::mem::offset_of!(Cluster, assoc)), (128, 64));
+        let ppb = 4;
+        let mut clusters = Clusters::new(64, 16, 8, 1, ppb, 8);
+        let mut g = crate::config::Config::preset("mlc8g").unwrap().device.geometry;
+        g.pages_per_block = ppb;
+        clusters.add_block(0, Pbn::new(3), 2);
+        clusters.add_block(0, Pbn::new(6), 0);
+        assert_eq!(clusters.next_page(0, &g), Some(g.page_at(Pbn::new(3), 2)), "block 3, written up to 2");
+        assert_eq!(clusters.take_page(0, &g), Some(g.page_at(Pbn::new(3), 2)));
+        clusters.take_page(0, &g);
+        assert_eq!(clusters.next_page(0, &g), Some(g.page_at(Pbn::new(6), 0)), "block 3 is full");
+        clusters.seal(Pbn::new(6));
+        assert_eq!(clusters.next_page(0, &g), None);
     }
 }

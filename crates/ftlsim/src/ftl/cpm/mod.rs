@@ -761,7 +761,7 @@ impl Ftl for Cpm {
         match stage {
             Prefetch::Map => {
                 self.map.pmt.prefetch(lpn, &self.map.store);
-                self.clusters.prefetch_active(self.clusters.of_lpn(lpn));
+                self.clusters.prefetch_cluster(self.clusters.of_lpn(lpn));
                 None
             }
             Prefetch::Pages => {
@@ -769,6 +769,10 @@ impl Ftl for Cpm {
                 let tp = self.map.store.tp_of(lpn);
                 if !self.map.pmt.contains(tp) {
                     self.map.store.prefetch_copy(tp, flash);
+                    // The miss writes the cache's victim back and invalidates its old copy.
+                    if let Some(old) = self.map.pmt.next_victim().and_then(|v| self.map.store.location(v)) {
+                        self.blocks.prefetch_page(old, flash);
+                    }
                 }
                 let page = self.lookup(lpn, flash);
                 if let Some(ppn) = page {

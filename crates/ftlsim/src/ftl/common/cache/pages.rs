@@ -74,6 +74,13 @@ impl PageCache {
         self.changes.prefetch(lpn);
     }
 
+    /// The page a miss would evict now (the least recently used, once the cache is full): its old
+    /// copy is what the miss's write-back invalidates, worth prefetching ahead.
+    #[inline]
+    pub fn next_victim(&self) -> Option<Tpn> {
+        (self.len() >= self.capacity).then(|| self.lru.back(0)).flatten().map(Tpn::new)
+    }
+
     /// Changes an entry of a cached page.
     #[inline]
     pub fn set(&mut self, lpn: Lpn, ppn: Option<Ppn>, store: &TranslationStore) {

@@ -8,13 +8,14 @@
 //! caches whose changes are spread thinly over many pages, each of those changes landed on a cold
 //! line of its own.
 
-use crate::flash::{Lpn, Ppn, Tpn};
+use crate::flash::{Divisor, Lpn, Ppn, Tpn};
 
 /// A page without a slot.
 const NO_SLOT: u32 = u32::MAX;
 
 pub struct PageSlots {
-    entries_per_tp: u32,
+    /// Entries per translation page (a shift in every geometry with a power-of-two page size).
+    entries_per_tp: Divisor,
     /// Per translation page: its slot, or [`NO_SLOT`] while it holds no change.
     slot_of: Vec<u32>,
     /// Per slot, its page's entries (meaningful where the entry's bit is set).
@@ -33,7 +34,7 @@ pub struct PageSlots {
 impl PageSlots {
     pub fn new(logical_pages: u32, entries_per_tp: u32) -> Self {
         PageSlots {
-            entries_per_tp,
+            entries_per_tp: Divisor::new(entries_per_tp),
             slot_of: vec![NO_SLOT; logical_pages.div_ceil(entries_per_tp) as usize],
             values: Vec::new(),
             bits: Vec::new(),
@@ -44,79 +45,78 @@ impl PageSlots {
     }
 
     fn words_per_slot(&self) -> usize {
-        (self.entries_per_tp as usize).div_ceil(64)
+        (self.entries_per_tp.get() as usize).div_ceil(64)
     }
 
-    /// The index of `lpn`'s entry in the slots, if its page has one.
+    /// Where `lpn`'s entry is, if its page has a slot: its slot and its offset in the page.
     #[inline]
-    fn index(&self, lpn: Lpn) -> Option<usize> {
-        let slot = self.slot_of[(lpn.get() / self.entries_per_tp) as usize];
-        (slot != NO_SLOT).then(|| self.entry_in(slot, lpn))
+    fn locate(&self, lpn: Lpn) -> Option<(usize, usize)> {
+        let (tp, offset) = self.entries_per_tp.div_rem(lpn.get());
+        let slot = *self.slot_of.get(tp as usize)?;
+        (slot != NO_SLOT).then_some((slot as usize, offset as usize))
     }
 
-    /// The index of `lpn`'s entry in slot `slot` (its page's).
+    /// The index of entry `offset` of slot `slot` in `values`.
     #[inline]
-    fn entry_in(&self, slot: u32, lpn: Lpn) -> usize {
-        slot as usize * self.entries_per_tp as usize + (lpn.get() % self.entries_per_tp) as usize
+    fn entry(&self, slot: usize, offset: usize) -> usize {
+        slot * self.entries_per_tp.get() as usize + offset
     }
 
-    /// The bit of entry `i` in its slot's words.
+    /// The bit of entry `offset` of slot `slot` in `bits`.
     #[inline]
-    fn bit(&self, i: usize) -> (usize, u64) {
-        let per = self.entries_per_tp as usize;
-        let (slot, offset) = (i / per, i % per);
+    fn bit(&self, slot: usize, offset: usize) -> (usize, u64) {
         (slot * self.words_per_slot() + offset / 64, 1 << (offset % 64))
     }
 
     /// Brings the entry of `lpn` toward the CPU cache if its page has a slot (a hint).
     #[inline]
     pub fn prefetch(&self, lpn: Lpn) {
-        let slot = self.slot_of.get((lpn.get() / self.entries_per_tp) as usize).copied().unwrap_or(NO_SLOT);
-        if slot != NO_SLOT {
-            crate::mem::prefetch(&self.values[self.entry_in(slot, lpn)]);
+        if let Some((slot, offset)) = self.locate(lpn) {
+            crate::mem::prefetch(&self.values[self.entry(slot, offset)]);
         }
     }
 
     /// The unwritten mapping of an LPN (`Some(None)`: unmapped by a trim), if it has one.
     #[inline]
     pub fn get(&self, lpn: Lpn) -> Option<Option<Ppn>> {
-        let i = self.index(lpn)?;
-        let (word, mask) = self.bit(i);
-        (self.bits[word] & mask != 0).then(|| self.values[i])
+        let (slot, offset) = self.locate(lpn)?;
+        let (word, mask) = self.bit(slot, offset);
+        (self.bits[word] & mask != 0).then(|| self.values[self.entry(slot, offset)])
     }
 
     /// Records a change; returns whether the LPN was clean before.
     #[inline]
     pub fn set(&mut self, lpn: Lpn, ppn: Option<Ppn>) -> bool {
-        let i = match self.index(lpn) {
-            Some(i) => i,
-            None => self.open(Tpn::new(lpn.get() / self.entries_per_tp), lpn),
+        let (slot, offset) = match self.locate(lpn) {
+            Some(at) => at,
+            None => self.open(lpn),
         };
+        let i = self.entry(slot, offset);
         self.values[i] = ppn;
-        let (word, mask) = self.bit(i);
+        let (word, mask) = self.bit(slot, offset);
         if self.bits[word] & mask != 0 {
             return false;
         }
         self.bits[word] |= mask;
-        let per = self.entries_per_tp as usize;
-        self.changed[i / per].push((i % per) as u32);
+        self.changed[slot].push(offset as u32);
         true
     }
 
-    /// Gives page `tp` a slot (a freed one if any), returning the index of `lpn`'s entry.
+    /// Gives `lpn`'s page a slot (a freed one if any), returning where its entry is.
     #[cold]
-    fn open(&mut self, tp: Tpn, lpn: Lpn) -> usize {
+    fn open(&mut self, lpn: Lpn) -> (usize, usize) {
+        let tp = Tpn::new(self.entries_per_tp.quotient(lpn.get()));
         let slot = self.free.pop().unwrap_or_else(|| {
             let slot = self.page.len() as u32;
             self.page.push(tp);
             self.changed.push(Vec::new());
-            self.values.resize(self.values.len() + self.entries_per_tp as usize, None);
+            self.values.resize(self.values.len() + self.entries_per_tp.get() as usize, None);
             self.bits.resize(self.bits.len() + self.words_per_slot(), 0);
             slot
         });
         self.page[slot as usize] = tp;
         self.slot_of[tp.index()] = slot;
-        self.index(lpn).expect("the page has a slot")
+        self.locate(lpn).expect("the page has a slot")
     }
 
     /// Changed entries of a page.
@@ -135,8 +135,8 @@ impl PageSlots {
         if slot == NO_SLOT as usize {
             return;
         }
-        let (per, words) = (self.entries_per_tp as usize, self.words_per_slot());
-        let first_lpn = tp.get() * self.entries_per_tp;
+        let (per, words) = (self.entries_per_tp.get() as usize, self.words_per_slot());
+        let first_lpn = tp.get() * self.entries_per_tp.get();
         let mut changed = std::mem::take(&mut self.changed[slot]);
         for &offset in &changed {
             let offset = offset as usize;
