@@ -345,15 +345,29 @@ impl Cmt {
         stamp: u32,
         run: impl FnOnce(&Cmt) -> (u32, Option<Ppn>),
     ) -> u32 {
+        debug_assert_eq!(tp.get(), tag.get() / self.entries_per_tp);
+        let len = self.replace(slot, tag, tp, stamp, run);
+        self.policy.refill(slot, tp.get(), referenced);
+        len
+    }
+
+    /// Puts the run starting at `tag` (measured by `run`) in the clean `slot` in place of its
+    /// entry; the replacement policy is the caller's. Returns the run's length.
+    #[inline(always)]
+    fn replace(
+        &mut self,
+        slot: u32,
+        tag: Lpn,
+        tp: Tpn,
+        stamp: u32,
+        run: impl FnOnce(&Cmt) -> (u32, Option<Ppn>),
+    ) -> u32 {
         let old = self.entries[slot as usize];
         debug_assert!(!old.dirty && matches!(self.layout, Layout::Small { .. }));
-        debug_assert_eq!(tp.get(), tag.get() / self.entries_per_tp);
-        let tp = tp.get();
         self.tags.clear(old.tag);
         let (len, base) = run(self);
-        self.entries[slot as usize] = Entry { tag, base, len, tp, dirty: false, stamp };
+        self.entries[slot as usize] = Entry { tag, base, len, tp: tp.get(), dirty: false, stamp };
         self.tags.set(tag, slot);
-        self.policy.refill(slot, tp, referenced);
         len
     }
 
@@ -383,15 +397,10 @@ impl Cmt {
             }
             // No victim left: the next is the first of this sweep.
             let Some(victim) = next else { break };
-            let old = self.entries[victim as usize];
-            if old.stamp == stamp {
+            if self.entries[victim as usize].stamp == stamp {
                 break;
             }
-            debug_assert!(!old.dirty && matches!(self.layout, Layout::Small { .. }));
-            self.tags.clear(old.tag);
-            let (len, base) = run(self, from);
-            self.entries[victim as usize] = Entry { tag: from, base, len, tp: tp.get(), dirty: false, stamp };
-            self.tags.set(from, victim);
+            let len = self.replace(victim, from, tp, stamp, |cmt| run(cmt, from));
             next = self.dnru().sweep_refill(victim, tp.get());
             (last, evicted) = (Some(victim), evicted + 1);
             from = from.offset(len);
