@@ -182,8 +182,12 @@ impl Ctp {
     fn lru_victim(&self) -> Option<Tpn> {
         self.lru.back(0).map(Tpn::new)
     }
+    #[inline]
     fn touch(&mut self, tp: Tpn) {
-        self.lru.move_to_front(0, tp.get());
+        // Mostly the page used last (a CTP of a few pages): then no call to the list's move.
+        if self.lru.front(0) != Some(tp.get()) {
+            self.lru.move_to_front(0, tp.get());
+        }
     }
     fn len(&self) -> u32 {
         self.lru.len(0)
