@@ -129,22 +129,32 @@ impl KickOutOrder {
             self.lists.push_back(SCAN, slot);
         }
     }
+    /// Whether a cached slot is parked: read from its scan-order node, which the caller touches
+    /// anyway (the `parked` node is another cache line, needed only for parked slots).
+    #[inline]
     fn is_parked(&self, slot: u32) -> bool {
-        self.parked.list_of(slot).is_some()
+        self.lists.list_of(slot).is_some_and(|list| list != SCAN)
     }
 }
 
 impl Policy for KickOutOrder {
+    #[inline]
     fn insert(&mut self, slot: u32) {
         self.lists.push_front(SCAN, slot);
     }
+    #[inline]
     fn touch(&mut self, slot: u32) {
-        self.parked.remove(slot);
+        if self.is_parked(slot) {
+            self.parked.remove(slot);
+        }
         self.lists.move_to_front(SCAN, slot);
     }
+    #[inline]
     fn remove(&mut self, slot: u32) {
+        if self.is_parked(slot) {
+            self.parked.remove(slot);
+        }
         self.lists.remove(slot);
-        self.parked.remove(slot);
     }
     fn victim(&self) -> Option<u32> {
         self.lists.back(SCAN).or_else(|| self.parked.back(0))
@@ -172,8 +182,12 @@ impl Ctp {
     fn lru_victim(&self) -> Option<Tpn> {
         self.lru.back(0).map(Tpn::new)
     }
+    #[inline]
     fn touch(&mut self, tp: Tpn) {
-        self.lru.move_to_front(0, tp.get());
+        // Mostly the page used last (a CTP of a few pages): then no call to the list's move.
+        if self.lru.front(0) != Some(tp.get()) {
+            self.lru.move_to_front(0, tp.get());
+        }
     }
     fn len(&self) -> u32 {
         self.lru.len(0)
@@ -299,8 +313,11 @@ impl Cdftl {
     /// The LRU entry that is clean or has its TP in the CTP, parking the others on the way.
     fn kick_out_candidate(&mut self) -> Option<u32> {
         while let Some(slot) = self.cmt.policy().scan_back() {
+            if !self.cmt.is_dirty(slot) {
+                return Some(slot);
+            }
             let tp = self.tp_of(self.cmt.lpn(slot));
-            if !self.cmt.is_dirty(slot) || self.ctp.contains(tp) {
+            if self.ctp.contains(tp) {
                 return Some(slot);
             }
             self.cmt.policy_mut().park(slot, tp);
@@ -405,8 +422,9 @@ impl DemandScheme for Cdftl {
         cost.wrote |= more.wrote;
         let class = if cost.wrote || cost.fetched { miss_class(cost.wrote, cost.fetched) } else { CacheAccess::Hit };
         ctx.cache.record(class);
-        // GC during the room making may have cached the entry (a moved page of this LPN).
-        if let Some(slot) = self.cmt.get(lpn) {
+        // GC during a write-back may have cached the entry (a moved page of this LPN); without a
+        // write no GC ran, so the lookup above still holds.
+        if let Some(slot) = if cost.wrote { self.cmt.get(lpn) } else { None } {
             self.cmt.touch(slot);
             return Ok(self.cmt.ppn(slot));
         }
