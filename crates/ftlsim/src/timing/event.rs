@@ -276,7 +276,7 @@ pub struct EventCore<F: Features = Full> {
     events: PhaseEnds,
     dies: Fixed<Die>,
     /// When each channel's bus is free again.
-    bus_free: Vec<Nanos>,
+    bus_free: Fixed<Nanos>,
     /// Each channel serves one die: a die's transfers never wait for another's.
     private_bus: bool,
     ops: Slab<InFlight>,
@@ -293,7 +293,7 @@ pub struct EventCore<F: Features = Full> {
     /// Per block: where it is, and the last operation issued on it that has not completed.
     blocks: Fixed<BlockPlace>,
     /// The channel of each die.
-    channel_of: Vec<u32>,
+    channel_of: Fixed<u32>,
     /// The controller's CPUs; their events follow the dies' in `events`.
     cpus: Cpus,
     cpu_per_channel: bool,
@@ -373,7 +373,7 @@ impl<F: Features> EventCore<F> {
             now: 0,
             events: PhaseEnds::new(dies + cpus + link.is_some() as usize),
             dies: Fixed::new((0..dies).map(|_| Die::default()).collect()),
-            bus_free: vec![0; g.channels as usize],
+            bus_free: Fixed::new(vec![0; g.channels as usize]),
             private_bus: g.chips_per_channel * g.dies_per_chip == 1,
             ops: Slab::new(),
             requests: Slab::new(),
@@ -404,7 +404,7 @@ impl<F: Features> EventCore<F> {
                     })
                     .collect(),
             ),
-            channel_of: (0..g.total_dies()).map(|d| g.channel_of_die(d)).collect(),
+            channel_of: Fixed::new((0..g.total_dies()).map(|d| g.channel_of_die(d)).collect()),
             cpus: Cpus::new(cpus),
             cpu_per_channel,
             link,
@@ -502,8 +502,8 @@ impl<F: Features> EventCore<F> {
         use std::mem::size_of;
         self.blocks.len() * size_of::<BlockPlace>()
             + self.dies.len() * size_of::<Die>()
-            + self.bus_free.capacity() * size_of::<Nanos>()
-            + self.channel_of.capacity() * size_of::<u32>()
+            + self.bus_free.len() * size_of::<Nanos>()
+            + self.channel_of.len() * size_of::<u32>()
             + self.ops.state_bytes()
             + self.requests.state_bytes()
     }
@@ -534,71 +534,20 @@ impl<F: Features> EventCore<F> {
             return;
         }
         let request = self.requests.insert(Outstanding { dispatched, start: Nanos::MAX, remaining: ops.len() as u32 });
+        if let ([op], false) = (ops, writes || reads) {
+            // One operation (most host requests): nothing of its request can wait for it or be
+            // released by it, so it needs neither list.
+            debug_assert!(op.dep.is_none(), "a chain within a request of one operation");
+            let slot = self.issue(&dispatched, request, op, ops, reads);
+            if self.ops[slot].waiting == 0 {
+                self.enqueue(slot);
+            }
+            return;
+        }
         self.submitting.clear();
         self.ready.clear();
         for op in ops {
-            let block = self.costs.geometry.block_of(op.ppn);
-            // Checked here, where the block enters the model; later lookups are not.
-            let place = self.blocks.get(block.index()).unwrap_or_else(|| panic!("{:?} is not on the device", op.ppn));
-            let BlockPlace { plane, mut die, .. } = *place;
-            let compute = matches!(op.kind, OpKind::Compute(_));
-            if compute {
-                // CPU work runs on a CPU: the one shared, or that of its page's channel.
-                die = if self.cpu_per_channel { self.channel_of[die as usize] } else { 0 };
-            }
-            let slot = self.ops.insert(InFlight {
-                ppn: op.ppn,
-                plane,
-                die: die as u16,
-                block: block.get(),
-                request,
-                next: None,
-                next_write: None,
-                prev_write: None,
-                next_in_line: None,
-                kind: op.kind,
-                class: if dispatched.source == Source::Background {
-                    Class::Background
-                } else {
-                    Class::of(op.kind, op.purpose)
-                },
-                phase: Phase::Queued,
-                uses_bus: true,
-                counted_read: false,
-                from_controller: false,
-                to_host: reads && op.purpose == Purpose::Host && matches!(op.kind, OpKind::Read),
-                waiting: 0,
-                sectors: op.sectors,
-                mode: self.diffecc.as_deref().filter(|_| F::ANY).map_or(0, |d| {
-                    d.prefetch(op);
-                    d.submitted_mode(op, ops)
-                }),
-            });
-            if let Some(dep) = op.dep {
-                let before = self.submitting[dep.get()];
-                debug_assert!(self.ops[before].next.is_none(), "operations form chains: one successor each");
-                self.ops[before].next = Some(Slot::new(slot));
-                self.ops[slot].waiting += 1;
-                // A GC move inside one plane: copy-back keeps the page in the chip.
-                if self.copy_back
-                    && op.kind == OpKind::Program
-                    && op.purpose == Purpose::Gc
-                    && ops[dep.get()].purpose == Purpose::Gc
-                    && self.ops[before].kind == OpKind::Read
-                    && self.ops[before].plane == plane
-                {
-                    self.ops[before].uses_bus = false;
-                    self.ops[slot].uses_bus = false;
-                }
-            }
-            if !compute {
-                self.order_on_block(slot, block.index());
-            }
-            if F::ANY && op.kind == OpKind::Program {
-                if let Some(s) = self.suspension.as_deref_mut() {
-                    s.writes_waiting[die as usize].issued(slot, dispatched.at, &s.config);
-                }
-            }
+            let slot = self.issue(&dispatched, request, op, ops, reads);
             self.submitting.push(slot);
             // What an operation waits for is known when it is issued: the operations issued
             // after it add nothing (but the host link, below).
@@ -618,6 +567,75 @@ impl<F: Features> EventCore<F> {
             let slot = self.ready[i];
             self.enqueue(slot);
         }
+    }
+
+    /// Issues `op`, an operation of the request in slot `request` (with `ops`, all of them; those
+    /// before it already issued): its slot, with what it waits for counted.
+    #[inline(always)]
+    fn issue(&mut self, dispatched: &Dispatched, request: u32, op: &FlashOp, ops: &[FlashOp], reads: bool) -> u32 {
+        let block = self.costs.geometry.block_of(op.ppn);
+        // Checked here, where the block enters the model; later lookups are not.
+        let place = self.blocks.get(block.index()).unwrap_or_else(|| panic!("{:?} is not on the device", op.ppn));
+        let BlockPlace { plane, mut die, .. } = *place;
+        let compute = matches!(op.kind, OpKind::Compute(_));
+        if compute {
+            // CPU work runs on a CPU: the one shared, or that of its page's channel.
+            die = if self.cpu_per_channel { self.channel_of[die as usize] } else { 0 };
+        }
+        let slot = self.ops.insert(InFlight {
+            ppn: op.ppn,
+            plane,
+            die: die as u16,
+            block: block.get(),
+            request,
+            next: None,
+            next_write: None,
+            prev_write: None,
+            next_in_line: None,
+            kind: op.kind,
+            class: if dispatched.source == Source::Background {
+                Class::Background
+            } else {
+                Class::of(op.kind, op.purpose)
+            },
+            phase: Phase::Queued,
+            uses_bus: true,
+            counted_read: false,
+            from_controller: false,
+            to_host: reads && op.purpose == Purpose::Host && matches!(op.kind, OpKind::Read),
+            waiting: 0,
+            sectors: op.sectors,
+            mode: self.diffecc.as_deref().filter(|_| F::ANY).map_or(0, |d| {
+                d.prefetch(op);
+                d.submitted_mode(op, ops)
+            }),
+        });
+        if let Some(dep) = op.dep {
+            let before = self.submitting[dep.get()];
+            debug_assert!(self.ops[before].next.is_none(), "operations form chains: one successor each");
+            self.ops[before].next = Some(Slot::new(slot));
+            self.ops[slot].waiting += 1;
+            // A GC move inside one plane: copy-back keeps the page in the chip.
+            if self.copy_back
+                && op.kind == OpKind::Program
+                && op.purpose == Purpose::Gc
+                && ops[dep.get()].purpose == Purpose::Gc
+                && self.ops[before].kind == OpKind::Read
+                && self.ops[before].plane == plane
+            {
+                self.ops[before].uses_bus = false;
+                self.ops[slot].uses_bus = false;
+            }
+        }
+        if !compute {
+            self.order_on_block(slot, block.index());
+        }
+        if F::ANY && op.kind == OpKind::Program {
+            if let Some(s) = self.suspension.as_deref_mut() {
+                s.writes_waiting[die as usize].issued(slot, dispatched.at, &s.config);
+            }
+        }
+        slot
     }
 
     /// Makes `op` wait for what it must not overtake on its block: a program follows the erase

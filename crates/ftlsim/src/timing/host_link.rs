@@ -20,6 +20,9 @@ pub(super) struct Transfer {
 #[derive(Debug)]
 pub(super) struct HostLink {
     ns_per_byte: f64,
+    /// The last transfer's size and time: most transfers are a page, and rounding a time is a
+    /// call into the C library.
+    last_transfer: (u64, Nanos),
     /// When the link is free again.
     free: Nanos,
     /// Transfers asked for and not yet ended, in the order they end.
@@ -34,6 +37,7 @@ impl HostLink {
     pub fn new(mb_s: f64) -> Option<Self> {
         (mb_s > 0.0).then(|| HostLink {
             ns_per_byte: 1000.0 / mb_s,
+            last_transfer: (0, 0),
             free: 0,
             pending: VecDeque::new(),
             gated: VecDeque::new(),
@@ -46,7 +50,10 @@ impl HostLink {
     /// when it ends.
     #[inline]
     pub fn reserve(&mut self, now: Nanos, bytes: u64, request: u32, gated: u32) -> (Nanos, Nanos) {
-        let time = (bytes as f64 * self.ns_per_byte).round() as Nanos;
+        if bytes != self.last_transfer.0 {
+            self.last_transfer = (bytes, (bytes as f64 * self.ns_per_byte).round() as Nanos);
+        }
+        let time = self.last_transfer.1;
         let start = self.free.max(now);
         self.free = start + time;
         self.busy_ns += time;
