@@ -234,10 +234,10 @@ impl Geometry {
     }
 }
 
-/// A geometry's page-to-block and block-to-plane arithmetic with its divisors built once, so
-/// that the per-page paths (GC moves, invalidations, timing) do not redo a divisor's
-/// power-of-two test at every use. A small `Copy` value that the flash array and the block
-/// manager hold, built from a validated [`Geometry`].
+/// A geometry's page-to-block and block-to-plane arithmetic with its divisors built once (each
+/// use is then a shift, or a division on a geometry whose counts are not powers of two), for the
+/// per-page paths: GC moves, invalidations, timing. A small `Copy` value that the flash array,
+/// the block manager and `fifo-single` hold, built from a validated [`Geometry`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Addressing {
     pages_per_block: Divisor,
