@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use super::deltas::{DeltaEntry, DeltaPages};
-use super::{Divisor, Geometry, PageRecords, Pbn, Ppn};
+use super::{Addressing, Geometry, PageRecords, Pbn, Ppn};
 use crate::config::ProgramOrder;
 use crate::error::{Result, SimError};
 use crate::mem::{filled_vec, zeroed_vec};
@@ -99,8 +99,8 @@ impl Default for BlockMeta {
 
 pub struct FlashArray {
     geometry: Geometry,
-    /// `geometry.pages_per_block`, to find a page's block and offset without a division.
-    pages_per_block: Divisor,
+    /// The geometry's address arithmetic, to find a page's block and offset without a division.
+    addressing: Addressing,
     order: ProgramOrder,
     logical: Vec<u32>,
     version: Vec<u32>,
@@ -118,7 +118,7 @@ impl FlashArray {
         let pages = geometry.total_pages() as usize;
         FlashArray {
             geometry: geometry.clone(),
-            pages_per_block: Divisor::new(geometry.pages_per_block),
+            addressing: geometry.addressing(),
             order,
             logical: zeroed_vec(pages),
             version: zeroed_vec(pages),
@@ -206,6 +206,12 @@ impl FlashArray {
         &self.geometry
     }
 
+    /// The geometry's address arithmetic, divisors precomputed (for per-page paths).
+    #[inline]
+    pub fn addressing(&self) -> Addressing {
+        self.addressing
+    }
+
     /// Bytes of simulator state this array holds per physical page (spare model included).
     pub fn state_bytes(&self) -> usize {
         self.logical.len() * 4
@@ -253,8 +259,7 @@ impl FlashArray {
     /// The block of `ppn` and the page's offset in it.
     #[inline]
     fn locate(&self, ppn: Ppn) -> (Pbn, u32) {
-        let (block, offset) = self.pages_per_block.div_rem(ppn.get());
-        (Pbn::new(block), offset)
+        self.addressing.locate(ppn)
     }
 
     /// Whether the page's program was interrupted by a power loss (it reads back as garbage).
@@ -341,7 +346,7 @@ impl FlashArray {
         if count == 0 {
             return Ok(());
         }
-        let offset = self.geometry.page_offset(first);
+        let offset = self.addressing.page_offset(first);
         if offset + count > self.geometry.data_pages_per_block() {
             let rule = format!("a run of {count} pages from offset {offset} leaves the block");
             return Err(SimError::FlashRule { op: "program", ppn: first, rule });
@@ -367,11 +372,11 @@ impl FlashArray {
             self.logical[i] = logical;
             self.version[i] = version;
         }
-        let meta = &mut self.blocks[self.geometry.block_of(first).index()];
+        let meta = &mut self.blocks[self.addressing.block_of(first).index()];
         meta.write_ptr = meta.write_ptr.max(offset + count);
         meta.programmed += count - 1;
         if self.closes_data(first.offset(count - 1)) {
-            self.program_summary(self.geometry.block_of(first))?;
+            self.program_summary(self.addressing.block_of(first))?;
         }
         Ok(())
     }
@@ -380,8 +385,7 @@ impl FlashArray {
     /// follows (`summary_page` on, `ppn` the last data page).
     #[inline]
     pub fn closes_data(&self, ppn: Ppn) -> bool {
-        self.geometry.summary_page
-            && self.pages_per_block.remainder(ppn.get()) + 1 == self.geometry.data_pages_per_block()
+        self.geometry.summary_page && self.addressing.page_offset(ppn) + 1 == self.geometry.data_pages_per_block()
     }
 
     /// Programs the summary page of `pbn`, once its data pages are all written.
@@ -442,7 +446,7 @@ impl FlashArray {
             let rule = "page is corrupt (a power loss interrupted its program)".into();
             return Err(SimError::FlashRule { op: "read", ppn, rule });
         }
-        let pbn = self.geometry.block_of(ppn);
+        let pbn = self.addressing.block_of(ppn);
         if self.geometry.summary_page && ppn == self.geometry.summary_page_of(pbn) && self.is_summarized(pbn) {
             return Ok(Spare { kind: PageKind::Summary, logical: pbn.get(), version: 1 });
         }

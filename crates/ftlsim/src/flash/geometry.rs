@@ -171,13 +171,19 @@ impl Geometry {
         self.page_at(pbn, self.pages_per_block - 1)
     }
 
+    /// The address arithmetic of this geometry, its divisors computed once (hot paths hold one).
+    #[inline]
+    pub fn addressing(&self) -> Addressing {
+        Addressing::new(self)
+    }
+
     #[inline]
     pub fn block_of(&self, ppn: Ppn) -> Pbn {
-        Pbn::new(Divisor::new(self.pages_per_block).quotient(ppn.get()))
+        self.addressing().block_of(ppn)
     }
     #[inline]
     pub fn page_offset(&self, ppn: Ppn) -> u32 {
-        Divisor::new(self.pages_per_block).remainder(ppn.get())
+        self.addressing().page_offset(ppn)
     }
     #[inline]
     pub fn first_page(&self, pbn: Pbn) -> Ppn {
@@ -214,20 +220,79 @@ impl Geometry {
     /// Global plane index (0..total_planes) of a block.
     #[inline]
     pub fn plane_of_block(&self, pbn: Pbn) -> u32 {
-        match self.block_layout {
-            BlockLayout::Interleaved => Divisor::new(self.total_planes()).remainder(pbn.get()),
-            BlockLayout::Contiguous => Divisor::new(self.blocks_per_plane).quotient(pbn.get()),
-        }
+        self.addressing().plane_of_block(pbn)
     }
     /// Global die index (0..total_dies) of a block.
     #[inline]
     pub fn die_of_block(&self, pbn: Pbn) -> u32 {
-        self.plane_of_block(pbn) / self.planes_per_die
+        self.addressing().die_of_block(pbn)
     }
     /// Channel of a die: dies are numbered channel-first.
     #[inline]
     pub fn channel_of_die(&self, die: u32) -> u32 {
         die % self.channels
+    }
+}
+
+/// A geometry's page-to-block and block-to-plane arithmetic with its divisors built once (each
+/// use is then a shift, or a division on a geometry whose counts are not powers of two), for the
+/// per-page paths: GC moves, invalidations, timing. A small `Copy` value that the flash array,
+/// the block manager and `fifo-single` hold, built from a validated [`Geometry`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Addressing {
+    pages_per_block: Divisor,
+    /// Interleaved: the device's planes (a block's plane is its number modulo them); contiguous:
+    /// the blocks of a plane (its plane is its number divided by them).
+    plane_stride: Divisor,
+    layout: BlockLayout,
+    planes_per_die: Divisor,
+}
+
+impl Addressing {
+    #[inline]
+    pub fn new(g: &Geometry) -> Self {
+        let plane_stride = match g.block_layout {
+            BlockLayout::Interleaved => g.total_planes(),
+            BlockLayout::Contiguous => g.blocks_per_plane,
+        };
+        Addressing {
+            pages_per_block: Divisor::new(g.pages_per_block),
+            plane_stride: Divisor::new(plane_stride),
+            layout: g.block_layout,
+            planes_per_die: Divisor::new(g.planes_per_die),
+        }
+    }
+
+    #[inline]
+    pub fn pages_per_block(self) -> Divisor {
+        self.pages_per_block
+    }
+    #[inline]
+    pub fn block_of(self, ppn: Ppn) -> Pbn {
+        Pbn::new(self.pages_per_block.quotient(ppn.get()))
+    }
+    #[inline]
+    pub fn page_offset(self, ppn: Ppn) -> u32 {
+        self.pages_per_block.remainder(ppn.get())
+    }
+    /// The block of `ppn` and the page's offset in it.
+    #[inline]
+    pub fn locate(self, ppn: Ppn) -> (Pbn, u32) {
+        let (block, offset) = self.pages_per_block.div_rem(ppn.get());
+        (Pbn::new(block), offset)
+    }
+    /// Global plane index (0..total_planes) of a block.
+    #[inline]
+    pub fn plane_of_block(self, pbn: Pbn) -> u32 {
+        match self.layout {
+            BlockLayout::Interleaved => self.plane_stride.remainder(pbn.get()),
+            BlockLayout::Contiguous => self.plane_stride.quotient(pbn.get()),
+        }
+    }
+    /// Global die index (0..total_dies) of a block.
+    #[inline]
+    pub fn die_of_block(self, pbn: Pbn) -> u32 {
+        self.planes_per_die.quotient(self.plane_of_block(pbn))
     }
 }
 

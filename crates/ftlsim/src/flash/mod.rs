@@ -14,7 +14,7 @@ pub use address::{Lpn, Pbn, PbnSlot, Ppn, Tpn};
 pub use array::{BlockState, FlashArray, PageKind, Spare, PAGE_KINDS};
 pub use deltas::DeltaEntry;
 pub use divisor::Divisor;
-pub use geometry::{BlockLayout, Geometry};
+pub use geometry::{Addressing, BlockLayout, Geometry};
 pub use op::{CpuTask, FlashOp, OpIndex, OpKind, OpLog, Purpose, Sectors, CPU_TASKS, OP_KINDS, PURPOSES};
 pub use records::PageRecords;
 pub use spare::{SpareField, SpareLayout, BASIC_LAYOUT, KIND_FIELD, LOGICAL_FIELD, VERSION_FIELD};

@@ -3,7 +3,7 @@
 
 use super::{Nanos, OpCosts, PlaneRegisters, Served};
 use crate::config::DeviceConfig;
-use crate::flash::{BlockLayout, FlashOp, Geometry, OpKind, Ppn};
+use crate::flash::{Addressing, BlockLayout, FlashOp, Geometry, OpKind, Ppn};
 
 /// The plane of a page (see [`Geometry::plane_of_block`]): one shift and one mask when the
 /// geometry's counts are powers of two, as they nearly always are; the geometry's own
@@ -11,6 +11,7 @@ use crate::flash::{BlockLayout, FlashOp, Geometry, OpKind, Ppn};
 struct Planes {
     /// `(shift, mask)`: the plane is `(ppn >> shift) & mask`.
     shifted: Option<(u32, u32)>,
+    addressing: Addressing,
 }
 
 impl Planes {
@@ -25,14 +26,14 @@ impl Planes {
             }
             _ => None,
         };
-        Planes { shifted }
+        Planes { shifted, addressing: g.addressing() }
     }
 
     #[inline]
-    fn of(&self, g: &Geometry, ppn: Ppn) -> u32 {
+    fn of(&self, ppn: Ppn) -> u32 {
         match self.shifted {
             Some((shift, mask)) => (ppn.get() >> shift) & mask,
-            None => g.plane_of_block(g.block_of(ppn)),
+            None => self.addressing.plane_of_block(self.addressing.block_of(ppn)),
         }
     }
 }
@@ -58,10 +59,12 @@ impl FifoSingle {
     #[inline]
     fn cost(&mut self, op: &FlashOp) -> Nanos {
         let c = &self.costs;
-        let plane = || self.planes.of(&c.geometry, op.ppn);
+        // Computed for every kind (a compute task's is unused): a closure deferring it was
+        // not inlined, and cost a call per operation.
+        let plane = self.planes.of(op.ppn);
         match op.kind {
             OpKind::Read => {
-                let hit = self.registers.read(plane(), op.ppn);
+                let hit = self.registers.read(plane, op.ppn);
                 if hit {
                     c.page_transfer
                 } else {
@@ -69,7 +72,7 @@ impl FifoSingle {
                 }
             }
             OpKind::SpareRead => {
-                let hit = self.registers.read(plane(), op.ppn);
+                let hit = self.registers.read(plane, op.ppn);
                 if hit {
                     c.spare_transfer
                 } else {
@@ -77,11 +80,11 @@ impl FifoSingle {
                 }
             }
             OpKind::Program => {
-                self.registers.program(plane(), op.ppn);
+                self.registers.program(plane, op.ppn);
                 c.page_transfer + c.program_array
             }
             OpKind::Erase => {
-                self.registers.erase(plane(), op.ppn, c.geometry.pages_per_block);
+                self.registers.erase(plane, op.ppn, c.geometry.pages_per_block);
                 c.erase
             }
             OpKind::Compute(task) => {
@@ -183,7 +186,7 @@ mod tests {
             assert_eq!(planes.shifted.is_some(), shifted, "{layout:?} {pages} {blocks}");
             for ppn in (0..g.total_pages()).step_by(97).chain([g.total_pages() - 1]) {
                 let ppn = Ppn::new(ppn);
-                assert_eq!(planes.of(&g, ppn), g.plane_of_block(g.block_of(ppn)), "{layout:?} {pages} {blocks} {ppn}");
+                assert_eq!(planes.of(ppn), g.plane_of_block(g.block_of(ppn)), "{layout:?} {pages} {blocks} {ppn}");
             }
         }
     }

@@ -16,7 +16,7 @@ use super::validity::Validity;
 use super::VictimIndex;
 use crate::config::{Config, Striping, ValidityTracking};
 use crate::error::{Result, SimError};
-use crate::flash::{BlockState, FlashArray, Geometry, Lpn, PageKind, Pbn, Ppn, Purpose, Spare};
+use crate::flash::{Addressing, BlockState, FlashArray, Geometry, Lpn, PageKind, Pbn, Ppn, Purpose, Spare};
 use crate::ftl::FtlCtx;
 use crate::metrics::{ClusterStats, GcStats, IlogStats};
 
@@ -77,6 +77,8 @@ pub enum BlockRole {
 
 pub struct BlockManager {
     pub(super) geometry: Geometry,
+    /// The geometry's address arithmetic, divisors precomputed (every invalidation uses it).
+    addressing: Addressing,
     pub(super) pool: FreePool,
     pub(super) frontiers: Frontiers,
     pub(super) gc: GcEngine,
@@ -121,6 +123,7 @@ impl BlockManager {
             role: vec![BlockRole::Free; geometry.total_blocks() as usize],
             validity: Validity::new(&geometry, config.gc.validity),
             pool,
+            addressing: geometry.addressing(),
             geometry,
         }
     }
@@ -369,7 +372,7 @@ impl BlockManager {
     /// After [`BlockManager::allocate`] returned `ppn`, the up to `pages` pages that follow it in
     /// its open block, to program at once (a run of host writes); returns how many it took.
     pub fn allocate_following(&mut self, ppn: Ppn, stream: StreamId, pages: u32) -> u32 {
-        let unit = self.unit_of(self.geometry.block_of(ppn));
+        let unit = self.unit_of(self.addressing.block_of(ppn));
         self.frontiers.take_pages(unit, stream, pages, self.geometry.data_pages_per_block())
     }
 
@@ -536,7 +539,7 @@ impl BlockManager {
     pub fn prefetch_page(&self, ppn: Ppn, flash: &FlashArray) {
         flash.prefetch_page(ppn);
         self.validity.prefetch(ppn);
-        self.gc.victims().prefetch(self.geometry.block_of(ppn));
+        self.gc.victims().prefetch(self.addressing.block_of(ppn));
     }
 
     /// Marks a page invalid and refiles its block for victim selection. With ILog the flag is
@@ -556,10 +559,10 @@ impl BlockManager {
     #[inline(never)]
     fn log_invalidation(&mut self, ppn: Ppn, valid: u32, flash: &FlashArray) {
         let Some(log) = &mut self.ilog else { return };
-        let pbn = self.geometry.block_of(ppn);
+        let pbn = self.addressing.block_of(ppn);
         if self.role[pbn.index()] != BlockRole::Victim && flash.block_kind(pbn) != PageKind::InvalidationLog {
             let all_invalid = valid == 0 && flash.write_pointer(pbn) == self.geometry.data_pages_per_block();
-            log.invalidate(pbn, self.geometry.page_offset(ppn), all_invalid);
+            log.invalidate(pbn, self.addressing.page_offset(ppn), all_invalid);
         }
     }
 

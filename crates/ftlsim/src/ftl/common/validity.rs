@@ -13,13 +13,13 @@
 //!   which checks every answer and the invariants, and are never consulted for a decision.
 
 use crate::config::ValidityTracking;
-use crate::flash::{Divisor, FlashArray, Geometry, Pbn, Ppn};
+use crate::flash::{Addressing, FlashArray, Geometry, Pbn, Ppn};
 use crate::ftl::SramItem;
 use crate::mem::zeroed_vec;
 
 pub struct Validity {
     tracking: ValidityTracking,
-    pages_per_block: Divisor,
+    addressing: Addressing,
     invalid_bits: Vec<u64>,
     /// Invalidated pages per block since its erase.
     invalid: Vec<u32>,
@@ -29,7 +29,7 @@ impl Validity {
     pub fn new(geometry: &Geometry, tracking: ValidityTracking) -> Self {
         Validity {
             tracking,
-            pages_per_block: Divisor::new(geometry.pages_per_block),
+            addressing: geometry.addressing(),
             invalid_bits: zeroed_vec((geometry.total_pages() as usize).div_ceil(64)),
             invalid: zeroed_vec(geometry.total_blocks() as usize),
         }
@@ -81,15 +81,16 @@ impl Validity {
             return None;
         }
         self.invalid_bits[ppn.index() >> 6] |= 1u64 << (ppn.get() & 63);
-        let pbn = Pbn::new(self.pages_per_block.quotient(ppn.get()));
+        let pbn = self.addressing.block_of(ppn);
         self.invalid[pbn.index()] += 1;
         Some((pbn, self.valid_count(pbn, flash)))
     }
 
     /// Forgets the invalidations of an erased block: its bits cleared a word at a time.
     pub fn erased(&mut self, pbn: Pbn) {
-        let first = pbn.index() * self.pages_per_block.get() as usize;
-        let end = first + self.pages_per_block.get() as usize;
+        let pages_per_block = self.addressing.pages_per_block().get() as usize;
+        let first = pbn.index() * pages_per_block;
+        let end = first + pages_per_block;
         let mut page = first;
         while page < end {
             let bit = page & 63;
@@ -114,7 +115,7 @@ impl Validity {
     pub fn prefetch(&self, ppn: Ppn) {
         if let Some(bits) = self.invalid_bits.get(ppn.index() >> 6) {
             crate::mem::prefetch(bits);
-            crate::mem::prefetch(&self.invalid[self.pages_per_block.quotient(ppn.get()) as usize]);
+            crate::mem::prefetch(&self.invalid[self.addressing.block_of(ppn).index()]);
         }
     }
 
