@@ -378,24 +378,27 @@ impl Codec {
         for _ in len..s.index_slots as usize {
             out.put(s.none_index(), s.index_bits());
         }
-        // One pass over the included entries writes their pairs and finds where each
-        // subgroup's LTD entry is among them (the first equal entry, without a branch). The own
+        // Each subgroup's pairs are packed from a field boundary of their own (the bits are the
+        // same), so with paper 000's split every shift in the packing is a constant. The own
         // entry's pair (position 0) is written like the others and its offset replaced below.
-        let mut pairs = PairWriter::new(pair);
         let mut ltd_hits = [0u32; MAX_SUBGROUPS];
         for sub in 0..s.subgroups() {
+            let mut pairs = PairWriter::new(pair);
             if included & (1 << sub) == 0 {
                 pairs.push(&mut out, position[ids.ltd[sub] as usize], self.offset(content.ltd[sub]));
+                pairs.finish(&mut out);
                 continue;
             }
-            let ltd = content.ltd[sub];
             let range = sub * slots..(sub + 1) * slots;
-            for (slot, (&e, &id)) in content.entries[range.clone()].iter().zip(&ids.entry[range]).enumerate() {
-                ltd_hits[sub] |= ((e == ltd) as u32) << slot;
+            let entries = &content.entries[range.clone()];
+            // Where the LTD entry is among the entries (the first equal one), without a branch.
+            let ltd = content.ltd[sub];
+            ltd_hits[sub] = entries.iter().enumerate().fold(0, |hits, (slot, &e)| hits | ((e == ltd) as u32) << slot);
+            for (&e, &id) in entries.iter().zip(&ids.entry[range]) {
                 pairs.push(&mut out, position[id as usize], self.offset(e));
             }
+            pairs.finish(&mut out);
         }
-        pairs.finish(&mut out);
         for sub in (0..s.subgroups()).filter(|&sub| included & (1 << sub) != 0) {
             let slot = match content.ltd[sub] {
                 None => 0,
