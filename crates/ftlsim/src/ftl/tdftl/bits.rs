@@ -39,6 +39,17 @@ impl<'a> BitWriter<'a> {
     }
 }
 
+/// Replaces the `width` (at most 57) bits from bit `at` of `buf` by the low bits of `value`.
+pub fn replace_bits(buf: &mut [u8], at: u32, width: u32, value: u64) {
+    let (first, shift) = ((at >> 3) as usize, at & 7);
+    let bytes = &mut buf[first..first + (shift + width).div_ceil(8) as usize];
+    let mut word = [0u8; 8];
+    word[..bytes.len()].copy_from_slice(bytes);
+    let mask = ((1u64 << width) - 1) << shift;
+    let word = u64::from_le_bytes(word) & !mask | (value << shift) & mask;
+    bytes.copy_from_slice(&word.to_le_bytes()[..bytes.len()]);
+}
+
 /// Reads fields at any bit position of an image: each field is one unaligned 8-byte load from a
 /// padded copy, so fields are read in any order and independently of each other.
 pub struct Fields<const N: usize> {
@@ -83,5 +94,15 @@ mod tests {
             assert_eq!(r.get(at, width), v & ((1 << width) - 1), "a field of {width} bits at bit {at}");
             at += width;
         }
+    }
+
+    #[test]
+    fn a_replaced_field_leaves_its_neighbours() {
+        let mut buf = [0xA5u8; 16];
+        replace_bits(&mut buf, 13, 10, 0x3FF_0155);
+        let (after, before) = (Fields::<24>::new(&buf), Fields::<24>::new(&[0xA5; 16]));
+        assert_eq!(after.get(13, 10), 0x155);
+        assert_eq!(after.get(0, 13), before.get(0, 13));
+        assert_eq!(after.get(23, 41), before.get(23, 41));
     }
 }

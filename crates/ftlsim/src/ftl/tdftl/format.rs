@@ -22,7 +22,7 @@
 //! several. The slot of each included subgroup's LTD entry (4 bits each, 2 B in all) says it on
 //! any device instead.
 
-use super::bits::{BitWriter, Fields};
+use super::bits::{replace_bits, BitWriter, Fields};
 use super::ids::{IndexIds, MAX_IDS};
 use crate::error::{Result, SimError};
 use crate::flash::Ppn;
@@ -117,6 +117,15 @@ impl Split {
         pages == 0 || ((pages - 1) >> self.offset_bits) < self.none_index()
     }
 
+    /// The bit where a compressed image including subgroups `included` holds the offset of the
+    /// own entry (subgroup `own_sub`, slot `own_slot`): after the header, the indices and the
+    /// pairs before it, and its pair's position.
+    fn own_offset_at(&self, included: u8, own_sub: usize, own_slot: usize) -> u32 {
+        let before = (included & ((1 << own_sub) - 1)).count_ones();
+        let pairs = before * self.slots() as u32 + (own_sub as u32 - before) + own_slot as u32;
+        8 + self.index_slots * self.index_bits() + pairs * self.pair_bits() + self.position_bits()
+    }
+
     /// Bytes of an uncompressed image.
     pub fn uncompressed_bytes(&self) -> usize {
         1 + ((self.subgroups() + self.slots()) * self.ppn_bits as usize).div_ceil(8)
@@ -164,6 +173,22 @@ impl Content {
     pub fn includes(&self, subgroup: usize) -> bool {
         self.included & (1 << subgroup) != 0
     }
+
+    /// The metadata borrowed for the encoder.
+    pub fn view(&self) -> ContentRef<'_> {
+        ContentRef { lpn: self.lpn, included: self.included, ltd: &self.ltd, entries: &self.entries }
+    }
+}
+
+/// A group's metadata as the encoder reads it, borrowed where it is kept (a cached line's
+/// entries, or a [`Content`]), so encoding copies no entries.
+#[derive(Debug, Clone, Copy)]
+pub struct ContentRef<'a> {
+    pub lpn: u32,
+    pub included: u8,
+    pub ltd: &'a [Option<Ppn>; MAX_SUBGROUPS],
+    /// The group's PMT entries (`subgroup * slots + slot`), at least a group's worth.
+    pub entries: &'a [Option<Ppn>],
 }
 
 /// What a compressed image numbers, decoded: per PMT entry and per LTD entry the position of
@@ -236,7 +261,8 @@ impl Codec {
     /// subgroup's would fit (then the uncompressed format is written). Drops, while more than
     /// `index_slots` indices are needed, the subgroup whose removal saves the most (ties: the
     /// lowest-numbered), never the own one.
-    fn choose(&self, content: &Content, ids: &IndexIds, own: u8) -> Option<u8> {
+    #[inline(always)]
+    fn choose(&self, content: &ContentRef, ids: &IndexIds, own: u8) -> Option<u8> {
         let subgroups = self.split.subgroups();
         let own_sub = self.split.subgroup_of(content.lpn);
         let mut included = content.included | 1 << own_sub;
@@ -259,20 +285,42 @@ impl Codec {
     /// the subgroups whose PMT entries it holds. `content.entries` must hold `own` at the page's
     /// LPN, and each included subgroup's LTD entry among its entries.
     pub fn encode(&self, content: &Content, own: Ppn, buf: &mut [u8; IMAGE_BYTES]) -> Result<(Format, u8)> {
-        self.encode_with(content, &IndexIds::new(&self.split, &content.entries, &content.ltd), own, buf)
+        self.encode_with(&content.view(), &IndexIds::new(&self.split, &content.entries, &content.ltd), own, buf)
+    }
+
+    /// A copy of this codec whose split, when it is paper 000's (every preset's), is a constant
+    /// the compiler folds into the code it is inlined into: field widths become immediates.
+    #[inline(always)]
+    fn paper(&self) -> Option<Codec> {
+        (self.split == Split::PAPER).then_some(Codec { split: Split::PAPER, ..*self })
     }
 
     /// [`Codec::encode`] with the ids of `content`'s entries at hand (a cached line keeps them).
     pub fn encode_with(
         &self,
-        content: &Content,
+        content: &ContentRef,
+        ids: &IndexIds,
+        own: Ppn,
+        buf: &mut [u8; IMAGE_BYTES],
+    ) -> Result<(Format, u8)> {
+        match self.paper() {
+            Some(paper) => paper.encode_inline(content, ids, own, buf),
+            None => self.encode_inline(content, ids, own, buf),
+        }
+    }
+
+    #[inline(always)]
+    fn encode_inline(
+        &self,
+        content: &ContentRef,
         ids: &IndexIds,
         own: Ppn,
         buf: &mut [u8; IMAGE_BYTES],
     ) -> Result<(Format, u8)> {
         let s = &self.split;
+        let slots = s.slots();
         let own_sub = s.subgroup_of(content.lpn);
-        let own_slot = content.lpn as usize & (s.slots() - 1);
+        let own_slot = content.lpn as usize & (slots - 1);
         let own_entry = s.entry_of(content.lpn);
         if content.entries[own_entry] != Some(own) || content.ltd[own_sub] != Some(own) {
             return Err(SimError::Other(format!("3DFTL metadata of PPN {own} does not map LPN {} to it", content.lpn)));
@@ -287,8 +335,8 @@ impl Codec {
             for &ltd in &content.ltd[..s.subgroups()] {
                 out.put(ltd.map_or(s.none_ppn(), |p| p.get() as u64), s.ppn_bits);
             }
-            for slot in 0..s.slots() {
-                let e = content.entries[own_sub * s.slots() + slot];
+            for slot in 0..slots {
+                let e = content.entries[own_sub * slots + slot];
                 let value =
                     if slot == own_slot { content.lpn as u64 } else { e.map_or(s.none_ppn(), |p| p.get() as u64) };
                 out.put(value, s.ppn_bits);
@@ -298,8 +346,9 @@ impl Codec {
         };
         let pair = (s.position_bits(), s.offset_bits);
         // Index positions in the image: the own index first, then in order of first use. A
-        // subgroup whose ids are all placed already (`placed`) is not scanned.
-        let mut position = [u8::MAX; MAX_IDS];
+        // subgroup whose ids are all placed already (`placed`) is not scanned. Indexed by any
+        // `u8`, so no id needs a bounds check.
+        let mut position = [u8::MAX; 256];
         let mut order = [0u8; MAX_IDS];
         let mut len = 1;
         position[own_id as usize] = 0;
@@ -317,7 +366,7 @@ impl Codec {
                 place(ids.ltd[sub]);
                 placed |= 1 << ids.ltd[sub];
             } else if ids.uses[sub] & !placed != 0 {
-                ids.entry[sub * s.slots()..(sub + 1) * s.slots()].iter().for_each(|&id| place(id));
+                ids.entry[sub * slots..(sub + 1) * slots].iter().for_each(|&id| place(id));
                 placed |= ids.uses[sub];
             }
         }
@@ -329,28 +378,38 @@ impl Codec {
         for _ in len..s.index_slots as usize {
             out.put(s.none_index(), s.index_bits());
         }
-        // One pass over the included entries writes their pairs and finds where each
-        // subgroup's LTD entry is among them (the first equal entry, without a branch).
-        let mut pairs = PairWriter::new(pair);
+        // Each subgroup's pairs are packed from a field boundary of their own (the bits are the
+        // same), so with paper 000's split every shift in the packing is a constant. The own
+        // entry's pair (position 0) is written like the others and its offset replaced below.
         let mut ltd_hits = [0u32; MAX_SUBGROUPS];
         for sub in 0..s.subgroups() {
+            let mut pairs = PairWriter::new(pair);
             if included & (1 << sub) == 0 {
                 pairs.push(&mut out, position[ids.ltd[sub] as usize], self.offset(content.ltd[sub]));
+                pairs.finish(&mut out);
                 continue;
             }
+            let range = sub * slots..(sub + 1) * slots;
+            let entries = &content.entries[range.clone()];
+            // Where the LTD entry is among the entries (the first equal one), without a branch.
             let ltd = content.ltd[sub];
-            for i in sub * s.slots()..(sub + 1) * s.slots() {
-                let e = content.entries[i];
-                ltd_hits[sub] |= ((e == ltd) as u32) << (i - sub * s.slots());
-                if i == own_entry {
-                    // The own entry's offset field holds the LPN's high bits (position 0: its PPN).
-                    pairs.push(&mut out, 0, content.lpn as u64 >> s.index_bits());
-                } else {
-                    pairs.push(&mut out, position[ids.entry[i] as usize], self.offset(e));
+            ltd_hits[sub] = entries.iter().enumerate().fold(0, |hits, (slot, &e)| hits | ((e == ltd) as u32) << slot);
+            // A field's worth of pairs at a time: with paper 000's split, three with constant shifts.
+            let per_field = (32 / s.pair_bits()).max(1) as usize;
+            let (fields, rest) = (entries.chunks_exact(per_field), &ids.entry[range]);
+            let (tail, tail_ids) = (fields.remainder(), &rest[rest.len() - fields.remainder().len()..]);
+            for (field, field_ids) in fields.zip(rest.chunks_exact(per_field)) {
+                for (&e, &id) in field.iter().zip(field_ids) {
+                    pairs.push(&mut out, position[id as usize], self.offset(e));
                 }
+                pairs.finish(&mut out);
+                pairs = PairWriter::new(pair);
             }
+            for (&e, &id) in tail.iter().zip(tail_ids) {
+                pairs.push(&mut out, position[id as usize], self.offset(e));
+            }
+            pairs.finish(&mut out);
         }
-        pairs.finish(&mut out);
         for sub in (0..s.subgroups()).filter(|&sub| included & (1 << sub) != 0) {
             let slot = match content.ltd[sub] {
                 None => 0,
@@ -364,6 +423,9 @@ impl Codec {
             out.put(slot as u64, s.slot_bits);
         }
         out.finish();
+        // The own entry's offset field holds the LPN's high bits (position 0: its PPN).
+        let high = s.own_offset_at(included, own_sub, own_slot);
+        replace_bits(buf, high, s.offset_bits, content.lpn as u64 >> s.index_bits());
         let full = included.count_ones() as usize == s.subgroups();
         Ok((if full { Format::Compressed } else { Format::SemiCompressed }, included))
     }
@@ -376,6 +438,14 @@ impl Codec {
     /// Decodes the metadata of the page at `own`, and for a compressed image the positions its
     /// fields point at. Every field is read at its computed bit position.
     pub fn decode_positions(&self, buf: &[u8; IMAGE_BYTES], own: Ppn) -> (Content, Option<Positions>) {
+        match self.paper() {
+            Some(paper) => paper.decode_inline(buf, own),
+            None => self.decode_inline(buf, own),
+        }
+    }
+
+    #[inline(always)]
+    fn decode_inline(&self, buf: &[u8; IMAGE_BYTES], own: Ppn) -> (Content, Option<Positions>) {
         let s = &self.split;
         let (slots, subgroups) = (s.slots(), s.subgroups());
         let mut out = Content::EMPTY;
@@ -446,10 +516,7 @@ impl Codec {
         }
         if out.includes(own_sub) {
             // The own entry's offset field holds the LPN's high bits (its position is 0).
-            let before = (out.included & ((1 << own_sub) - 1)).count_ones();
-            let pairs = before * slots as u32 + (own_sub as u32 - before) + own_slot as u32;
-            let high =
-                fields.get(8 + s.index_slots * s.index_bits() + pairs * width + s.position_bits(), s.offset_bits);
+            let high = fields.get(s.own_offset_at(out.included, own_sub, own_slot), s.offset_bits);
             out.lpn = (high << s.index_bits() | low as u64) as u32;
             out.entries[own_sub * slots + own_slot] = Some(own);
         }
@@ -620,8 +687,8 @@ mod tests {
             let fresh = IndexIds::new(&split, &line.entries, &line.ltd);
             let (mut kept, mut scratch) = ([0u8; IMAGE_BYTES], [0u8; IMAGE_BYTES]);
             prop_assert_eq!(
-                CODEC.encode_with(&line, &ids, own, &mut kept).ok(),
-                CODEC.encode_with(&line, &fresh, own, &mut scratch).ok()
+                CODEC.encode_with(&line.view(), &ids, own, &mut kept).ok(),
+                CODEC.encode_with(&line.view(), &fresh, own, &mut scratch).ok()
             );
             prop_assert_eq!(kept, scratch);
         }

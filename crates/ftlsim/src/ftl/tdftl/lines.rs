@@ -11,7 +11,7 @@
 //! the ids the decoder found; one filled or merged from an uncompressed image gets them rebuilt
 //! when it is next encoded (a read miss may never need them).
 
-use super::format::{Content, Positions, Split, MAX_SUBGROUPS};
+use super::format::{Content, ContentRef, Positions, Split, MAX_SUBGROUPS};
 use super::ids::IndexIds;
 use crate::flash::{Lpn, Ppn};
 use crate::ftl::common::ListSet;
@@ -166,15 +166,23 @@ impl Lines {
         }
     }
 
-    /// The encoder's ids of cached `group`'s entries (rebuilt if the line changed wholesale).
-    pub fn ids(&mut self, group: u32) -> &IndexIds {
+    /// The line of `group` as metadata for a page of LPN `lpn`, borrowed, and the encoder's ids of
+    /// its entries (rebuilt if the line changed wholesale).
+    pub fn encoding(&mut self, group: u32, lpn: Lpn) -> (ContentRef<'_>, &IndexIds) {
         let (slot, first) = (self.slot(group), self.first(group));
+        let (g, entries) = (group as usize, first..first + self.group_size);
         if !self.fresh[slot] {
-            let ltd = &self.ltd[group as usize][..self.split.subgroups()];
-            self.ids[slot] = IndexIds::new(&self.split, &self.entries[first..first + self.group_size], ltd);
+            let ltd = &self.ltd[g][..self.split.subgroups()];
+            self.ids[slot] = IndexIds::new(&self.split, &self.entries[entries.clone()], ltd);
             self.fresh[slot] = true;
         }
-        &self.ids[slot]
+        let content = ContentRef {
+            lpn: lpn.get(),
+            included: self.present[g],
+            ltd: &self.ltd[g],
+            entries: &self.entries[entries],
+        };
+        (content, &self.ids[slot])
     }
 
     /// Whether the kept ids of every cached line agree with its entries (for invariant checks).
@@ -184,15 +192,6 @@ impl Lines {
             let ltd = &self.ltd[group as usize][..self.split.subgroups()];
             !self.fresh[slot] || self.ids[slot].agrees(&self.split, &self.entries[first..first + self.group_size], ltd)
         })
-    }
-
-    /// The line of `group` as metadata for a page of LPN `lpn`.
-    pub fn content(&self, group: u32, lpn: Lpn) -> Content {
-        let g = group as usize;
-        let mut content = Content { lpn: lpn.get(), included: self.present[g], ltd: self.ltd[g], ..Content::EMPTY };
-        let first = self.first(group);
-        content.entries[..self.group_size].copy_from_slice(&self.entries[first..first + self.group_size]);
-        content
     }
 
     /// The cached groups, least recently used first.

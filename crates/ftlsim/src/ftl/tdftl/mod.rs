@@ -24,7 +24,7 @@ mod recovery;
 #[cfg(test)]
 mod tests;
 
-pub use format::{Codec, Content, Format, Split, IMAGE_BYTES};
+pub use format::{Codec, Content, ContentRef, Format, Split, IMAGE_BYTES};
 
 use serde::{Deserialize, Serialize};
 
@@ -324,8 +324,7 @@ impl Mapping {
         let old = self.lines.entry(lpn);
         self.lines.set(lpn, Some(new));
         self.lines.set_ltd(group, sub, Some(new));
-        let content = self.lines.content(group, lpn);
-        let ids = self.lines.ids(group);
+        let (content, ids) = self.lines.encoding(group, lpn);
         let (format, _) = self.codec.encode_with(&content, ids, new, &mut self.spares.images[new.index()])?;
         match format {
             Format::Compressed => self.stats.compressed += 1,
