@@ -8,6 +8,24 @@
 
 const NIL: u32 = u32::MAX;
 
+/// `items[i]`, for a slot or list checked by the operation (`check_slot`, `check_list`) or read
+/// from a link other than NIL: links hold only NIL and slots and lists checked when they were
+/// linked, so they are followed unchecked (their checks were a tenth of CDFTL's `make_room`).
+#[inline(always)]
+fn linked<T>(items: &[T], i: u32) -> &T {
+    debug_assert!((i as usize) < items.len());
+    // SAFETY: `i` is in bounds, as above; a set's nodes never shrink and its lists never change
+    // in number.
+    unsafe { items.get_unchecked(i as usize) }
+}
+
+#[inline(always)]
+fn linked_mut<T>(items: &mut [T], i: u32) -> &mut T {
+    debug_assert!((i as usize) < items.len());
+    // SAFETY: as in `linked`.
+    unsafe { items.get_unchecked_mut(i as usize) }
+}
+
 /// A slot's links, kept together so one access brings all three into the CPU cache, with the
 /// owner's per-slot state `P` (none by default) alongside for the same reason.
 #[derive(Clone, Copy)]
@@ -96,87 +114,117 @@ impl<P: Copy + Default> ListSet<P> {
         Some(self.nodes[slot as usize].next).filter(|&s| s != NIL)
     }
 
+    /// Panics unless `slot` is one of the set's slots (see [`linked`]).
+    #[inline(always)]
+    fn check_slot(&self, slot: u32) {
+        assert!((slot as usize) < self.nodes.len(), "slot {slot} of {}", self.nodes.len());
+    }
+    #[inline(always)]
+    fn check_list(&self, list: u32) {
+        assert!((list as usize) < self.lists.len(), "list {list} of {}", self.lists.len());
+    }
     #[inline]
     pub fn push_front(&mut self, list: u32, slot: u32) {
-        debug_assert_eq!(self.nodes[slot as usize].owner, NIL, "slot {slot} is already listed");
-        let ends = &mut self.lists[list as usize];
+        self.check_list(list);
+        self.check_slot(slot);
+        self.link_front(list, slot);
+    }
+
+    /// `push_front` on a checked list and slot.
+    #[inline(always)]
+    fn link_front(&mut self, list: u32, slot: u32) {
+        debug_assert_eq!(linked(&self.nodes, slot).owner, NIL, "slot {slot} is already listed");
+        let ends = linked_mut(&mut self.lists, list);
         let old = ends.head;
         ends.head = slot;
         if old == NIL {
             ends.tail = slot;
         }
         ends.len += 1;
-        let node = &mut self.nodes[slot as usize];
+        let node = linked_mut(&mut self.nodes, slot);
         (node.prev, node.next, node.owner) = (NIL, old, list);
         if old != NIL {
-            self.nodes[old as usize].prev = slot;
+            linked_mut(&mut self.nodes, old).prev = slot;
         }
     }
 
     #[inline]
     pub fn push_back(&mut self, list: u32, slot: u32) {
-        debug_assert_eq!(self.nodes[slot as usize].owner, NIL, "slot {slot} is already listed");
-        let ends = &mut self.lists[list as usize];
+        self.check_list(list);
+        self.check_slot(slot);
+        debug_assert_eq!(linked(&self.nodes, slot).owner, NIL, "slot {slot} is already listed");
+        let ends = linked_mut(&mut self.lists, list);
         let old = ends.tail;
         ends.tail = slot;
         if old == NIL {
             ends.head = slot;
         }
         ends.len += 1;
-        let node = &mut self.nodes[slot as usize];
+        let node = linked_mut(&mut self.nodes, slot);
         (node.prev, node.next, node.owner) = (old, NIL, list);
         if old != NIL {
-            self.nodes[old as usize].next = slot;
+            linked_mut(&mut self.nodes, old).next = slot;
         }
     }
 
     /// Links an unlisted slot right behind `anchor` (toward the back), in `anchor`'s list.
     #[inline]
     pub fn insert_behind(&mut self, anchor: u32, slot: u32) {
-        debug_assert_eq!(self.nodes[slot as usize].owner, NIL, "slot {slot} is already listed");
-        let Node { next, owner, .. } = self.nodes[anchor as usize];
-        debug_assert_ne!(owner, NIL, "anchor {anchor} is not listed");
-        let ends = &mut self.lists[owner as usize];
+        self.check_slot(anchor);
+        self.check_slot(slot);
+        debug_assert_eq!(linked(&self.nodes, slot).owner, NIL, "slot {slot} is already listed");
+        let Node { next, owner, .. } = *linked(&self.nodes, anchor);
+        assert_ne!(owner, NIL, "anchor {anchor} is not listed");
+        let ends = linked_mut(&mut self.lists, owner);
         ends.len += 1;
         if next == NIL {
             ends.tail = slot;
         } else {
-            self.nodes[next as usize].prev = slot;
+            linked_mut(&mut self.nodes, next).prev = slot;
         }
-        self.nodes[anchor as usize].next = slot;
-        let node = &mut self.nodes[slot as usize];
+        linked_mut(&mut self.nodes, anchor).next = slot;
+        let node = linked_mut(&mut self.nodes, slot);
         (node.prev, node.next, node.owner) = (anchor, next, owner);
     }
 
     /// Unlinks a slot from its list; does nothing if it is in none.
     #[inline]
     pub fn remove(&mut self, slot: u32) {
-        let node = &mut self.nodes[slot as usize];
+        self.check_slot(slot);
+        self.unlink(slot);
+    }
+
+    /// `remove` of a checked slot.
+    #[inline(always)]
+    fn unlink(&mut self, slot: u32) {
+        let node = linked_mut(&mut self.nodes, slot);
         let Node { prev, next, owner, .. } = *node;
         if owner == NIL {
             return;
         }
         node.owner = NIL;
-        let ends = &mut self.lists[owner as usize];
+        let ends = linked_mut(&mut self.lists, owner);
         ends.len -= 1;
         if prev == NIL {
             ends.head = next
         } else {
-            self.nodes[prev as usize].next = next
+            linked_mut(&mut self.nodes, prev).next = next
         }
         if next == NIL {
             ends.tail = prev
         } else {
-            self.nodes[next as usize].prev = prev
+            linked_mut(&mut self.nodes, next).prev = prev
         }
     }
 
     /// Moves a slot (listed or not) to the front of `list`.
     #[inline]
     pub fn move_to_front(&mut self, list: u32, slot: u32) {
-        if self.lists[list as usize].head != slot {
-            self.remove(slot);
-            self.push_front(list, slot);
+        self.check_list(list);
+        self.check_slot(slot);
+        if linked_mut(&mut self.lists, list).head != slot {
+            self.unlink(slot);
+            self.link_front(list, slot);
         }
     }
 
