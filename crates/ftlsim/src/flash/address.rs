@@ -194,6 +194,15 @@ address! {
     Tpn
 }
 
+/// A page with its block and its offset there, for walks over one block's pages (GC's moves):
+/// the flash array and the validity tracker find the page's block without dividing its number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockPage {
+    pub pbn: Pbn,
+    pub offset: u32,
+    pub ppn: Ppn,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use super::deltas::{DeltaEntry, DeltaPages};
-use super::{Addressing, Geometry, PageRecords, Pbn, Ppn};
+use super::{Addressing, BlockPage, Geometry, PageRecords, Pbn, Ppn};
 use crate::config::ProgramOrder;
 use crate::error::{Result, SimError};
 use crate::mem::{filled_vec, zeroed_vec};
@@ -248,18 +248,30 @@ impl FlashArray {
     /// page's cold spare record untouched.
     #[inline(always)]
     pub fn is_programmed(&self, ppn: Ppn) -> bool {
-        let (pbn, offset) = self.locate(ppn);
-        let meta = &self.blocks[pbn.index()];
-        if offset >= meta.write_ptr {
+        self.is_programmed_at(self.block_page(ppn))
+    }
+
+    /// [`FlashArray::is_programmed`] of a page whose block is known.
+    #[inline(always)]
+    pub fn is_programmed_at(&self, page: BlockPage) -> bool {
+        debug_assert_eq!(page, self.block_page(page.ppn));
+        let meta = &self.blocks[page.pbn.index()];
+        if page.offset >= meta.write_ptr {
             return false;
         }
-        meta.programmed == meta.write_ptr || !self.is_free(ppn)
+        meta.programmed == meta.write_ptr || !self.is_free(page.ppn)
     }
 
     /// The block of `ppn` and the page's offset in it.
     #[inline]
     fn locate(&self, ppn: Ppn) -> (Pbn, u32) {
         self.addressing.locate(ppn)
+    }
+
+    #[inline]
+    fn block_page(&self, ppn: Ppn) -> BlockPage {
+        let (pbn, offset) = self.locate(ppn);
+        BlockPage { pbn, offset, ppn }
     }
 
     /// Whether the page's program was interrupted by a power loss (it reads back as garbage).
@@ -429,12 +441,18 @@ impl FlashArray {
     /// Checks that a page may be read (it was programmed since the last erase) and returns its spare area.
     #[inline(always)]
     pub fn read(&self, ppn: Ppn) -> Result<Spare> {
-        self.check_ppn("read", ppn)?;
-        let version = self.version[ppn.index()];
+        self.read_at(self.block_page(ppn))
+    }
+
+    /// [`FlashArray::read`] of a page whose block is known.
+    #[inline(always)]
+    pub fn read_at(&self, page: BlockPage) -> Result<Spare> {
+        self.check_ppn("read", page.ppn)?;
+        let version = self.version[page.ppn.index()];
         if version == ERASED || version == CORRUPT {
-            return self.read_unwritten(ppn);
+            return self.read_unwritten(page.ppn);
         }
-        Ok(self.spare_unchecked(ppn))
+        Ok(self.spare_at(page))
     }
 
     /// A read of a page the spare model holds as free or corrupt: a programmed summary page (its
@@ -457,8 +475,15 @@ impl FlashArray {
     /// The spare content of a programmed page, without checks (for oracles and recovery models).
     #[inline]
     pub fn spare_unchecked(&self, ppn: Ppn) -> Spare {
-        let meta = &self.blocks[self.locate(ppn).0.index()];
-        Spare { kind: meta.kind, logical: self.logical[ppn.index()], version: self.version[ppn.index()] }
+        self.spare_at(self.block_page(ppn))
+    }
+
+    /// [`FlashArray::spare_unchecked`] of a page whose block is known.
+    #[inline]
+    pub fn spare_at(&self, page: BlockPage) -> Spare {
+        debug_assert_eq!(page, self.block_page(page.ppn));
+        let (kind, ppn) = (self.blocks[page.pbn.index()].kind, page.ppn.index());
+        Spare { kind, logical: self.logical[ppn], version: self.version[ppn] }
     }
 
     /// Erases a whole block. (Whether it still held valid data is the FTL's knowledge: the

@@ -10,7 +10,7 @@ mod op;
 mod records;
 mod spare;
 
-pub use address::{Lpn, Pbn, PbnSlot, Ppn, Tpn};
+pub use address::{BlockPage, Lpn, Pbn, PbnSlot, Ppn, Tpn};
 pub use array::{BlockState, FlashArray, PageKind, Spare, PAGE_KINDS};
 pub use deltas::DeltaEntry;
 pub use divisor::Divisor;

@@ -35,7 +35,7 @@ pub use registry::{
 use serde::Serialize;
 
 use crate::error::{Result, SimError};
-use crate::flash::{CpuTask, FlashArray, Lpn, OpKind, OpLog, PageKind, Pbn, Ppn, Purpose, Spare};
+use crate::flash::{BlockPage, CpuTask, FlashArray, Lpn, OpKind, OpLog, PageKind, Pbn, Ppn, Purpose, Spare};
 use crate::metrics::CacheStats;
 
 /// One named structure of an FTL's SRAM.
@@ -80,6 +80,15 @@ impl FtlCtx<'_> {
         self.power_check()?;
         let spare = self.flash.read(ppn)?;
         self.ops.push(OpKind::Read, purpose, ppn);
+        Ok(spare)
+    }
+
+    /// [`FtlCtx::read`] of a page whose block is known (GC's walk over its victim).
+    #[inline(always)]
+    pub fn read_at(&mut self, page: BlockPage, purpose: Purpose) -> Result<Spare> {
+        self.power_check()?;
+        let spare = self.flash.read_at(page)?;
+        self.ops.push(OpKind::Read, purpose, page.ppn);
         Ok(spare)
     }
 

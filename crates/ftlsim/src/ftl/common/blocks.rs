@@ -16,7 +16,7 @@ use super::validity::Validity;
 use super::VictimIndex;
 use crate::config::{Config, Striping, ValidityTracking};
 use crate::error::{Result, SimError};
-use crate::flash::{Addressing, BlockState, FlashArray, Geometry, Lpn, PageKind, Pbn, Ppn, Purpose, Spare};
+use crate::flash::{Addressing, BlockPage, BlockState, FlashArray, Geometry, Lpn, PageKind, Pbn, Ppn, Purpose, Spare};
 use crate::ftl::FtlCtx;
 use crate::metrics::{ClusterStats, GcStats, IlogStats};
 
@@ -553,6 +553,15 @@ impl BlockManager {
             self.log_invalidation(ppn, valid, flash);
         }
         Ok(())
+    }
+
+    /// [`BlockManager::invalidate`] of a page GC is moving out of its victim, which GC has just
+    /// found valid: the victim is out of the victim index and erased next, so nothing is
+    /// refiled or logged.
+    #[inline(always)]
+    pub(super) fn invalidate_moved(&mut self, page: BlockPage, flash: &FlashArray) {
+        debug_assert!(self.role[page.pbn.index()] == BlockRole::Victim && !self.gc.victims().is_filed(page.pbn));
+        self.validity.invalidate_known_valid(page, flash);
     }
 
     /// ILog's part of [`BlockManager::invalidate`] (kept out of the path of the other FTLs).

@@ -10,7 +10,7 @@ use super::ilog::Ilog;
 use super::{BlockManager, BlockRole, Relocate, StreamId, VictimIndex};
 use crate::config::VictimPolicyKind;
 use crate::error::{Result, SimError};
-use crate::flash::{FlashArray, OpKind, PageKind, Pbn, Ppn, Purpose, Spare};
+use crate::flash::{BlockPage, FlashArray, OpKind, PageKind, Pbn, Ppn, Purpose, Spare};
 use crate::ftl::FtlCtx;
 use crate::metrics::GcStats;
 
@@ -131,19 +131,23 @@ impl BlockManager {
         let written = ctx.flash.write_pointer(victim);
         let kind = ctx.flash.block_kind(victim) as usize;
         let validation = self.validation(victim, ctx)?;
+        // The victim's pages with their block, so that the flash array and the validity tracker
+        // find it without a division per page.
+        let page_at = |offset| BlockPage { pbn: victim, offset, ppn: first.offset(offset) };
         for offset in 0..written {
-            let old = first.offset(offset);
+            let page = page_at(offset);
+            let old = page.ppn;
             if offset + GC_PREFETCH_DISTANCE < written {
-                reloc.prefetch_relocation(ctx.flash.spare_unchecked(old.offset(GC_PREFETCH_DISTANCE)));
+                reloc.prefetch_relocation(ctx.flash.spare_at(page_at(offset + GC_PREFETCH_DISTANCE)));
             }
             let spare = match &validation {
                 Validation::Bitmap => {
                     // Re-checked per page: a mapping write-back during this loop may invalidate a later page.
-                    if !self.validity.is_valid(old, ctx.flash) {
+                    if !self.validity.is_valid_at(page, ctx.flash) {
                         continue;
                     }
                     ctx.ops.begin_chain();
-                    ctx.read(old, Purpose::Gc)?
+                    ctx.read_at(page, Purpose::Gc)?
                 }
                 Validation::Mapping => match self.read_and_validate(old, reloc, ctx)? {
                     Some(spare) => spare,
@@ -167,7 +171,7 @@ impl BlockManager {
             let stream = self.gc_destination(reloc, victim, spare)?;
             let new = self.allocate(unit, stream, reloc, ctx)?;
             ctx.program(new, spare.kind, spare.logical, spare.version, Purpose::Gc)?;
-            self.invalidate(old, ctx.flash)?;
+            self.invalidate_moved(page, ctx.flash);
             self.gc.stats.moved[kind] += 1;
             match self.ilog.as_deref_mut() {
                 Some(log) if spare.kind == PageKind::InvalidationLog => log.relocated(old, new),

@@ -13,7 +13,7 @@
 //!   which checks every answer and the invariants, and are never consulted for a decision.
 
 use crate::config::ValidityTracking;
-use crate::flash::{Addressing, FlashArray, Geometry, Pbn, Ppn};
+use crate::flash::{Addressing, BlockPage, FlashArray, Geometry, Pbn, Ppn};
 use crate::ftl::SramItem;
 use crate::mem::zeroed_vec;
 
@@ -67,6 +67,12 @@ impl Validity {
         flash.is_programmed(ppn) && !self.is_invalidated(ppn)
     }
 
+    /// [`Validity::is_valid`] of a page whose block is known.
+    #[inline]
+    pub fn is_valid_at(&self, page: BlockPage, flash: &FlashArray) -> bool {
+        flash.is_programmed_at(page) && !self.is_invalidated(page.ppn)
+    }
+
     /// Valid pages of a block.
     #[inline]
     pub fn valid_count(&self, pbn: Pbn, flash: &FlashArray) -> u32 {
@@ -84,6 +90,14 @@ impl Validity {
         let pbn = self.addressing.block_of(ppn);
         self.invalid[pbn.index()] += 1;
         Some((pbn, self.valid_count(pbn, flash)))
+    }
+
+    /// Marks invalid a page its caller has just found valid (GC's move): no second check.
+    #[inline(always)]
+    pub fn invalidate_known_valid(&mut self, page: BlockPage, flash: &FlashArray) {
+        debug_assert!(self.is_valid_at(page, flash), "PPN {} is not valid", page.ppn);
+        self.invalid_bits[page.ppn.index() >> 6] |= 1u64 << (page.ppn.get() & 63);
+        self.invalid[page.pbn.index()] += 1;
     }
 
     /// Forgets the invalidations of an erased block: its bits cleared a word at a time.
