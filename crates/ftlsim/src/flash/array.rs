@@ -270,8 +270,7 @@ impl FlashArray {
 
     #[inline]
     fn block_page(&self, ppn: Ppn) -> BlockPage {
-        let (pbn, offset) = self.locate(ppn);
-        BlockPage { pbn, offset, ppn }
+        self.addressing.block_page(ppn)
     }
 
     /// Whether the page's program was interrupted by a power loss (it reads back as garbage).

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Divisor, Pbn, Ppn};
+use super::{BlockPage, Divisor, Pbn, Ppn};
 use crate::error::{Result, SimError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -280,6 +280,12 @@ impl Addressing {
     pub fn locate(self, ppn: Ppn) -> (Pbn, u32) {
         let (block, offset) = self.pages_per_block.div_rem(ppn.get());
         (Pbn::new(block), offset)
+    }
+    /// `ppn` with its block and offset.
+    #[inline]
+    pub fn block_page(self, ppn: Ppn) -> BlockPage {
+        let (pbn, offset) = self.locate(ppn);
+        BlockPage { pbn, offset, ppn }
     }
     /// Global plane index (0..total_planes) of a block.
     #[inline]

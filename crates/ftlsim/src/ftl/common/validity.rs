@@ -86,10 +86,9 @@ impl Validity {
         if !self.is_valid(ppn, flash) {
             return None;
         }
-        self.invalid_bits[ppn.index() >> 6] |= 1u64 << (ppn.get() & 63);
-        let pbn = self.addressing.block_of(ppn);
-        self.invalid[pbn.index()] += 1;
-        Some((pbn, self.valid_count(pbn, flash)))
+        let page = self.addressing.block_page(ppn);
+        self.invalidate_known_valid(page, flash);
+        Some((page.pbn, self.valid_count(page.pbn, flash)))
     }
 
     /// Marks invalid a page its caller has just found valid (GC's move): no second check.
