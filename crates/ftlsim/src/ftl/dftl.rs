@@ -243,7 +243,7 @@ impl Relocate for Dftl {
             ctx.cache.record_gc(miss_class(wrote, false));
         }
         // The victim block's last move: write its batch.
-        if !self.gc_batch.is_empty() && blocks.valid_count(ctx.flash.geometry().block_of(old), ctx.flash) == 0 {
+        if !self.gc_batch.is_empty() && blocks.valid_count(ctx.flash.addressing().block_of(old), ctx.flash) == 0 {
             self.flush_gc_batch(blocks, ctx)?;
         }
         Ok(())

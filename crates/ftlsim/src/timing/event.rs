@@ -40,7 +40,7 @@ use super::tables::{Fixed, Slab, Slot};
 use super::{Nanos, OpCosts, PlaneRegisters, Served};
 use crate::config::DeviceConfig;
 use crate::controller::CpuServers;
-use crate::flash::{FlashOp, OpKind, Ppn, Purpose, Sectors};
+use crate::flash::{Addressing, FlashOp, OpKind, Ppn, Purpose, Sectors};
 use crate::host::PageRequest;
 use crate::workload::IoKind;
 
@@ -292,6 +292,8 @@ pub struct EventCore<F: Features = Full> {
     ready: Vec<u32>,
     /// Per block: where it is, and the last operation issued on it that has not completed.
     blocks: Fixed<BlockPlace>,
+    /// The geometry's page-to-block arithmetic, its divisor built once (every operation uses it).
+    addressing: Addressing,
     /// The channel of each die.
     channel_of: Fixed<u32>,
     /// The controller's CPUs; their events follow the dies' in `events`.
@@ -383,6 +385,7 @@ impl<F: Features> EventCore<F> {
             fell_idle: Vec::new(),
             submitting: Vec::with_capacity(64),
             ready: Vec::with_capacity(64),
+            addressing: g.addressing(),
             blocks: Fixed::new(
                 g.blocks()
                     .map(|b| {
@@ -512,7 +515,7 @@ impl<F: Features> EventCore<F> {
     /// which a read of a block far from the last ones misses in the CPU cache. Changes nothing.
     #[inline]
     pub fn prefetch_read(&self, ppn: Ppn) {
-        if let Some(b) = self.blocks.get(self.costs.geometry.block_of(ppn).index()) {
+        if let Some(b) = self.blocks.get(self.addressing.block_of(ppn).index()) {
             // Both ends: a place may straddle two cache lines.
             crate::mem::prefetch(&b.plane);
             crate::mem::prefetch(&b.erase);
@@ -573,7 +576,7 @@ impl<F: Features> EventCore<F> {
     /// before it already issued): its slot, with what it waits for counted.
     #[inline(always)]
     fn issue(&mut self, dispatched: &Dispatched, request: u32, op: &FlashOp, ops: &[FlashOp], reads: bool) -> u32 {
-        let block = self.costs.geometry.block_of(op.ppn);
+        let block = self.addressing.block_of(op.ppn);
         // Checked here, where the block enters the model; later lookups are not.
         let place = self.blocks.get(block.index()).unwrap_or_else(|| panic!("{:?} is not on the device", op.ppn));
         let BlockPlace { plane, mut die, .. } = *place;

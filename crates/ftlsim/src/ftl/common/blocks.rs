@@ -995,7 +995,7 @@ mod tests {
             let ppn = bm.allocate(1, TRANSLATION, self, ctx)?;
             ctx.program(ppn, PageKind::Translation, 0u32, 1, Purpose::Translation)?;
             bm.invalidate(ppn, ctx.flash)?;
-            self.units.push(bm.unit_of(ctx.flash.geometry().block_of(ppn)));
+            self.units.push(bm.unit_of(ctx.flash.addressing().block_of(ppn)));
             Ok(())
         }
     }

@@ -300,7 +300,7 @@ impl Cpm {
         let spare = ctx.read(old, Purpose::Gc)?;
         ctx.program(new, PageKind::Data, spare.logical, spare.version, Purpose::Gc)?;
         self.blocks.invalidate(old, ctx.flash)?;
-        self.clusters.invalidated(ctx.flash.geometry().block_of(old));
+        self.clusters.invalidated(ctx.flash.addressing().block_of(old));
         self.blocks.count_gc_move(PageKind::Data);
         let lpn = self.map.store.relocated(spare, old, new)?.expect("a data page");
         let tp = self.map.store.tp_of(lpn);

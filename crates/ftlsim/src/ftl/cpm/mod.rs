@@ -533,7 +533,7 @@ impl Cpm {
 
     /// The cluster holding the page `ppn`.
     fn saved(&self, ppn: Ppn, flash: &FlashArray) -> u32 {
-        self.clusters.holder(flash.geometry().block_of(ppn)).expect("a data page is in a cluster's block")
+        self.clusters.holder(flash.addressing().block_of(ppn)).expect("a data page is in a cluster's block")
     }
 
     /// Translates an LPN for a host access (one classified access to its PMT page).
@@ -559,7 +559,7 @@ impl Cpm {
     fn drop_page(&mut self, lpn: Lpn, old: Ppn, ctx: &mut FtlCtx) -> Result<()> {
         self.blocks.invalidate(old, ctx.flash)?;
         let saved = self.saved(old, ctx.flash);
-        self.clusters.invalidated(ctx.flash.geometry().block_of(old));
+        self.clusters.invalidated(ctx.flash.addressing().block_of(old));
         let owner = self.clusters.of_lpn(lpn);
         if saved != owner {
             self.clusters.unadopt(owner, saved);
@@ -777,7 +777,7 @@ impl Ftl for Cpm {
                 let page = self.lookup(lpn, flash);
                 if let Some(ppn) = page {
                     self.blocks.prefetch_page(ppn, flash);
-                    self.clusters.prefetch_block(flash.geometry().block_of(ppn));
+                    self.clusters.prefetch_block(flash.addressing().block_of(ppn));
                 }
                 let owner = self.clusters.of_lpn(lpn);
                 match self.clusters.next_page(owner, flash.geometry()) {

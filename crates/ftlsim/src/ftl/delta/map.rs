@@ -161,7 +161,7 @@ impl DeltaMap {
         if state.live == 0 {
             let credited = state.credited;
             self.pages.remove(page.get());
-            blocks.withdraw_garbage(ctx.flash.geometry().block_of(page), credited, ctx.flash)?;
+            blocks.withdraw_garbage(ctx.flash.addressing().block_of(page), credited, ctx.flash)?;
             return blocks.invalidate(page, ctx.flash);
         }
         self.credit_invalid_bytes(blocks, page, ctx)
@@ -174,7 +174,7 @@ impl DeltaMap {
         let due = (state.invalid_bytes as u64 * GARBAGE_RESOLUTION as u64 / self.page_bytes as u64) as u32;
         let due = due.min(GARBAGE_RESOLUTION - 1);
         if due > state.credited {
-            blocks.credit_garbage(ctx.flash.geometry().block_of(page), due - state.credited, ctx.flash)?;
+            blocks.credit_garbage(ctx.flash.addressing().block_of(page), due - state.credited, ctx.flash)?;
             state.credited = due;
         }
         Ok(())
@@ -277,7 +277,7 @@ impl DeltaMap {
     /// Invalidates a page of the page mapping area, counting the blocks that come to hold an
     /// invalid page (the lifetime model's t).
     pub fn invalidate_base(&mut self, blocks: &mut BlockManager, old: Ppn, ctx: &mut FtlCtx) -> Result<()> {
-        let pbn = ctx.flash.geometry().block_of(old);
+        let pbn = ctx.flash.addressing().block_of(old);
         if blocks.valid_count(pbn, ctx.flash) == ctx.flash.write_pointer(pbn) {
             self.stats.pma_blocks_dirtied += 1;
         }
