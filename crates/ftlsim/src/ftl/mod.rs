@@ -77,10 +77,7 @@ impl FtlCtx<'_> {
     /// Full page read.
     #[inline(always)]
     pub fn read(&mut self, ppn: Ppn, purpose: Purpose) -> Result<Spare> {
-        self.power_check()?;
-        let spare = self.flash.read(ppn)?;
-        self.ops.push(OpKind::Read, purpose, ppn);
-        Ok(spare)
+        self.read_at(self.flash.addressing().block_page(ppn), purpose)
     }
 
     /// [`FtlCtx::read`] of a page whose block is known (GC's walk over its victim).

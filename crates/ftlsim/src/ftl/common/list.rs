@@ -222,7 +222,7 @@ impl<P: Copy + Default> ListSet<P> {
     pub fn move_to_front(&mut self, list: u32, slot: u32) {
         self.check_list(list);
         self.check_slot(slot);
-        if linked_mut(&mut self.lists, list).head != slot {
+        if linked(&self.lists, list).head != slot {
             self.unlink(slot);
             self.link_front(list, slot);
         }
