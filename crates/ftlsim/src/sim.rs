@@ -341,20 +341,32 @@ impl Simulation {
         let mut source = workload.requests;
         self.warm_up(&workload.name, &mut source)?;
         let started = Instant::now();
-        // Each request with the content fingerprints of what it writes, if the trace records them.
-        let mut ahead: VecDeque<(PageRequest, Option<Fingerprints>)> = VecDeque::with_capacity(LOOKAHEAD + 1);
+        // Each request, and whether the trace records the content of what it writes: then its
+        // fingerprints are next in `contents`. Most traces record none, and their requests move
+        // through the lookahead without the fingerprints' hundred bytes.
+        let mut ahead: VecDeque<(PageRequest, bool)> = VecDeque::with_capacity(LOOKAHEAD + 1);
+        let mut contents: VecDeque<Fingerprints> = VecDeque::new();
         let mut admission_error = None;
         loop {
             while admission_error.is_none() && ahead.len() <= LOOKAHEAD {
-                let Some(request) = source.next() else { break };
-                match request.and_then(|r| Ok((self.host.admit(&workload.name, &r)?, r))) {
-                    Ok((page_request, r)) => {
+                let request = match source.next() {
+                    None => break,
+                    Some(Ok(request)) => request,
+                    Some(Err(e)) => {
+                        admission_error = Some(e);
+                        break;
+                    }
+                };
+                match self.host.admit(&workload.name, &request) {
+                    Ok(page_request) => {
                         self.oracle.prefetch(page_request.first);
                         self.ftl.prefetch(page_request.first, Prefetch::Map, &self.flash);
                         if let Some(buffer) = &self.buffer {
                             buffer.prefetch_index(page_request.first);
                         }
-                        ahead.push_back((page_request, r.content.filter(|_| r.kind == IoKind::Write)));
+                        let content = request.content.filter(|_| request.kind == IoKind::Write);
+                        ahead.push_back((page_request, content.is_some()));
+                        contents.extend(content);
                     }
                     Err(e) => admission_error = Some(e),
                 }
@@ -368,7 +380,8 @@ impl Simulation {
                     self.timing.prefetch_read(ppn);
                 }
             }
-            let Some((page_request, content)) = ahead.pop_front() else { break };
+            let Some((page_request, has_content)) = ahead.pop_front() else { break };
+            let content = if has_content { contents.pop_front() } else { None };
             self.serve_with_content(page_request, content.as_ref())?;
             if self.requests.is_multiple_of(PROGRESS_EVERY) {
                 progress(self.requests);

@@ -16,10 +16,8 @@ use crate::flash::Lpn;
 use crate::ftl::common::cache::LpnMap;
 use crate::ftl::common::ListSet;
 
-/// Dirty pages waiting in the buffer, most recently used first.
+/// Dirty pages waiting in the buffer, most recently used first: the one list of the set.
 const RESIDENT: u32 = 0;
-/// Pages evicted whose program has not completed.
-const PENDING: u32 = 1;
 
 /// What the buffer did over a run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -74,8 +72,12 @@ pub struct WriteBuffer {
     capacity: u32,
     /// The slot of each page buffered or being evicted.
     slot_of: LpnMap<u32>,
-    /// The slots' lists; a slot's payload is its logical page number.
+    /// The resident pages' LRU list; a slot's payload is its logical page number. A slot whose
+    /// eviction is in flight is in no list: nothing walks those slots, and unlinking one when its
+    /// program completed touched two more slots at random.
     pages: ListSet<u32>,
+    /// Pages evicted whose program has not completed.
+    evicting: u32,
     /// Slots not in use.
     free: Vec<u32>,
     /// Host page writes waiting for a slot (buffered beyond the capacity).
@@ -90,7 +92,8 @@ impl WriteBuffer {
         WriteBuffer {
             capacity,
             slot_of: LpnMap::with_capacity(capacity as usize),
-            pages: ListSet::new(0, 2),
+            pages: ListSet::new(0, 1),
+            evicting: 0,
             free: Vec::new(),
             overflow: 0,
             stats: BufferStats { capacity_pages: capacity as u64, ..BufferStats::default() },
@@ -121,32 +124,28 @@ impl WriteBuffer {
         }
     }
 
-    fn list_of(&self, lpn: Lpn) -> Option<(u32, u32)> {
-        let slot = self.slot_of.get(lpn.get())?;
-        Some((slot, self.pages.list_of(slot).expect("a page's slot is listed")))
+    /// The slot of `lpn` if it is resident (buffered and not being evicted).
+    fn resident_slot(&self, lpn: Lpn) -> Option<u32> {
+        self.slot_of.get(lpn.get()).filter(|&slot| self.pages.list_of(slot).is_some())
     }
 
-    /// Forgets the page in `slot`.
-    fn drop_slot(&mut self, slot: u32) {
+    /// Forgets the resident page `lpn` in `slot`.
+    fn drop_resident(&mut self, slot: u32, lpn: Lpn) {
         self.pages.remove(slot);
-        self.slot_of.remove(*self.pages.payload(slot));
+        self.slot_of.remove(lpn.get());
         self.free.push(slot);
     }
 
     /// Buffers a host write of `lpn`.
     pub fn write(&mut self, lpn: Lpn) -> Buffered {
-        match self.list_of(lpn) {
-            Some((slot, RESIDENT)) => {
+        if let Some(slot) = self.slot_of.get(lpn.get()) {
+            // A resident page becomes the most recently used; one whose eviction is in flight is
+            // updated in place (the program takes the newest data).
+            if self.pages.list_of(slot).is_some() {
                 self.pages.move_to_front(RESIDENT, slot);
-                self.stats.write_hits += 1;
-                return Buffered { evict: None, waits: false };
             }
-            Some(_) => {
-                // Its eviction is in flight: the program takes the newest data.
-                self.stats.write_hits += 1;
-                return Buffered { evict: None, waits: false };
-            }
-            None => {}
+            self.stats.write_hits += 1;
+            return Buffered { evict: None, waits: false };
         }
         let slot = self.free.pop().unwrap_or_else(|| self.pages.add_slot());
         *self.pages.payload_mut(slot) = lpn.get();
@@ -157,7 +156,7 @@ impl WriteBuffer {
         }
         let victim = self.pages.back(RESIDENT).expect("a full buffer holds the page just written");
         self.pages.remove(victim);
-        self.pages.push_back(PENDING, victim);
+        self.evicting += 1;
         self.stats.evictions += 1;
         let waits = self.occupied() > self.capacity;
         if waits {
@@ -168,11 +167,16 @@ impl WriteBuffer {
     }
 
     /// The page the buffer would evict `depth` evictions from now if nothing changed (0: the
-    /// next one), for prefetching what its write will touch.
+    /// next one), for prefetching what its write will touch. The slot one further is brought
+    /// toward the CPU cache: asked again one eviction later, the walk reads only cached slots
+    /// (its last step was a cache miss per eviction).
     pub fn upcoming_victim(&self, depth: u32) -> Option<Lpn> {
         let mut slot = self.pages.back(RESIDENT)?;
         for _ in 0..depth {
             slot = self.pages.toward_front(slot)?;
+        }
+        if let Some(after) = self.pages.toward_front(slot) {
+            self.pages.prefetch(after);
         }
         Some(Lpn::new(*self.pages.payload(slot)))
     }
@@ -180,17 +184,18 @@ impl WriteBuffer {
     /// The program of the evicted `lpn` completed: its slot is free. Returns whether a waiting
     /// host page write takes it.
     pub fn evicted(&mut self, lpn: Lpn) -> bool {
-        let (slot, list) = self.list_of(lpn).expect("an evicted page is in the buffer");
-        debug_assert_eq!(list, PENDING, "{lpn} was being evicted");
-        self.drop_slot(slot);
+        let slot = self.slot_of.remove(lpn.get()).expect("an evicted page is in the buffer");
+        debug_assert_eq!(self.pages.list_of(slot), None, "{lpn} was being evicted");
+        self.evicting -= 1;
+        self.free.push(slot);
         self.release()
     }
 
     /// A host trim of `lpn`: a buffered copy is dropped (a slot frees); one being evicted is
     /// left to its program. Returns whether a waiting host page write takes the freed slot.
     pub fn trim(&mut self, lpn: Lpn) -> bool {
-        let Some((slot, RESIDENT)) = self.list_of(lpn) else { return false };
-        self.drop_slot(slot);
+        let Some(slot) = self.resident_slot(lpn) else { return false };
+        self.drop_resident(slot, lpn);
         self.release()
     }
 
@@ -204,7 +209,7 @@ impl WriteBuffer {
     }
 
     fn occupied(&self) -> u32 {
-        self.pages.len(RESIDENT) + self.pages.len(PENDING)
+        self.pages.len(RESIDENT) + self.evicting
     }
 
     /// Empties the buffer of its dirty pages, oldest first (a power loss: they are flushed to
@@ -212,9 +217,9 @@ impl WriteBuffer {
     /// programs are under way.
     pub fn take_dirty(&mut self) -> Vec<Lpn> {
         let slots: Vec<u32> = self.pages.iter_from_back(RESIDENT).collect();
-        let dirty = slots.iter().map(|&slot| Lpn::new(*self.pages.payload(slot))).collect();
-        for slot in slots {
-            self.drop_slot(slot);
+        let dirty: Vec<Lpn> = slots.iter().map(|&slot| Lpn::new(*self.pages.payload(slot))).collect();
+        for (&slot, &lpn) in slots.iter().zip(&dirty) {
+            self.drop_resident(slot, lpn);
         }
         self.overflow = 0;
         dirty
