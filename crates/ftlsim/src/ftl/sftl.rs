@@ -214,21 +214,24 @@ impl Sftl {
     fn change(&mut self, lpn: Lpn, ppn: Option<Ppn>) -> bool {
         let tp = self.store.tp_of(lpn);
         let lpns = self.store.lpns(tp);
-        let left = (lpn > lpns.start).then(|| self.value(Lpn::new(lpn.get() - 1)));
-        let right = (lpn.get() + 1 < lpns.end.get()).then(|| self.value(lpn.offset(1)));
+        let left = (lpn > lpns.start).then(|| self.value(lpn.back(1)));
+        let right = (lpn.offset(1) < lpns.end).then(|| self.value(lpn.offset(1)));
         let breaks = |v: Option<Ppn>| {
             left.is_some_and(|l| !continues(l, v)) as u32 + right.is_some_and(|r| !continues(v, r)) as u32
         };
-        let before = breaks(self.value(lpn));
-        let cost = self.cost(tp);
-        let fresh = self.changes.set(lpn, ppn);
-        if self.buffer_bucket(tp).is_some() && fresh {
+        // The old value is the change replaced, else the flash copy's: one search of the changes.
+        let replaced = self.changes.set(lpn, ppn);
+        let fresh = replaced.is_none();
+        let before = breaks(replaced.unwrap_or_else(|| self.store.entry(lpn)));
+        if fresh && self.buffer_bucket(tp).is_some() {
             self.rebucket(tp);
         }
         let runs = &mut self.runs[tp.index()];
-        *runs = *runs + breaks(ppn) - before;
+        let old_runs = *runs;
+        *runs = old_runs + breaks(ppn) - before;
         if self.cached(tp) {
-            self.used = self.used + self.cost(tp) - cost;
+            let bytes = |runs| compressed_bytes(runs, self.store.entries_per_tp(), self.page_size);
+            self.used = self.used + bytes(self.runs[tp.index()]) - bytes(old_runs);
         }
         fresh
     }

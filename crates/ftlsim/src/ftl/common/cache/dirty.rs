@@ -2,14 +2,15 @@
 //! unit is a whole TP (CDFTL's CTP, S-FTL). A cached TP's content is its flash copy overlaid with
 //! these changes, so loading a TP costs no copy.
 
+use super::map::RUNS;
 use super::LpnMap;
 use crate::flash::{Divisor, Lpn, Ppn, Tpn};
 
 pub struct DirtyEntries {
-    /// The changed mappings (a trim's is `None`).
-    value: LpnMap<Option<Ppn>>,
-    /// Bit per LPN: it has a change (checked before the map: most LPNs have none).
-    bits: Vec<u64>,
+    /// The changed mappings (a trim's is `None`). Changes come in runs of neighbouring LPNs (GC
+    /// moves a block's pages in order, S-FTL reads both neighbours of a changed entry), so eight
+    /// aligned LPNs share a line.
+    value: LpnMap<Option<Ppn>, RUNS>,
     /// The dirty LPNs of each TP (capacity is kept across drains: no allocation in steady state).
     by_tp: Vec<Vec<Lpn>>,
     entries_per_tp: Divisor,
@@ -20,7 +21,6 @@ impl DirtyEntries {
     pub fn new(logical_pages: u32, entries_per_tp: u32) -> Self {
         DirtyEntries {
             value: LpnMap::with_capacity(0),
-            bits: crate::mem::zeroed_vec((logical_pages as usize).div_ceil(64)),
             by_tp: vec![Vec::new(); logical_pages.div_ceil(entries_per_tp) as usize],
             entries_per_tp: Divisor::new(entries_per_tp),
             total: 0,
@@ -33,18 +33,10 @@ impl DirtyEntries {
         self.entries_per_tp.quotient(lpn.get()) as usize
     }
 
-    #[inline]
-    fn is_set(&self, lpn: Lpn) -> bool {
-        self.bits[lpn.index() >> 6] & (1 << (lpn.get() & 63)) != 0
-    }
-
     /// Brings an LPN's state toward the CPU cache, with the list header of its TP (a hint).
     #[inline]
     pub fn prefetch(&self, lpn: Lpn) {
-        if let Some(bits) = self.bits.get(lpn.index() >> 6) {
-            crate::mem::prefetch(bits);
-            self.value.prefetch(lpn.get());
-        }
+        self.value.prefetch(lpn.get());
         if let Some(list) = self.by_tp.get(self.tp_index(lpn)) {
             crate::mem::prefetch(list);
         }
@@ -53,25 +45,19 @@ impl DirtyEntries {
     /// The unwritten mapping of an LPN (`Some(None)`: unmapped by a trim), if it has one.
     #[inline]
     pub fn get(&self, lpn: Lpn) -> Option<Option<Ppn>> {
-        if self.is_set(lpn) {
-            self.value.get(lpn.get())
-        } else {
-            None
-        }
+        self.value.get(lpn.get())
     }
 
-    /// Records a change; returns whether the LPN was clean before.
+    /// Records a change; returns the change it replaced (`None`: the LPN was clean before).
     #[inline]
-    pub fn set(&mut self, lpn: Lpn, ppn: Option<Ppn>) -> bool {
-        self.value.insert(lpn.get(), ppn);
-        if self.is_set(lpn) {
-            return false;
+    pub fn set(&mut self, lpn: Lpn, ppn: Option<Ppn>) -> Option<Option<Ppn>> {
+        let replaced = self.value.insert(lpn.get(), ppn);
+        if replaced.is_none() {
+            let tp = self.tp_index(lpn);
+            self.by_tp[tp].push(lpn);
+            self.total += 1;
         }
-        self.bits[lpn.index() >> 6] |= 1 << (lpn.get() & 63);
-        let tp = self.tp_index(lpn);
-        self.by_tp[tp].push(lpn);
-        self.total += 1;
-        true
+        replaced
     }
 
     /// Dirty entries of a TP.
@@ -86,9 +72,10 @@ impl DirtyEntries {
     /// Hands every change of a TP to `f` and forgets them.
     pub fn drain(&mut self, tp: Tpn, mut f: impl FnMut(Lpn, Option<Ppn>)) {
         let mut lpns = std::mem::take(&mut self.by_tp[tp.index()]);
-        for &lpn in &lpns {
+        // Newest first: a run's last LPN ends its cluster of buckets, so its removal shifts none
+        // back (oldest first, each removal shifted the rest of the run).
+        for &lpn in lpns.iter().rev() {
             f(lpn, self.value.remove(lpn.get()).expect("a listed change is in the map"));
-            self.bits[lpn.index() >> 6] &= !(1 << (lpn.get() & 63));
         }
         self.total -= lpns.len();
         lpns.clear();
@@ -107,9 +94,7 @@ impl DirtyEntries {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.value.memory_bytes()
-            + self.bits.len() * 8
-            + self.by_tp.iter().map(|l| 24 + l.capacity() * 4).sum::<usize>()
+        self.value.memory_bytes() + self.by_tp.iter().map(|l| 24 + l.capacity() * 4).sum::<usize>()
     }
 }
 
@@ -120,10 +105,10 @@ mod tests {
     #[test]
     fn changes_are_kept_per_tp_until_drained() {
         let mut d = DirtyEntries::new(20, 8);
-        assert!(d.set(Lpn::new(3), Some(Ppn::new(30))));
-        assert!(!d.set(Lpn::new(3), Some(Ppn::new(31))));
-        assert!(d.set(Lpn::new(9), Some(Ppn::new(90))));
-        assert!(d.set(Lpn::new(17), Some(Ppn::new(170))));
+        assert_eq!(d.set(Lpn::new(3), Some(Ppn::new(30))), None);
+        assert_eq!(d.set(Lpn::new(3), Some(Ppn::new(31))), Some(Some(Ppn::new(30))));
+        assert_eq!(d.set(Lpn::new(9), Some(Ppn::new(90))), None);
+        assert_eq!(d.set(Lpn::new(17), Some(Ppn::new(170))), None);
         assert_eq!((d.get(Lpn::new(3)), d.get(Lpn::new(4))), (Some(Some(Ppn::new(31))), None));
         assert_eq!((d.count(Tpn::new(0)), d.count(Tpn::new(1)), d.count(Tpn::new(2)), d.total()), (1, 1, 1, 3));
         assert_eq!(d.tps().map(Tpn::get).collect::<Vec<_>>(), [0, 1, 2]);

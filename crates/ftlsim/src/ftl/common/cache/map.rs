@@ -100,12 +100,13 @@ impl<V: Copy + Default, const RUN_BITS: u32> LpnMap<V, RUN_BITS> {
         (*key == lpn).then_some(value)
     }
 
-    /// Sets the value of `lpn`, replacing any.
+    /// Sets the value of `lpn`; returns the value it replaced, if any.
     #[inline]
-    pub fn insert(&mut self, lpn: u32, value: V) {
+    pub fn insert(&mut self, lpn: u32, value: V) -> Option<V> {
         debug_assert_ne!(lpn, EMPTY);
         let mut i = self.find(lpn);
-        if self.at(i).0 == EMPTY {
+        let (key, old) = *self.at(i);
+        if key == EMPTY {
             if (self.len + 1) * SPREAD > self.buckets.len() {
                 self.grow();
                 i = self.find(lpn);
@@ -113,6 +114,7 @@ impl<V: Copy + Default, const RUN_BITS: u32> LpnMap<V, RUN_BITS> {
             self.len += 1;
         }
         *self.at_mut(i) = (lpn, value);
+        (key == lpn).then_some(old)
     }
 
     /// Removes `lpn`, returning its value if it had one.
@@ -216,8 +218,7 @@ mod tests {
                     *value += 1;
                 }
             } else if rng.gen_bool(0.55) {
-                map.insert(lpn, step);
-                reference.insert(lpn, step);
+                assert_eq!(map.insert(lpn, step), reference.insert(lpn, step), "step {step}");
             } else {
                 assert_eq!(map.remove(lpn), reference.remove(&lpn), "step {step}");
             }
