@@ -34,6 +34,22 @@ pub const MAX_SLOTS: usize = 16;
 pub const MAX_ENTRIES: usize = MAX_SUBGROUPS * MAX_SLOTS;
 pub const MAX_INDEX_SLOTS: usize = 8;
 
+/// Evaluates `$body` with `$s` bound to `$split`, written twice: once with `$s` the constant
+/// [`Split::PAPER`] (every preset's split), whose field widths, masks and loop bounds the
+/// compiler then folds into `$body` and what it inlines, and once with the configured split.
+macro_rules! with_split {
+    ($split:expr, |$s:ident| $body:expr) => {
+        if $split == Split::PAPER {
+            let $s = &Split::PAPER;
+            $body
+        } else {
+            let $s = &$split;
+            $body
+        }
+    };
+}
+pub(super) use with_split;
+
 /// How an LPN and a PPN split (paper 000: 4 subgroups of 16 LPNs, 25-bit indices, 7-bit offsets,
 /// 8 indices per compressed image).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -288,13 +304,6 @@ impl Codec {
         self.encode_with(&content.view(), &IndexIds::new(&self.split, &content.entries, &content.ltd), own, buf)
     }
 
-    /// A copy of this codec whose split, when it is paper 000's (every preset's), is a constant
-    /// the compiler folds into the code it is inlined into: field widths become immediates.
-    #[inline(always)]
-    fn paper(&self) -> Option<Codec> {
-        (self.split == Split::PAPER).then_some(Codec { split: Split::PAPER, ..*self })
-    }
-
     /// [`Codec::encode`] with the ids of `content`'s entries at hand (a cached line keeps them).
     pub fn encode_with(
         &self,
@@ -303,10 +312,7 @@ impl Codec {
         own: Ppn,
         buf: &mut [u8; IMAGE_BYTES],
     ) -> Result<(Format, u8)> {
-        match self.paper() {
-            Some(paper) => paper.encode_inline(content, ids, own, buf),
-            None => self.encode_inline(content, ids, own, buf),
-        }
+        with_split!(self.split, |split| Codec { split: *split, ..*self }.encode_inline(content, ids, own, buf))
     }
 
     #[inline(always)]
@@ -438,10 +444,7 @@ impl Codec {
     /// Decodes the metadata of the page at `own`, and for a compressed image the positions its
     /// fields point at. Every field is read at its computed bit position.
     pub fn decode_positions(&self, buf: &[u8; IMAGE_BYTES], own: Ppn) -> (Content, Option<Positions>) {
-        match self.paper() {
-            Some(paper) => paper.decode_inline(buf, own),
-            None => self.decode_inline(buf, own),
-        }
+        with_split!(self.split, |split| Codec { split: *split, ..*self }.decode_inline(buf, own))
     }
 
     #[inline(always)]
@@ -494,8 +497,8 @@ impl Codec {
             len: index_slots as u8 + 1,
         };
         let (width, position_mask) = (s.pair_bits(), (1u64 << s.position_bits()) - 1);
-        let pair = |at: u32| {
-            let v = fields.get(at, width);
+        let pair = |v: u64| {
+            let v = v & ((1u64 << width) - 1);
             let position = (v & position_mask) as usize;
             let index = indices[position];
             (
@@ -503,15 +506,24 @@ impl Codec {
                 (index != none).then(|| Ppn::new(index << s.offset_bits | (v >> s.position_bits()) as u32)),
             )
         };
+        // As many pairs to a load as its 57 bits hold (five of paper 000's split), so the shifts
+        // within a load are constants.
+        let per_load = (57 / width) as usize;
         for sub in 0..subgroups {
             if !out.includes(sub) {
-                (at_.ltd[sub], out.ltd[sub]) = pair(at);
+                (at_.ltd[sub], out.ltd[sub]) = pair(fields.get(at, width));
                 at += width;
                 continue;
             }
-            for i in sub * slots..(sub + 1) * slots {
-                (at_.entry[i], out.entries[i]) = pair(at);
-                at += width;
+            let range = sub * slots..(sub + 1) * slots;
+            let chunks = at_.entry[range.clone()].chunks_mut(per_load).zip(out.entries[range].chunks_mut(per_load));
+            for (positions, entries) in chunks {
+                let bits = width * entries.len() as u32;
+                let word = fields.get(at, bits);
+                at += bits;
+                for (k, (position, entry)) in positions.iter_mut().zip(entries).enumerate() {
+                    (*position, *entry) = pair(word >> (k as u32 * width));
+                }
             }
         }
         if out.includes(own_sub) {
