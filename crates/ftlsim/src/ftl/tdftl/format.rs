@@ -260,6 +260,32 @@ impl PairWriter {
     }
 }
 
+/// A subgroup's (at most 16) entry ids as the bytes of two words, so the first entry using an
+/// id is found with a few word operations instead of a comparison per entry.
+struct SlotWords(u128);
+
+impl SlotWords {
+    const ONES: u128 = u128::from_le_bytes([1; 16]);
+
+    #[inline(always)]
+    fn new(ids: &[u8]) -> Self {
+        // Padding no id equals (ids are below `MAX_IDS`).
+        let mut bytes = [u8::MAX; MAX_SLOTS];
+        bytes[..ids.len()].copy_from_slice(ids);
+        SlotWords(u128::from_le_bytes(bytes))
+    }
+
+    /// The first slot holding `id`, which one slot holds. A byte equal to `id` is a zero byte
+    /// of `x`; the lowest byte the test flags is the first zero byte (a borrow can flag a byte
+    /// wrongly only above a zero byte).
+    #[inline(always)]
+    fn first(&self, id: u8) -> u32 {
+        let x = self.0 ^ (id as u128 * Self::ONES);
+        let zeros = x.wrapping_sub(Self::ONES) & !x & Self::ONES << 7;
+        zeros.trailing_zeros() / 8
+    }
+}
+
 /// Encodes and decodes images for one [`Split`].
 #[derive(Debug, Clone, Copy)]
 pub struct Codec {
@@ -351,30 +377,40 @@ impl Codec {
             return Ok((Format::Uncompressed, 1 << own_sub));
         };
         let pair = (s.position_bits(), s.offset_bits);
-        // Index positions in the image: the own index first, then in order of first use. A
-        // subgroup whose ids are all placed already (`placed`) is not scanned. Indexed by any
-        // `u8`, so no id needs a bounds check.
+        // Index positions in the image: the own index first, then in order of first use.
+        // Indexed by any `u8`, so no id needs a bounds check.
         let mut position = [u8::MAX; 256];
         let mut order = [0u8; MAX_IDS];
         let mut len = 1;
         position[own_id as usize] = 0;
-        // Without a branch: whether an id is new is data the branch predictor cannot learn.
         let mut place = |id: u8| {
-            let at = &mut position[id as usize];
-            let new = *at == u8::MAX;
-            order[len] = id;
-            *at = if new { len as u8 } else { *at };
-            len += new as usize;
+            (position[id as usize], order[len]) = (len as u8, id);
+            len += 1;
         };
         let mut placed = 1u128 << own_id;
         for sub in 0..s.subgroups() {
             if included & (1 << sub) == 0 {
-                place(ids.ltd[sub]);
-                placed |= 1 << ids.ltd[sub];
-            } else if ids.uses[sub] & !placed != 0 {
-                ids.entry[sub * slots..(sub + 1) * slots].iter().for_each(|&id| place(id));
-                placed |= ids.uses[sub];
+                let id = ids.ltd[sub];
+                if placed & 1 << id == 0 {
+                    place(id);
+                    placed |= 1 << id;
+                }
+                continue;
             }
+            // A subgroup's new ids (a few at most) in order of first use: the first entry of
+            // each new id is a bit of `firsts`.
+            let sub_ids = &ids.entry[sub * slots..(sub + 1) * slots];
+            let words = SlotWords::new(sub_ids);
+            let (mut new, mut firsts) = (ids.uses[sub] & !placed, 0u32);
+            while new != 0 {
+                firsts |= 1 << words.first(new.trailing_zeros() as u8);
+                new &= new - 1;
+            }
+            while firsts != 0 {
+                place(sub_ids[firsts.trailing_zeros() as usize]);
+                firsts &= firsts - 1;
+            }
+            placed |= ids.uses[sub];
         }
         out.put(1 | (included as u64) << 1, 8);
         out.put(content.lpn as u64 & s.none_index(), s.index_bits());
@@ -628,6 +664,17 @@ mod tests {
     }
 
     proptest! {
+        /// The word search finds the first slot holding an id, as a linear search does, for
+        /// any ids (few distinct ones, so repeats are common) and any subgroup size.
+        #[test]
+        fn slot_words_find_the_first_use(ids in prop::collection::vec(0u8..6, 1..=MAX_SLOTS)) {
+            let words = SlotWords::new(&ids);
+            for (slot, &id) in ids.iter().enumerate() {
+                let first = ids.iter().position(|&other| other == id).unwrap();
+                prop_assert_eq!(words.first(id) as usize, first, "slot {}", slot);
+            }
+        }
+
         /// Any pattern of PPNs (some unmapped, some in few half-blocks, some scattered) decodes
         /// to what was encoded, restricted to the subgroups the encoder kept; the image fits.
         #[test]

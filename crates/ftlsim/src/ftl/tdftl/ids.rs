@@ -153,7 +153,11 @@ impl IndexIds {
             self.entry[i] = id;
             let sub = i >> split.slot_bits;
             self.uses[sub] |= bit(id);
-            if !self.entry[sub * split.slots()..(sub + 1) * split.slots()].contains(&old) {
+            // Compared all at once (`contains` would call `memchr` for 16 bytes).
+            if !self.entry[sub * split.slots()..(sub + 1) * split.slots()]
+                .iter()
+                .fold(false, |found, &id| found | (id == old))
+            {
                 self.uses[sub] &= !bit(old);
             }
         }
