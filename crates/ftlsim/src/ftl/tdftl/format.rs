@@ -34,6 +34,22 @@ pub const MAX_SLOTS: usize = 16;
 pub const MAX_ENTRIES: usize = MAX_SUBGROUPS * MAX_SLOTS;
 pub const MAX_INDEX_SLOTS: usize = 8;
 
+/// Evaluates `$body` with `$s` bound to `$split`, written twice: once with `$s` the constant
+/// [`Split::PAPER`] (every preset's split), whose field widths, masks and loop bounds the
+/// compiler then folds into `$body` and what it inlines, and once with the configured split.
+macro_rules! with_split {
+    ($split:expr, |$s:ident| $body:expr) => {
+        if $split == Split::PAPER {
+            let $s = &Split::PAPER;
+            $body
+        } else {
+            let $s = &$split;
+            $body
+        }
+    };
+}
+pub(super) use with_split;
+
 /// How an LPN and a PPN split (paper 000: 4 subgroups of 16 LPNs, 25-bit indices, 7-bit offsets,
 /// 8 indices per compressed image).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -244,6 +260,32 @@ impl PairWriter {
     }
 }
 
+/// A subgroup's (at most 16) entry ids as the bytes of two words, so the first entry using an
+/// id is found with a few word operations instead of a comparison per entry.
+struct SlotWords(u128);
+
+impl SlotWords {
+    const ONES: u128 = u128::from_le_bytes([1; 16]);
+
+    #[inline(always)]
+    fn new(ids: &[u8]) -> Self {
+        // Padding no id equals (ids are below `MAX_IDS`).
+        let mut bytes = [u8::MAX; MAX_SLOTS];
+        bytes[..ids.len()].copy_from_slice(ids);
+        SlotWords(u128::from_le_bytes(bytes))
+    }
+
+    /// The first slot holding `id`, which one slot holds. A byte equal to `id` is a zero byte
+    /// of `x`; the lowest byte the test flags is the first zero byte (a borrow can flag a byte
+    /// wrongly only above a zero byte).
+    #[inline(always)]
+    fn first(&self, id: u8) -> u32 {
+        let x = self.0 ^ (id as u128 * Self::ONES);
+        let zeros = x.wrapping_sub(Self::ONES) & !x & Self::ONES << 7;
+        zeros.trailing_zeros() / 8
+    }
+}
+
 /// Encodes and decodes images for one [`Split`].
 #[derive(Debug, Clone, Copy)]
 pub struct Codec {
@@ -288,13 +330,6 @@ impl Codec {
         self.encode_with(&content.view(), &IndexIds::new(&self.split, &content.entries, &content.ltd), own, buf)
     }
 
-    /// A copy of this codec whose split, when it is paper 000's (every preset's), is a constant
-    /// the compiler folds into the code it is inlined into: field widths become immediates.
-    #[inline(always)]
-    fn paper(&self) -> Option<Codec> {
-        (self.split == Split::PAPER).then_some(Codec { split: Split::PAPER, ..*self })
-    }
-
     /// [`Codec::encode`] with the ids of `content`'s entries at hand (a cached line keeps them).
     pub fn encode_with(
         &self,
@@ -303,10 +338,7 @@ impl Codec {
         own: Ppn,
         buf: &mut [u8; IMAGE_BYTES],
     ) -> Result<(Format, u8)> {
-        match self.paper() {
-            Some(paper) => paper.encode_inline(content, ids, own, buf),
-            None => self.encode_inline(content, ids, own, buf),
-        }
+        with_split!(self.split, |split| Codec { split: *split, ..*self }.encode_inline(content, ids, own, buf))
     }
 
     #[inline(always)]
@@ -345,30 +377,40 @@ impl Codec {
             return Ok((Format::Uncompressed, 1 << own_sub));
         };
         let pair = (s.position_bits(), s.offset_bits);
-        // Index positions in the image: the own index first, then in order of first use. A
-        // subgroup whose ids are all placed already (`placed`) is not scanned. Indexed by any
-        // `u8`, so no id needs a bounds check.
+        // Index positions in the image: the own index first, then in order of first use.
+        // Indexed by any `u8`, so no id needs a bounds check.
         let mut position = [u8::MAX; 256];
         let mut order = [0u8; MAX_IDS];
         let mut len = 1;
         position[own_id as usize] = 0;
-        // Without a branch: whether an id is new is data the branch predictor cannot learn.
         let mut place = |id: u8| {
-            let at = &mut position[id as usize];
-            let new = *at == u8::MAX;
-            order[len] = id;
-            *at = if new { len as u8 } else { *at };
-            len += new as usize;
+            (position[id as usize], order[len]) = (len as u8, id);
+            len += 1;
         };
         let mut placed = 1u128 << own_id;
         for sub in 0..s.subgroups() {
             if included & (1 << sub) == 0 {
-                place(ids.ltd[sub]);
-                placed |= 1 << ids.ltd[sub];
-            } else if ids.uses[sub] & !placed != 0 {
-                ids.entry[sub * slots..(sub + 1) * slots].iter().for_each(|&id| place(id));
-                placed |= ids.uses[sub];
+                let id = ids.ltd[sub];
+                if placed & 1 << id == 0 {
+                    place(id);
+                    placed |= 1 << id;
+                }
+                continue;
             }
+            // A subgroup's new ids (a few at most) in order of first use: the first entry of
+            // each new id is a bit of `firsts`.
+            let sub_ids = &ids.entry[sub * slots..(sub + 1) * slots];
+            let words = SlotWords::new(sub_ids);
+            let (mut new, mut firsts) = (ids.uses[sub] & !placed, 0u32);
+            while new != 0 {
+                firsts |= 1 << words.first(new.trailing_zeros() as u8);
+                new &= new - 1;
+            }
+            while firsts != 0 {
+                place(sub_ids[firsts.trailing_zeros() as usize]);
+                firsts &= firsts - 1;
+            }
+            placed |= ids.uses[sub];
         }
         out.put(1 | (included as u64) << 1, 8);
         out.put(content.lpn as u64 & s.none_index(), s.index_bits());
@@ -438,10 +480,7 @@ impl Codec {
     /// Decodes the metadata of the page at `own`, and for a compressed image the positions its
     /// fields point at. Every field is read at its computed bit position.
     pub fn decode_positions(&self, buf: &[u8; IMAGE_BYTES], own: Ppn) -> (Content, Option<Positions>) {
-        match self.paper() {
-            Some(paper) => paper.decode_inline(buf, own),
-            None => self.decode_inline(buf, own),
-        }
+        with_split!(self.split, |split| Codec { split: *split, ..*self }.decode_inline(buf, own))
     }
 
     #[inline(always)]
@@ -494,8 +533,8 @@ impl Codec {
             len: index_slots as u8 + 1,
         };
         let (width, position_mask) = (s.pair_bits(), (1u64 << s.position_bits()) - 1);
-        let pair = |at: u32| {
-            let v = fields.get(at, width);
+        let pair = |v: u64| {
+            let v = v & ((1u64 << width) - 1);
             let position = (v & position_mask) as usize;
             let index = indices[position];
             (
@@ -503,15 +542,24 @@ impl Codec {
                 (index != none).then(|| Ppn::new(index << s.offset_bits | (v >> s.position_bits()) as u32)),
             )
         };
+        // As many pairs to a load as its 57 bits hold (five of paper 000's split), so the shifts
+        // within a load are constants.
+        let per_load = (57 / width) as usize;
         for sub in 0..subgroups {
             if !out.includes(sub) {
-                (at_.ltd[sub], out.ltd[sub]) = pair(at);
+                (at_.ltd[sub], out.ltd[sub]) = pair(fields.get(at, width));
                 at += width;
                 continue;
             }
-            for i in sub * slots..(sub + 1) * slots {
-                (at_.entry[i], out.entries[i]) = pair(at);
-                at += width;
+            let range = sub * slots..(sub + 1) * slots;
+            let chunks = at_.entry[range.clone()].chunks_mut(per_load).zip(out.entries[range].chunks_mut(per_load));
+            for (positions, entries) in chunks {
+                let bits = width * entries.len() as u32;
+                let word = fields.get(at, bits);
+                at += bits;
+                for (k, (position, entry)) in positions.iter_mut().zip(entries).enumerate() {
+                    (*position, *entry) = pair(word >> (k as u32 * width));
+                }
             }
         }
         if out.includes(own_sub) {
@@ -616,6 +664,17 @@ mod tests {
     }
 
     proptest! {
+        /// The word search finds the first slot holding an id, as a linear search does, for
+        /// any ids (few distinct ones, so repeats are common) and any subgroup size.
+        #[test]
+        fn slot_words_find_the_first_use(ids in prop::collection::vec(0u8..6, 1..=MAX_SLOTS)) {
+            let words = SlotWords::new(&ids);
+            for (slot, &id) in ids.iter().enumerate() {
+                let first = ids.iter().position(|&other| other == id).unwrap();
+                prop_assert_eq!(words.first(id) as usize, first, "slot {}", slot);
+            }
+        }
+
         /// Any pattern of PPNs (some unmapped, some in few half-blocks, some scattered) decodes
         /// to what was encoded, restricted to the subgroups the encoder kept; the image fits.
         #[test]

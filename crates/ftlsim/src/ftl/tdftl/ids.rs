@@ -71,6 +71,7 @@ impl IndexIds {
     /// Takes the index positions of a compressed image of the group as the ids (in place: a
     /// line's ids are not moved). False, the ids left unusable, if two positions the image uses
     /// hold the same index (an image this encoder did not write).
+    #[inline(always)]
     pub fn set_positions(&mut self, split: &Split, at: &Positions) -> bool {
         // Ids from `high` on are free with no uses already.
         let used = self.high.max(at.len) as usize;
@@ -103,6 +104,7 @@ impl IndexIds {
 
     /// Subgroup `sub`'s PMT entries are now those of another image of the group, whose
     /// positions are `at`: each position used there is looked up once.
+    #[inline(always)]
     pub fn take(&mut self, split: &Split, sub: usize, at: &Positions) {
         let entries = sub * split.slots()..(sub + 1) * split.slots();
         for i in entries.clone() {
@@ -143,7 +145,7 @@ impl IndexIds {
     }
 
     /// PMT entry `i` now maps to `ppn`.
-    #[inline]
+    #[inline(always)]
     pub fn set_entry(&mut self, split: &Split, i: usize, ppn: Option<Ppn>) {
         let old = self.entry[i];
         let id = self.replace(old, split.index(ppn));
@@ -151,14 +153,18 @@ impl IndexIds {
             self.entry[i] = id;
             let sub = i >> split.slot_bits;
             self.uses[sub] |= bit(id);
-            if !self.entry[sub * split.slots()..(sub + 1) * split.slots()].contains(&old) {
+            // Compared all at once (`contains` would call `memchr` for 16 bytes).
+            if !self.entry[sub * split.slots()..(sub + 1) * split.slots()]
+                .iter()
+                .fold(false, |found, &id| found | (id == old))
+            {
                 self.uses[sub] &= !bit(old);
             }
         }
     }
 
     /// Subgroup `sub`'s LTD entry is now `ppn`.
-    #[inline]
+    #[inline(always)]
     pub fn set_ltd(&mut self, split: &Split, sub: usize, ppn: Option<Ppn>) {
         self.ltd[sub] = self.replace(self.ltd[sub], split.index(ppn));
     }
@@ -213,6 +219,7 @@ impl IndexIds {
         id as u8
     }
 
+    #[inline(always)]
     fn update_uses(&mut self, split: &Split, sub: usize) {
         let slots = split.slots();
         // Two 64-bit halves in registers: a variable shift of a u128 costs a branch per entry.

@@ -11,7 +11,7 @@
 //! the ids the decoder found; one filled or merged from an uncompressed image gets them rebuilt
 //! when it is next encoded (a read miss may never need them).
 
-use super::format::{Content, ContentRef, Positions, Split, MAX_SUBGROUPS};
+use super::format::{with_split, Content, ContentRef, Positions, Split, MAX_SUBGROUPS};
 use super::ids::IndexIds;
 use crate::flash::{Lpn, Ppn};
 use crate::ftl::common::ListSet;
@@ -102,7 +102,8 @@ impl Lines {
         let first = self.first(group);
         self.entries[first..first + self.group_size].copy_from_slice(&content.entries[..self.group_size]);
         let slot = slot as usize;
-        self.fresh[slot] = positions.is_some_and(|at| self.ids[slot].set_positions(&self.split, at));
+        let ids = &mut self.ids[slot];
+        self.fresh[slot] = positions.is_some_and(|at| with_split!(self.split, |split| ids.set_positions(split, at)));
     }
 
     /// Merges subgroup `sub` of a page's metadata (decoded, with the index positions of a
@@ -114,7 +115,10 @@ impl Lines {
         self.present[group as usize] |= 1 << sub;
         let slot = self.slot(group);
         match positions {
-            Some(at) if self.fresh[slot] => self.ids[slot].take(&self.split, sub, at),
+            Some(at) if self.fresh[slot] => {
+                let ids = &mut self.ids[slot];
+                with_split!(self.split, |split| ids.take(split, sub, at))
+            }
             _ => self.fresh[slot] = false,
         }
     }
@@ -148,7 +152,8 @@ impl Lines {
         self.entries[at] = ppn;
         let slot = at / self.group_size;
         if self.fresh[slot] {
-            self.ids[slot].set_entry(&self.split, at % self.group_size, ppn);
+            let (ids, i) = (&mut self.ids[slot], at % self.group_size);
+            with_split!(self.split, |split| ids.set_entry(split, i, ppn));
         }
     }
 
@@ -162,7 +167,8 @@ impl Lines {
         self.ltd[group as usize][sub] = ppn;
         let slot = self.slot(group);
         if self.fresh[slot] {
-            self.ids[slot].set_ltd(&self.split, sub, ppn);
+            let ids = &mut self.ids[slot];
+            with_split!(self.split, |split| ids.set_ltd(split, sub, ppn));
         }
     }
 
