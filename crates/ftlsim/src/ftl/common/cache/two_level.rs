@@ -12,12 +12,12 @@
 //! lists over preallocated slots, an [`LpnMap`] lookup, no allocation). An entry's LPN, PPN and
 //! last access sit beside its entry-list links (one cache line per entry: the cache holds tens of
 //! thousands, far more than the CPU cache, so each array touched per eviction cost a miss), and
-//! an entry is dirty exactly when it is not in its node's clean list. The node order is a binary
-//! heap indexed by TP whose stored keys are lower bounds of the nodes' current hotness: a hit or
+//! an entry is dirty exactly when it is not in its node's clean list. The node order is a heap
+//! ([`NodeHeap`]) whose stored keys are lower bounds of the nodes' current hotness: a hit or
 //! an insertion only raises a node's hotness, so it leaves the heap alone (O(1)); the coldest
 //! node is found by refreshing stale keys at the top, and a node whose hotness an eviction lowers
-//! is re-keyed (O(log nodes), at most once per eviction). Cleaning a whole node (a batch write-back) is linear in its
-//! entries.
+//! is re-keyed (O(log nodes), at most once per eviction). Cleaning a whole node (a batch
+//! write-back) is linear in its entries.
 
 use serde::{Deserialize, Serialize};
 
@@ -39,16 +39,23 @@ pub enum PageOrder {
     Lru,
 }
 
-/// A node's replacement key: the fraction `num / den` (mean last access, or last access / 1).
+/// A node's replacement key: the fraction `num / den` (mean last access, or last access / 1; a
+/// node holds at most `u32::MAX` entries).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Key {
     num: u64,
-    den: u64,
+    den: u32,
 }
 
 impl Key {
     #[inline]
     fn less(self, other: Key) -> Option<bool> {
+        // While both numerators (sums of access counts) are below 2^32, the products fit in 64
+        // bits, cheaper to form and compare; the 128-bit products are the general case.
+        if (self.num | other.num) >> 32 == 0 {
+            let (a, b) = (self.num * other.den as u64, other.num * self.den as u64);
+            return (a != b).then_some(a < b);
+        }
         let (a, b) = (self.num as u128 * other.den as u128, other.num as u128 * self.den as u128);
         (a != b).then_some(a < b)
     }
@@ -77,10 +84,7 @@ pub struct TwoLevelCache {
     touched: Vec<u64>,
     dirty_count: Vec<u32>,
     nodes: u32,
-    // The node heap: `heap` holds TPs, `pos[tp]` its index, `stored[tp]` the key it sits at.
-    heap: Vec<u32>,
-    pos: Vec<u32>,
-    stored: Vec<Key>,
+    heap: NodeHeap,
     entries_per_tp: Divisor,
     budget: u64,
     entry_bytes: u64,
@@ -113,9 +117,7 @@ impl TwoLevelCache {
             touched: vec![0; tps],
             dirty_count: vec![0; tps],
             nodes: 0,
-            heap: Vec::with_capacity(tps),
-            pos: vec![NONE; tps],
-            stored: vec![Key { num: 0, den: 1 }; tps],
+            heap: NodeHeap::new(tps),
             entries_per_tp: Divisor::new(entries_per_tp),
             budget,
             entry_bytes: e,
@@ -180,7 +182,7 @@ impl TwoLevelCache {
     /// How the entries spread over TP nodes now (O(nodes): every node sits in the heap).
     pub fn occupancy(&self) -> Occupancy {
         let mut o = Occupancy::new(self.budget);
-        for &tp in &self.heap {
+        for tp in self.heap.tps() {
             o.add_tp(self.entries.len(tp), self.dirty_count[tp as usize]);
         }
         o
@@ -229,8 +231,7 @@ impl TwoLevelCache {
         self.sum_last[tp as usize] += now;
         self.touched[tp as usize] = now;
         if created {
-            self.stored[tp as usize] = self.key(tp);
-            self.heap_push(tp);
+            self.heap.push(tp, self.key(tp));
         }
         created
     }
@@ -261,14 +262,13 @@ impl TwoLevelCache {
         let gone = self.entries.is_empty(tp);
         if gone {
             self.nodes -= 1;
-            self.heap_remove(tp);
+            self.heap.remove(tp);
         } else {
             // Losing an entry newer than the node's mean lowers its hotness: the heap key must
             // stay a lower bound (a rise, the usual case, is left for `fresh_top`).
             let key = self.key(tp);
-            if key.less(self.stored[tp as usize]) == Some(true) {
-                self.stored[tp as usize] = key;
-                self.sift_up(self.pos[tp as usize] as usize);
+            if key.less(self.heap.stored(tp)) == Some(true) {
+                self.heap.lower(tp, key);
             }
         }
         (Lpn::new(lpn), ppn, dirty, gone)
@@ -309,10 +309,9 @@ impl TwoLevelCache {
         if top != except {
             return Some(top);
         }
-        self.heap_remove(except);
+        self.heap.remove(except);
         let next = self.fresh_top();
-        self.stored[except as usize] = self.key(except);
-        self.heap_push(except);
+        self.heap.push(except, self.key(except));
         next
     }
 
@@ -355,8 +354,7 @@ impl TwoLevelCache {
 
     /// Drops every entry without writing anything back.
     pub fn clear(&mut self) {
-        for &tp in &self.heap {
-            self.pos[tp as usize] = NONE;
+        for tp in self.heap.tps() {
             self.dirty_count[tp as usize] = 0;
         }
         self.heap.clear();
@@ -370,88 +368,22 @@ impl TwoLevelCache {
     #[inline]
     fn key(&self, tp: u32) -> Key {
         match self.order {
-            PageOrder::Hotness => Key { num: self.sum_last[tp as usize], den: self.entries.len(tp).max(1) as u64 },
+            PageOrder::Hotness => Key { num: self.sum_last[tp as usize], den: self.entries.len(tp).max(1) },
             PageOrder::Lru => Key { num: self.touched[tp as usize], den: 1 },
         }
-    }
-
-    /// Whether heap position `a` orders before `b` (stored key, then TP number).
-    #[inline]
-    fn before(&self, a: u32, b: u32) -> bool {
-        self.stored[a as usize].less(self.stored[b as usize]).unwrap_or(a < b)
     }
 
     /// The coldest node: refreshes stale keys at the top until the top's key is current (every
     /// other node's current key is at least its stored key, so the top is then the minimum).
     fn fresh_top(&mut self) -> Option<u32> {
         loop {
-            let &top = self.heap.first()?;
+            let top = self.heap.top()?;
             let key = self.key(top);
-            if key.less(self.stored[top as usize]).is_none() {
+            if key.less(self.heap.stored(top)).is_none() {
                 return Some(top);
             }
-            self.stored[top as usize] = key;
-            self.sift_down(0);
+            self.heap.rekey_top(key);
         }
-    }
-
-    fn heap_push(&mut self, tp: u32) {
-        self.pos[tp as usize] = self.heap.len() as u32;
-        self.heap.push(tp);
-        self.sift_up(self.heap.len() - 1);
-    }
-
-    fn heap_remove(&mut self, tp: u32) {
-        let i = self.pos[tp as usize] as usize;
-        let last = self.heap.pop().expect("node is in the heap");
-        self.pos[tp as usize] = NONE;
-        if i < self.heap.len() {
-            self.heap[i] = last;
-            self.pos[last as usize] = i as u32;
-            self.heap_fix(i);
-        }
-    }
-
-    fn heap_fix(&mut self, i: usize) {
-        let i = self.sift_up(i);
-        self.sift_down(i);
-    }
-
-    fn sift_up(&mut self, mut i: usize) -> usize {
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            if !self.before(self.heap[i], self.heap[parent]) {
-                break;
-            }
-            self.swap(i, parent);
-            i = parent;
-        }
-        i
-    }
-
-    fn sift_down(&mut self, mut i: usize) {
-        loop {
-            let (l, r) = (2 * i + 1, 2 * i + 2);
-            let mut min = i;
-            if l < self.heap.len() && self.before(self.heap[l], self.heap[min]) {
-                min = l;
-            }
-            if r < self.heap.len() && self.before(self.heap[r], self.heap[min]) {
-                min = r;
-            }
-            if min == i {
-                return;
-            }
-            self.swap(i, min);
-            i = min;
-        }
-    }
-
-    #[inline]
-    fn swap(&mut self, a: usize, b: usize) {
-        self.heap.swap(a, b);
-        self.pos[self.heap[a] as usize] = a as u32;
-        self.pos[self.heap[b] as usize] = b as u32;
     }
 
     /// Checks lists, per-node sums and counts, the byte budget and the heap against the entries.
@@ -459,16 +391,11 @@ impl TwoLevelCache {
         if self.used_bytes() > self.budget {
             return Err(format!("two-level cache uses {} bytes of its {}", self.used_bytes(), self.budget));
         }
+        self.heap.check()?;
         let mut entries = 0;
-        for (i, &tp) in self.heap.iter().enumerate() {
-            if self.pos[tp as usize] as usize != i {
-                return Err(format!("TP node {tp} is at heap index {i} but indexed at {}", self.pos[tp as usize]));
-            }
-            if i > 0 && self.before(tp, self.heap[(i - 1) / 2]) {
-                return Err(format!("TP node {tp} orders before its heap parent"));
-            }
+        for tp in self.heap.tps() {
             let current = self.key(tp);
-            if current.less(self.stored[tp as usize]) == Some(true) {
+            if current.less(self.heap.stored(tp)) == Some(true) {
                 return Err(format!("TP node {tp}'s heap key is above its hotness"));
             }
             let (mut sum, mut dirty, mut clean, mut prev) = (0u64, 0u32, 0u32, u64::MAX);
@@ -506,10 +433,10 @@ impl TwoLevelCache {
             }
             entries += self.entries.len(tp);
         }
-        if self.heap.len() as u32 != self.nodes || entries != self.len() {
+        if self.heap.len != self.nodes as usize || entries != self.len() {
             return Err(format!(
                 "{} TP nodes in the heap holding {entries} entries, but {} nodes and {} entries are counted",
-                self.heap.len(),
+                self.heap.len,
                 self.nodes,
                 self.len()
             ));
@@ -522,7 +449,184 @@ impl TwoLevelCache {
             + self.free.capacity() * 4
             + self.entries.memory_bytes()
             + self.clean.memory_bytes()
-            + self.sum_last.len() * (8 + 8 + 4 + 4 + 4 + 16)
+            + self.heap.memory_bytes()
+            + self.sum_last.len() * (8 + 8 + 4)
+    }
+}
+
+/// A heap node: a TP and the key it sits at, side by side so that a sift reads one array.
+#[derive(Debug, Clone, Copy, Default)]
+struct Ranked {
+    num: u64,
+    den: u32,
+    tp: u32,
+}
+
+impl Ranked {
+    #[inline]
+    fn new(tp: u32, key: Key) -> Self {
+        Ranked { num: key.num, den: key.den, tp }
+    }
+
+    #[inline]
+    fn key(self) -> Key {
+        Key { num: self.num, den: self.den }
+    }
+
+    /// The heap order: stored key, then TP number.
+    #[inline]
+    fn before(self, other: Ranked) -> bool {
+        self.key().less(other.key()).unwrap_or(self.tp < other.tp)
+    }
+}
+
+/// Four heap nodes, one cache line.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Line([Ranked; 4]);
+
+/// The TP nodes in a 4-ary min-heap by stored key, then TP number. A refreshed node usually sinks
+/// to the bottom (a hit or a load made it one of the hottest), and the cache holds thousands of
+/// nodes: four children per node halve the depth of a binary heap, and the root sits at the end
+/// of the first line so that every node's children share one line.
+struct NodeHeap {
+    lines: Vec<Line>,
+    len: usize,
+    /// `pos[tp]`: the heap index of TP `tp`'s node, `NONE` if it has none.
+    pos: Vec<u32>,
+}
+
+/// Where heap index 0 sits in the lines: children `4i+1..=4i+4` then fill line `i + 1`.
+const ROOT: usize = 3;
+
+impl NodeHeap {
+    fn new(tps: usize) -> Self {
+        NodeHeap { lines: vec![Line::default(); (ROOT + tps).div_ceil(4)], len: 0, pos: vec![NONE; tps] }
+    }
+
+    #[inline]
+    fn at(&self, i: usize) -> Ranked {
+        let f = ROOT + i;
+        self.lines[f / 4].0[f % 4]
+    }
+
+    /// Puts `node` at index `i` and indexes it.
+    #[inline]
+    fn place(&mut self, i: usize, node: Ranked) {
+        let f = ROOT + i;
+        self.lines[f / 4].0[f % 4] = node;
+        self.pos[node.tp as usize] = i as u32;
+    }
+
+    fn tps(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.len).map(|i| self.at(i).tp)
+    }
+
+    #[inline]
+    fn top(&self) -> Option<u32> {
+        (self.len > 0).then(|| self.at(0).tp)
+    }
+
+    /// The key TP `tp`'s node sits at.
+    #[inline]
+    fn stored(&self, tp: u32) -> Key {
+        self.at(self.pos[tp as usize] as usize).key()
+    }
+
+    fn push(&mut self, tp: u32, key: Key) {
+        self.len += 1;
+        self.sift_up(self.len - 1, Ranked::new(tp, key));
+    }
+
+    fn remove(&mut self, tp: u32) {
+        let i = self.pos[tp as usize] as usize;
+        self.pos[tp as usize] = NONE;
+        self.len -= 1;
+        if i < self.len {
+            let last = self.at(self.len);
+            if last.before(self.at(i)) {
+                self.sift_up(i, last);
+            } else {
+                self.sift_down(i, last);
+            }
+        }
+    }
+
+    /// Re-keys TP `tp`'s node to a lower key.
+    fn lower(&mut self, tp: u32, key: Key) {
+        self.sift_up(self.pos[tp as usize] as usize, Ranked::new(tp, key));
+    }
+
+    /// Re-keys the top node to a higher key.
+    fn rekey_top(&mut self, key: Key) {
+        self.sift_down(0, Ranked::new(self.at(0).tp, key));
+    }
+
+    /// Places `node` at index `i` or above, moving the nodes it orders before down.
+    fn sift_up(&mut self, mut i: usize, node: Ranked) {
+        while i > 0 {
+            let parent = (i - 1) / 4;
+            let above = self.at(parent);
+            if !node.before(above) {
+                break;
+            }
+            self.place(i, above);
+            i = parent;
+        }
+        self.place(i, node);
+    }
+
+    /// Places `node` at index `i` or below, moving the least children that order before it up.
+    fn sift_down(&mut self, mut i: usize, node: Ranked) {
+        loop {
+            let first = 4 * i + 1;
+            if first >= self.len {
+                break;
+            }
+            // Children `4i+1..=4i+4` fill line `i + 1` (see `ROOT`).
+            let children = &self.lines[i + 1].0[..(self.len - first).min(4)];
+            let (mut least, mut child) = (0, children[0]);
+            for (c, &other) in children.iter().enumerate().skip(1) {
+                if other.before(child) {
+                    (least, child) = (c, other);
+                }
+            }
+            if !child.before(node) {
+                break;
+            }
+            self.place(i, child);
+            i = first + least;
+        }
+        self.place(i, node);
+    }
+
+    fn clear(&mut self) {
+        for i in 0..self.len {
+            let tp = self.at(i).tp;
+            self.pos[tp as usize] = NONE;
+        }
+        self.len = 0;
+    }
+
+    /// Checks the index and the heap order.
+    fn check(&self) -> std::result::Result<(), String> {
+        for i in 0..self.len {
+            let node = self.at(i);
+            if self.pos[node.tp as usize] as usize != i {
+                return Err(format!(
+                    "TP node {} is at heap index {i} but indexed at {}",
+                    node.tp, self.pos[node.tp as usize]
+                ));
+            }
+            if i > 0 && node.before(self.at((i - 1) / 4)) {
+                return Err(format!("TP node {} orders before its heap parent", node.tp));
+            }
+        }
+        Ok(())
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.lines.len() * size_of::<Line>() + self.pos.len() * 4
     }
 }
 
