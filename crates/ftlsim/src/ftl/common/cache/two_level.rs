@@ -782,4 +782,66 @@ mod tests {
         assert!(c.is_empty() && c.get(Lpn::new(3)).is_none() && c.nodes() == 0);
         c.check().unwrap();
     }
+
+    #[test]
+    fn key_products_in_64_bits_agree_with_128_bits() {
+        let mut rng = 11u64;
+        let mut next = || {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            rng
+        };
+        for step in 0..100_000 {
+            // Numerators around the 2^32 boundary, where the 64-bit path stops.
+            let (a, b) = (next() >> (28 + step % 8), next() >> (28 + step % 5));
+            let (da, db) = ((next() >> 32) as u32 | 1, (next() >> 32) as u32 | 1);
+            let wide = (a as u128 * db as u128, b as u128 * da as u128);
+            let expected = (wide.0 != wide.1).then_some(wide.0 < wide.1);
+            assert_eq!(Key { num: a, den: da }.less(Key { num: b, den: db }), expected, "{a}/{da} vs {b}/{db}");
+        }
+    }
+
+    /// Pushes, removals, lowered keys and a re-keyed top on a heap of a few hundred nodes (four
+    /// levels below the root), its top checked against a linear scan in the same order.
+    #[test]
+    fn node_heap_top_is_the_least_node_through_every_change() {
+        const TPS: u32 = 300;
+        let mut heap = NodeHeap::new(TPS as usize);
+        let mut keys: Vec<Option<Key>> = vec![None; TPS as usize];
+        let mut rng = 5u64;
+        let mut next = |n: u64| {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (rng >> 33) % n
+        };
+        for _ in 0..20_000 {
+            let tp = next(TPS as u64) as u32;
+            let key = Key { num: next(1000), den: next(4) as u32 + 1 };
+            match keys[tp as usize] {
+                None => {
+                    heap.push(tp, key);
+                    keys[tp as usize] = Some(key);
+                }
+                Some(old) if key.less(old) == Some(true) => {
+                    heap.lower(tp, key);
+                    keys[tp as usize] = Some(key);
+                }
+                Some(_) if next(3) == 0 => {
+                    heap.remove(tp);
+                    keys[tp as usize] = None;
+                }
+                Some(_) => {
+                    let top = heap.top().unwrap();
+                    let raised = Key { num: key.num + 1000, den: 1 };
+                    heap.rekey_top(raised);
+                    keys[top as usize] = Some(raised);
+                }
+            }
+            heap.check().unwrap();
+            let least = (0..TPS)
+                .filter_map(|t| keys[t as usize].map(|k| Ranked::new(t, k)))
+                .reduce(|a, b| if b.before(a) { b } else { a })
+                .map(|r| r.tp);
+            assert_eq!(heap.top(), least);
+            assert_eq!(heap.len, keys.iter().flatten().count());
+        }
+    }
 }
