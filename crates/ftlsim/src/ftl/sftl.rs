@@ -193,7 +193,13 @@ impl Sftl {
     /// Bytes a TP takes in the cache.
     #[inline]
     fn cost(&self, tp: Tpn) -> u64 {
-        compressed_bytes(self.runs[tp.index()], self.store.entries_per_tp(), self.page_size)
+        self.bytes_of_runs(self.runs[tp.index()])
+    }
+
+    /// Bytes a TP of `runs` runs takes in the cache.
+    #[inline]
+    fn bytes_of_runs(&self, runs: u32) -> u64 {
+        compressed_bytes(runs, self.store.entries_per_tp(), self.page_size)
     }
 
     fn runs_of(&self, tp: Tpn) -> u32 {
@@ -230,8 +236,7 @@ impl Sftl {
         let old_runs = *runs;
         *runs = old_runs + breaks(ppn) - before;
         if self.cached(tp) {
-            let bytes = |runs| compressed_bytes(runs, self.store.entries_per_tp(), self.page_size);
-            self.used = self.used + bytes(self.runs[tp.index()]) - bytes(old_runs);
+            self.used = self.used + self.cost(tp) - self.bytes_of_runs(old_runs);
         }
         fresh
     }
