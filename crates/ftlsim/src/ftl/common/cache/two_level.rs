@@ -454,7 +454,9 @@ impl TwoLevelCache {
     }
 }
 
-/// A heap node: a TP and the key it sits at, side by side so that a sift reads one array.
+/// A heap node: a TP and the key it sits at, side by side so that a sift reads one array. The
+/// key's fields are inline: a `Key` inside (12 bytes padded to 16) would make the node 24 bytes,
+/// and four nodes would no longer fill one cache line.
 #[derive(Debug, Clone, Copy, Default)]
 struct Ranked {
     num: u64,
@@ -484,6 +486,7 @@ impl Ranked {
 #[derive(Debug, Clone, Copy, Default)]
 #[repr(C, align(64))]
 struct Line([Ranked; 4]);
+const _: () = assert!(size_of::<Line>() == 64, "four heap nodes fill one cache line");
 
 /// The TP nodes in a 4-ary min-heap by stored key, then TP number. A refreshed node usually sinks
 /// to the bottom (a hit or a load made it one of the hottest), and the cache holds thousands of
