@@ -450,8 +450,9 @@ impl Tpftl {
         Ok(wrote)
     }
 
+    /// Loads the entry of `lpn` unless it is cached.
     fn load(&mut self, lpn: Lpn) {
-        if self.cache.insert(lpn, self.store.entry(lpn), self.now) {
+        if self.cache.insert(lpn, self.store.entry(lpn), self.now) == Some(true) {
             self.selective.node_created();
         }
     }
@@ -532,9 +533,7 @@ impl DemandScheme for Tpftl {
         let fetched = self.store.fetch(tp, ctx)?;
         // The farthest first: the requested entry ends most recent, then the nearest prefetched.
         for p in targets.rev() {
-            if self.cache.get(p).is_none() {
-                self.load(p);
-            }
+            self.load(p);
         }
         self.load(lpn);
         ctx.cache.record(miss_class(wrote, fetched));
