@@ -357,9 +357,13 @@ impl Tpftl {
         let need = |entries: u64, e: u64| entries * e + node;
         let e = self.cache.entry_bytes();
         let free = self.cache.free_bytes();
-        let all = self.loads(lpn, k).last().unwrap_or(1);
-        if need(all, e) <= free {
-            return (k, all, None);
+        // A full cache (the usual case) lacks room even for the requested entry alone, so it
+        // must evict whatever the prefetch loads: its count is not needed.
+        if need(1, e) <= free {
+            let all = self.loads(lpn, k).last().unwrap_or(1);
+            if need(all, e) <= free {
+                return (k, all, None);
+            }
         }
         let Some(victim) = self.cache.coldest_except(tp) else { return (0, 1, None) };
         let n_v = self.cache.node_len(victim);
