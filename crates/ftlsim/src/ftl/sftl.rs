@@ -247,7 +247,24 @@ impl Sftl {
     /// (the log's write-back, background collection), never inside GC: GC only records its
     /// changes, and they are written afterwards (writing TPs back from inside GC would eat into
     /// its reserve). A write-back may run GC again, whose batch is written in the same loop.
+    #[inline]
     fn settle(&mut self, keep: Option<Tpn>, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
+        // Most remaps leave nothing to do: they skip the call into the loop and its register saves.
+        if self.is_settled() {
+            return Ok(false);
+        }
+        self.settle_pending(keep, blocks, ctx)
+    }
+
+    /// Whether nothing waits for [`Self::settle`]: no GC batch, and the cached pages and the
+    /// buffer fit.
+    #[inline]
+    fn is_settled(&self) -> bool {
+        self.gc_batch.is_empty() && self.used <= self.capacity && self.buffered <= self.buffer_capacity
+    }
+
+    /// [`Self::settle`]'s work.
+    fn settle_pending(&mut self, keep: Option<Tpn>, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<bool> {
         let mut wrote = false;
         loop {
             if let Some(tp) = self.gc_batch.pop() {

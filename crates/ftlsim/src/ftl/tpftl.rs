@@ -357,9 +357,13 @@ impl Tpftl {
         let need = |entries: u64, e: u64| entries * e + node;
         let e = self.cache.entry_bytes();
         let free = self.cache.free_bytes();
-        let all = self.loads(lpn, k).last().unwrap_or(1);
-        if need(all, e) <= free {
-            return (k, all, None);
+        // A full cache (the usual case) lacks room even for the requested entry alone, so it
+        // must evict whatever the prefetch loads: its count is not needed.
+        if need(1, e) <= free {
+            let all = self.loads(lpn, k).last().unwrap_or(1);
+            if need(all, e) <= free {
+                return (k, all, None);
+            }
         }
         let Some(victim) = self.cache.coldest_except(tp) else { return (0, 1, None) };
         let n_v = self.cache.node_len(victim);
@@ -450,8 +454,9 @@ impl Tpftl {
         Ok(wrote)
     }
 
+    /// Loads the entry of `lpn` unless it is cached.
     fn load(&mut self, lpn: Lpn) {
-        if self.cache.insert(lpn, self.store.entry(lpn), self.now) {
+        if self.cache.insert(lpn, self.store.entry(lpn), self.now) == Some(true) {
             self.selective.node_created();
         }
     }
@@ -532,9 +537,7 @@ impl DemandScheme for Tpftl {
         let fetched = self.store.fetch(tp, ctx)?;
         // The farthest first: the requested entry ends most recent, then the nearest prefetched.
         for p in targets.rev() {
-            if self.cache.get(p).is_none() {
-                self.load(p);
-            }
+            self.load(p);
         }
         self.load(lpn);
         ctx.cache.record(miss_class(wrote, fetched));

@@ -117,6 +117,24 @@ impl<V: Copy + Default, const RUN_BITS: u32> LpnMap<V, RUN_BITS> {
         (key == lpn).then_some(old)
     }
 
+    /// Sets the value of `lpn` unless it has one; returns whether it had none (one search for
+    /// the test and the insertion).
+    #[inline]
+    pub fn insert_absent(&mut self, lpn: u32, value: V) -> bool {
+        debug_assert_ne!(lpn, EMPTY);
+        let mut i = self.find(lpn);
+        if self.at(i).0 == lpn {
+            return false;
+        }
+        if (self.len + 1) * SPREAD > self.buckets.len() {
+            self.grow();
+            i = self.find(lpn);
+        }
+        self.len += 1;
+        *self.at_mut(i) = (lpn, value);
+        true
+    }
+
     /// Removes `lpn`, returning its value if it had one.
     #[inline]
     pub fn remove(&mut self, lpn: u32) -> Option<V> {
@@ -217,6 +235,12 @@ mod tests {
                 if let Some(value) = reference.get_mut(&lpn) {
                     *value += 1;
                 }
+            } else if rng.gen_bool(0.1) {
+                let absent = !reference.contains_key(&lpn);
+                if absent {
+                    reference.insert(lpn, step);
+                }
+                assert_eq!(map.insert_absent(lpn, step), absent, "step {step}");
             } else if rng.gen_bool(0.55) {
                 assert_eq!(map.insert(lpn, step), reference.insert(lpn, step), "step {step}");
             } else {

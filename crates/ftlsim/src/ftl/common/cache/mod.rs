@@ -1,7 +1,7 @@
 //! Mapping-cache building blocks written once for every demand-based FTL.
 //!
 //! - [`Policy`]: the replacement-order interface (insert / touch / remove / victim) with
-//!   [`Lru`] and [`SegmentedLru`]; [`AnyPolicy`] picks one from a [`ReplacementKind`] parameter.
+//!   [`Lru`] and [`SegmentedLru`]; a [`ReplacementKind`] parameter names one.
 //!   Schemes with richer orders (CDFTL's kick-out order, NRU classes, two-level LRU) implement
 //!   `Policy` over their own [`ListSet`](super::ListSet)s and add their operations.
 //! - [`EntryCache`]: a fixed-capacity LPN -> PPN entry cache with dirty flags and per-TP dirty
@@ -26,6 +26,6 @@ pub use dirty::DirtyEntries;
 pub use entry::EntryCache;
 pub use map::LpnMap;
 pub use pages::{load, CachesPages, PageCache};
-pub use policy::{AnyPolicy, Lru, Policy, ReplacementKind, SegmentedLru};
+pub use policy::{Lru, Policy, ReplacementKind, SegmentedLru};
 pub use slots::PageSlots;
 pub use two_level::{PageOrder, TwoLevelCache};

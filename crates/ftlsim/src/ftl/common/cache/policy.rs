@@ -70,6 +70,11 @@ impl SegmentedLru {
         SegmentedLru { lists: ListSet::new(slots as usize, 2), protected_capacity }
     }
 
+    /// `protected_fraction`: the protected segment's share of the slots (rounded down).
+    pub fn with_protected_fraction(slots: u32, protected_fraction: f64) -> Self {
+        Self::new(slots, (slots as f64 * protected_fraction).floor() as u32)
+    }
+
     pub fn is_protected(&self, slot: u32) -> bool {
         self.lists.list_of(slot) == Some(PROTECTED)
     }
@@ -109,61 +114,6 @@ pub enum ReplacementKind {
     Lru,
     /// Segmented LRU; the protected segment's share is a scheme parameter.
     Slru,
-}
-
-/// A policy chosen at run time.
-pub enum AnyPolicy {
-    Lru(Lru),
-    Slru(SegmentedLru),
-}
-
-impl AnyPolicy {
-    /// `protected_fraction` applies to SLRU: the protected segment's share of the slots.
-    pub fn new(kind: ReplacementKind, slots: u32, protected_fraction: f64) -> Self {
-        match kind {
-            ReplacementKind::Lru => AnyPolicy::Lru(Lru::new(slots)),
-            ReplacementKind::Slru => {
-                AnyPolicy::Slru(SegmentedLru::new(slots, (slots as f64 * protected_fraction).floor() as u32))
-            }
-        }
-    }
-}
-
-impl Policy for AnyPolicy {
-    #[inline]
-    fn insert(&mut self, slot: u32) {
-        match self {
-            AnyPolicy::Lru(p) => p.insert(slot),
-            AnyPolicy::Slru(p) => p.insert(slot),
-        }
-    }
-    #[inline]
-    fn touch(&mut self, slot: u32) {
-        match self {
-            AnyPolicy::Lru(p) => p.touch(slot),
-            AnyPolicy::Slru(p) => p.touch(slot),
-        }
-    }
-    #[inline]
-    fn remove(&mut self, slot: u32) {
-        match self {
-            AnyPolicy::Lru(p) => p.remove(slot),
-            AnyPolicy::Slru(p) => p.remove(slot),
-        }
-    }
-    #[inline]
-    fn victim(&self) -> Option<u32> {
-        match self {
-            AnyPolicy::Lru(p) => p.victim(),
-            AnyPolicy::Slru(p) => p.victim(),
-        }
-    }
-    fn clear(&mut self) {
-        match self {
-            AnyPolicy::Lru(p) => p.clear(),
-            AnyPolicy::Slru(p) => p.clear(),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -219,17 +169,13 @@ mod tests {
     }
 
     #[test]
-    fn any_policy_sizes_the_protected_segment_from_the_fraction() {
-        let mut p = AnyPolicy::new(ReplacementKind::Slru, 4, 0.5);
+    fn slru_sizes_the_protected_segment_from_the_fraction() {
+        let mut p = SegmentedLru::with_protected_fraction(4, 0.5);
         for s in 0..4 {
             p.insert(s);
             p.touch(s);
         }
         // Two protected (2, 3), two demoted to probation in order 0 then 1 at its front.
         assert_eq!(drain(&mut p), [0, 1, 2, 3]);
-        let mut p = AnyPolicy::new(ReplacementKind::Lru, 2, 0.5);
-        p.insert(1);
-        p.insert(0);
-        assert_eq!(p.victim(), Some(1));
     }
 }

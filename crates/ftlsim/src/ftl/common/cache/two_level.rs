@@ -213,11 +213,15 @@ impl TwoLevelCache {
     }
 
     /// Loads a clean entry at the front of its node, creating the node if needed (the caller made
-    /// room); returns whether a node was created.
+    /// room), unless the LPN is cached: then `None` and nothing changes, else whether a node was
+    /// created. One index search both tests and inserts (a prefetch target may be cached).
     #[inline]
-    pub fn insert(&mut self, lpn: Lpn, ppn: Option<Ppn>, now: u64) -> bool {
-        debug_assert_eq!(self.slot_of.get(lpn.get()), None, "LPN {lpn} is already cached");
-        let slot = self.free.pop().expect("insert into a full two-level cache");
+    pub fn insert(&mut self, lpn: Lpn, ppn: Option<Ppn>, now: u64) -> Option<bool> {
+        let slot = *self.free.last().expect("insert into a full two-level cache");
+        if !self.slot_of.insert_absent(lpn.get(), slot) {
+            return None;
+        }
+        self.free.pop();
         let tp = self.entries_per_tp.quotient(lpn.get());
         let created = self.entries.is_empty(tp);
         if created {
@@ -225,7 +229,6 @@ impl TwoLevelCache {
             self.sum_last[tp as usize] = 0;
         }
         *self.entries.payload_mut(slot) = Entry { last: now, lpn: lpn.get(), ppn };
-        self.slot_of.insert(lpn.get(), slot);
         self.entries.push_front(tp, slot);
         self.clean.push_front(tp, slot);
         self.sum_last[tp as usize] += now;
@@ -233,7 +236,7 @@ impl TwoLevelCache {
         if created {
             self.heap.push(tp, self.key(tp));
         }
-        created
+        Some(created)
     }
 
     /// Records a new mapping and marks the entry dirty; neither list order changes (a host write
@@ -248,7 +251,9 @@ impl TwoLevelCache {
         }
     }
 
-    /// Empties a slot; returns (LPN, PPN, dirty, whether its node went with it).
+    /// Empties a slot; returns (LPN, PPN, dirty, whether its node went with it). Inlined into
+    /// the eviction loop, its only caller on the hot path (a call per evicted entry).
+    #[inline]
     pub fn remove(&mut self, slot: u32) -> (Lpn, Option<Ppn>, bool, bool) {
         let tp = self.tp(slot);
         let Entry { last, lpn, ppn } = *self.entry(slot);
@@ -655,9 +660,12 @@ mod tests {
     #[test]
     fn entries_cost_a_slot_and_a_node_costs_one_more() {
         let mut c = cache(PageOrder::Hotness, 6);
-        assert!(c.insert(Lpn::new(3), Some(Ppn::new(30)), 1));
-        assert!(!c.insert(Lpn::new(4), Some(Ppn::new(40)), 2));
-        assert!(c.insert(Lpn::new(17), Some(Ppn::new(170)), 3));
+        assert_eq!(c.insert(Lpn::new(3), Some(Ppn::new(30)), 1), Some(true));
+        assert_eq!(c.insert(Lpn::new(4), Some(Ppn::new(40)), 2), Some(false));
+        assert_eq!(c.insert(Lpn::new(17), Some(Ppn::new(170)), 3), Some(true));
+        // A cached LPN is left as it is.
+        assert_eq!(c.insert(Lpn::new(4), Some(Ppn::new(41)), 4), None);
+        assert_eq!(c.ppn(c.get(Lpn::new(4)).unwrap()), Some(Ppn::new(40)));
         assert_eq!((c.len(), c.nodes(), c.used_bytes(), c.free_bytes()), (3, 2, 30, 6));
         // Evicting a node's only entry frees two slots (paper 002 Fig. 4).
         let (lpn, ppn, dirty, gone) = c.remove(c.get(Lpn::new(17)).unwrap());
