@@ -299,6 +299,15 @@ impl Codec {
         ppn.map_or(0, |p| p.get() as u64 & ((1 << self.split.offset_bits) - 1))
     }
 
+    /// Whether encoding a line with subgroups `included` present for a page of LPN `lpn` needs
+    /// the line's ids: not when the uncompressed format is the only choice (compression off, or
+    /// no subgroup but the own one to include), which [`Codec::choose`] makes without them.
+    #[inline]
+    pub fn needs_ids(&self, included: u8, lpn: u32) -> bool {
+        let own = 1 << self.split.subgroup_of(lpn);
+        self.compression && included | own != own
+    }
+
     /// The subgroups a compressed image of `content` includes, or `None` when only the own
     /// subgroup's would fit (then the uncompressed format is written). Drops, while more than
     /// `index_slots` indices are needed, the subgroup whose removal saves the most (ties: the
@@ -327,14 +336,15 @@ impl Codec {
     /// the subgroups whose PMT entries it holds. `content.entries` must hold `own` at the page's
     /// LPN, and each included subgroup's LTD entry among its entries.
     pub fn encode(&self, content: &Content, own: Ppn, buf: &mut [u8; IMAGE_BYTES]) -> Result<(Format, u8)> {
-        self.encode_with(&content.view(), &IndexIds::new(&self.split, &content.entries, &content.ltd), own, buf)
+        self.encode_with(&content.view(), Some(&IndexIds::new(&self.split, &content.entries, &content.ltd)), own, buf)
     }
 
-    /// [`Codec::encode`] with the ids of `content`'s entries at hand (a cached line keeps them).
+    /// [`Codec::encode`] with the ids of `content`'s entries at hand (a cached line keeps them),
+    /// which may be left out when [`Codec::needs_ids`] says so.
     pub fn encode_with(
         &self,
         content: &ContentRef,
-        ids: &IndexIds,
+        ids: Option<&IndexIds>,
         own: Ppn,
         buf: &mut [u8; IMAGE_BYTES],
     ) -> Result<(Format, u8)> {
@@ -345,7 +355,7 @@ impl Codec {
     fn encode_inline(
         &self,
         content: &ContentRef,
-        ids: &IndexIds,
+        ids: Option<&IndexIds>,
         own: Ppn,
         buf: &mut [u8; IMAGE_BYTES],
     ) -> Result<(Format, u8)> {
@@ -358,8 +368,12 @@ impl Codec {
             return Err(SimError::Other(format!("3DFTL metadata of PPN {own} does not map LPN {} to it", content.lpn)));
         }
         let mut out = BitWriter::new(buf);
-        let own_id = ids.entry[own_entry];
-        let Some(included) = self.choose(content, ids, own_id) else {
+        debug_assert!(ids.is_some() || !self.needs_ids(content.included, content.lpn), "the ids are needed");
+        let included = match ids {
+            Some(ids) => self.choose(content, ids, ids.entry[own_entry]),
+            None => None,
+        };
+        let (Some(included), Some(ids)) = (included, ids) else {
             out.put(0, 1);
             out.put(own_sub as u64, 2);
             out.put(own_slot as u64, 4);
@@ -376,6 +390,7 @@ impl Codec {
             out.finish();
             return Ok((Format::Uncompressed, 1 << own_sub));
         };
+        let own_id = ids.entry[own_entry];
         let pair = (s.position_bits(), s.offset_bits);
         // Index positions in the image: the own index first, then in order of first use.
         // Indexed by any `u8`, so no id needs a bounds check.
@@ -746,8 +761,8 @@ mod tests {
             let fresh = IndexIds::new(&split, &line.entries, &line.ltd);
             let (mut kept, mut scratch) = ([0u8; IMAGE_BYTES], [0u8; IMAGE_BYTES]);
             prop_assert_eq!(
-                CODEC.encode_with(&line.view(), &ids, own, &mut kept).ok(),
-                CODEC.encode_with(&line.view(), &fresh, own, &mut scratch).ok()
+                CODEC.encode_with(&line.view(), Some(&ids), own, &mut kept).ok(),
+                CODEC.encode_with(&line.view(), Some(&fresh), own, &mut scratch).ok()
             );
             prop_assert_eq!(kept, scratch);
         }

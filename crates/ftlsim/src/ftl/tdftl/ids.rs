@@ -45,27 +45,48 @@ impl IndexIds {
             refs: [0; MAX_IDS],
             high: 0,
         };
+        ids.rebuild(split, entries, ltd, u8::MAX);
+        ids
+    }
+
+    /// Recomputes the ids from scratch, in place (a line's ids are not moved). Subgroups not in
+    /// `mapped` must have every PMT entry unmapped (a cached line's absent subgroups): their
+    /// entries take the unmapped index's id all at once, not one by one.
+    pub fn rebuild(&mut self, split: &Split, entries: &[Option<Ppn>], ltd: &[Option<Ppn>], mapped: u8) {
+        // Ids from `high` on are free with no uses already.
+        let used = self.high as usize;
+        self.values[..used].fill(FREE);
+        self.refs[..used].fill(0);
         let mut table = IdTable { keys: [IdTable::EMPTY; 128], ids: [0; 128], len: 0 };
+        let slots = split.slots();
         let mut last = (FREE, 0);
-        for (i, &e) in entries.iter().enumerate() {
-            // Neighbouring entries often share a half-block: skip the table then.
-            let index = split.index(e);
-            if index != last.0 {
-                last = (index, table.id(index, &mut ids.values));
+        for sub in 0..split.subgroups() {
+            let range = sub * slots..(sub + 1) * slots;
+            if mapped & (1 << sub) == 0 {
+                debug_assert!(entries[range.clone()].iter().all(Option::is_none), "subgroup {sub} maps entries");
+                let id = table.id(split.index(None), &mut self.values);
+                self.entry[range].fill(id);
+                self.refs[id as usize] += slots as u8;
+                self.uses[sub] = bit(id);
+                continue;
             }
-            ids.entry[i] = last.1;
-            ids.refs[last.1 as usize] += 1;
+            for (i, &e) in range.zip(&entries[sub * slots..(sub + 1) * slots]) {
+                // Neighbouring entries often share a half-block: skip the table then.
+                let index = split.index(e);
+                if index != last.0 {
+                    last = (index, table.id(index, &mut self.values));
+                }
+                self.entry[i] = last.1;
+                self.refs[last.1 as usize] += 1;
+            }
+            self.update_uses(split, sub);
         }
         for (sub, &e) in ltd.iter().enumerate() {
-            let id = table.id(split.index(e), &mut ids.values);
-            ids.ltd[sub] = id;
-            ids.refs[id as usize] += 1;
+            let id = table.id(split.index(e), &mut self.values);
+            self.ltd[sub] = id;
+            self.refs[id as usize] += 1;
         }
-        ids.high = table.len;
-        for sub in 0..split.subgroups() {
-            ids.update_uses(split, sub);
-        }
-        ids
+        self.high = table.len;
     }
 
     /// Takes the index positions of a compressed image of the group as the ids (in place: a
@@ -314,6 +335,29 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    proptest! {
+        /// Ids rebuilt in place over ids that held another group (more ids in use, other
+        /// labels), with the unmapped subgroups left out of `mapped`, are the ids a from-scratch
+        /// build gives.
+        #[test]
+        fn ids_rebuilt_in_place_equal_ids_built_from_scratch(
+            before in prop::collection::vec(0u32..(1 << 20), MAX_ENTRIES),
+            picks in prop::collection::vec((0u32..(1 << 13), 0u32..128), MAX_ENTRIES + MAX_SUBGROUPS),
+            mapped in 0u8..16,
+        ) {
+            let old: Vec<Option<Ppn>> = before.iter().map(|&p| Some(Ppn::new(p))).collect();
+            let mut ids = IndexIds::new(&SPLIT, &old, &old[..MAX_SUBGROUPS]);
+            let ppn = |(base, offset): (u32, u32)| (offset % 5 != 0).then(|| Ppn::new(base * 128 + offset));
+            let mut entries: Vec<Option<Ppn>> = picks[..MAX_ENTRIES].iter().map(|&p| ppn(p)).collect();
+            for sub in (0..MAX_SUBGROUPS).filter(|&sub| mapped & (1 << sub) == 0) {
+                entries[sub * 16..sub * 16 + 16].fill(None);
+            }
+            let ltd: Vec<Option<Ppn>> = picks[MAX_ENTRIES..].iter().map(|&p| ppn(p)).collect();
+            ids.rebuild(&SPLIT, &entries, &ltd, mapped);
+            prop_assert!(ids.agrees(&SPLIT, &entries, &ltd));
         }
     }
 

@@ -9,7 +9,8 @@
 //! Each slot also keeps the encoder's [`IndexIds`] of its line, updated entry by entry as host
 //! writes and GC moves change the line. A line filled or merged from a compressed image takes
 //! the ids the decoder found; one filled or merged from an uncompressed image gets them rebuilt
-//! when it is next encoded (a read miss may never need them).
+//! when it is next encoded in a format that uses them (a read miss may never need them, nor a
+//! line whose only present subgroup is the written page's: its image is uncompressed).
 
 use super::format::{with_split, Content, ContentRef, Positions, Split, MAX_SUBGROUPS};
 use super::ids::IndexIds;
@@ -172,14 +173,15 @@ impl Lines {
         }
     }
 
-    /// The line of `group` as metadata for a page of LPN `lpn`, borrowed, and the encoder's ids of
-    /// its entries (rebuilt if the line changed wholesale).
-    pub fn encoding(&mut self, group: u32, lpn: Lpn) -> (ContentRef<'_>, &IndexIds) {
+    /// The line of `group` as metadata for a page of LPN `lpn`, borrowed, and, if `with_ids`, the
+    /// encoder's ids of its entries (rebuilt if the line changed wholesale).
+    pub fn encoding(&mut self, group: u32, lpn: Lpn, with_ids: bool) -> (ContentRef<'_>, Option<&IndexIds>) {
         let (slot, first) = (self.slot(group), self.first(group));
         let (g, entries) = (group as usize, first..first + self.group_size);
-        if !self.fresh[slot] {
+        if with_ids && !self.fresh[slot] {
             let ltd = &self.ltd[g][..self.split.subgroups()];
-            self.ids[slot] = IndexIds::new(&self.split, &self.entries[entries.clone()], ltd);
+            // Absent subgroups map nothing in the line (their entries are unmapped).
+            self.ids[slot].rebuild(&self.split, &self.entries[entries.clone()], ltd, self.present[g]);
             self.fresh[slot] = true;
         }
         let content = ContentRef {
@@ -188,7 +190,7 @@ impl Lines {
             ltd: &self.ltd[g],
             entries: &self.entries[entries],
         };
-        (content, &self.ids[slot])
+        (content, with_ids.then_some(&self.ids[slot]))
     }
 
     /// Whether the kept ids of every cached line agree with its entries (for invariant checks).

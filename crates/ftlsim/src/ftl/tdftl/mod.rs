@@ -324,7 +324,8 @@ impl Mapping {
         let old = self.lines.entry(lpn);
         self.lines.set(lpn, Some(new));
         self.lines.set_ltd(group, sub, Some(new));
-        let (content, ids) = self.lines.encoding(group, lpn);
+        let with_ids = self.codec.needs_ids(self.lines.present(group), lpn.get());
+        let (content, ids) = self.lines.encoding(group, lpn, with_ids);
         let (format, _) = self.codec.encode_with(&content, ids, new, &mut self.spares.images[new.index()])?;
         match format {
             Format::Compressed => self.stats.compressed += 1,
