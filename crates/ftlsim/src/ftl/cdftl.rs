@@ -283,20 +283,42 @@ impl Cdftl {
         Ok(cost)
     }
 
-    /// Evicts CMT entries until one slot is free.
+    /// Evicts CMT entries until one slot is free. Inline: nearly every translation evicts one
+    /// entry, which the scan order's back usually is; the loading fallback stays a call.
+    #[inline]
     fn make_room(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Cost> {
+        if !self.cmt.is_full() {
+            return Ok(Cost::default());
+        }
+        match self.kick_out_candidate() {
+            Some(slot) => {
+                self.kick_out(slot, ctx);
+                Ok(Cost::default())
+            }
+            None => self.make_room_loading(blocks, ctx),
+        }
+    }
+
+    /// Evicts a kick-out candidate; a dirty one goes into its TP's CTP copy.
+    #[inline]
+    fn kick_out(&mut self, slot: u32, ctx: &mut FtlCtx) {
+        let (lpn, ppn, dirty) = self.cmt.remove(slot);
+        ctx.cache.evictions += 1;
+        if dirty {
+            let tp = self.tp_of(lpn);
+            self.ctp.changes.set(lpn, ppn);
+            self.ctp.touch(tp);
+        }
+    }
+
+    /// [`Cdftl::make_room`] when every entry is dirty with its TP outside the CTP: the TP of the
+    /// oldest is loaded first.
+    #[inline(never)]
+    fn make_room_loading(&mut self, blocks: &mut BlockManager, ctx: &mut FtlCtx) -> Result<Cost> {
         let mut cost = Cost::default();
         while self.cmt.is_full() {
             match self.kick_out_candidate() {
-                Some(slot) => {
-                    let (lpn, ppn, dirty) = self.cmt.remove(slot);
-                    ctx.cache.evictions += 1;
-                    if dirty {
-                        let tp = self.tp_of(lpn);
-                        self.ctp.changes.set(lpn, ppn);
-                        self.ctp.touch(tp);
-                    }
-                }
+                Some(slot) => self.kick_out(slot, ctx),
                 None => {
                     let oldest =
                         self.cmt.policy().oldest_parked().expect("a full CMT without candidates has parked entries");
@@ -311,6 +333,7 @@ impl Cdftl {
     }
 
     /// The LRU entry that is clean or has its TP in the CTP, parking the others on the way.
+    #[inline]
     fn kick_out_candidate(&mut self) -> Option<u32> {
         while let Some(slot) = self.cmt.policy().scan_back() {
             if !self.cmt.is_dirty(slot) {

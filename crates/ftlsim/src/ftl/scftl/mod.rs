@@ -593,6 +593,8 @@ impl DemandScheme for Scftl {
         let tp = self.store.tp_of(lpn);
         let fetched = self.store.fetch(tp, ctx)?;
         let lpns = self.store.lpns(tp);
+        // The mapping of `lpn` in the entry just cached (small entries).
+        let mut cached = None;
         match self.cmt.layout() {
             Layout::Large { chunk } => {
                 let tag = self.cmt.chunk_start(lpn, chunk);
@@ -602,6 +604,7 @@ impl DemandScheme for Scftl {
                 let start = self.run_start(lpn, lpns.start);
                 let (len, base) = self.run(start, lpns.end);
                 self.cmt.insert(start, tp, len, |_| base, false, true, self.access);
+                cached = Some(base.map(|base| base.offset(lpn.since(start))));
                 if self.window > len {
                     let end = start.offset(self.window).min(lpns.end);
                     wrote |= self.spatial_fetch(tp, start.offset(len), end, blocks, ctx)?;
@@ -609,8 +612,15 @@ impl DemandScheme for Scftl {
             }
         }
         ctx.cache.record(miss_class(wrote, fetched));
-        // GC during a spatial fetch's write-back may have moved the page.
-        Ok(self.resolve(lpn))
+        // GC during a spatial fetch's write-back may have moved the page. Without a write-back
+        // no GC ran, and the spatial fetch evicts no entry of this access: the entry still holds.
+        match cached {
+            Some(ppn) if !wrote => {
+                debug_assert_eq!(ppn, self.resolve(lpn));
+                Ok(ppn)
+            }
+            _ => Ok(self.resolve(lpn)),
+        }
     }
 
     #[inline]
