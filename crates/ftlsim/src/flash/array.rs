@@ -5,9 +5,9 @@
 //! (`ftl::common::Validity`), lost at power loss and rebuilt by recovery.
 //!
 //! Memory per physical page: 4 bytes logical number + 4 bytes version in the spare area model,
-//! one 8-byte word per page (a read returns both halves and a program writes both, so a page's
-//! record is one cache line, not one in each of two arrays). A free (erased) page carries a reserved version, so "free" costs nothing extra and works
-//! under either program-order rule. Per-block bookkeeping is amortised over the block's pages.
+//! one 8-byte record per page (a read returns both and a program writes both, so a page costs
+//! one cache line, not one in each of two arrays). A free (erased) page carries a reserved
+//! version, so "free" costs nothing extra and works under either program-order rule. Per-block bookkeeping is amortised over the block's pages.
 
 use serde::Serialize;
 
@@ -77,6 +77,12 @@ pub enum BlockState {
 const ERASED: u32 = 0;
 /// The version of a page whose program a power loss interrupted: programmed, but unreadable.
 const CORRUPT: u32 = u32::MAX;
+
+/// The version in a page's spare record (the logical number is the low half).
+#[inline(always)]
+fn version_of(record: u64) -> u32 {
+    (record >> 32) as u32
+}
 
 #[derive(Debug, Clone, Copy)]
 struct BlockMeta {
@@ -236,10 +242,10 @@ impl FlashArray {
         SimError::FlashRule { op, ppn, rule: format!("beyond the last page {}", self.records.len() - 1) }
     }
 
-    /// The version half of page `index`'s record.
+    /// The version in page `index`'s record.
     #[inline(always)]
     fn version(&self, index: usize) -> u32 {
-        (self.records[index] >> 32) as u32
+        version_of(self.records[index])
     }
 
     #[inline(always)]
@@ -376,7 +382,7 @@ impl FlashArray {
         self.program(first, kind, logical, version)?;
         let start = first.index() + 1;
         let end = first.index() + count as usize;
-        if let Some(taken) = self.records[start..end].iter().position(|&r| (r >> 32) as u32 != ERASED) {
+        if let Some(taken) = self.records[start..end].iter().position(|&r| version_of(r) != ERASED) {
             let ppn = Ppn::new((start + taken) as u32);
             return Err(SimError::FlashRule { op: "program", ppn, rule: "page is not free".into() });
         }
@@ -488,7 +494,7 @@ impl FlashArray {
     pub fn spare_at(&self, page: BlockPage) -> Spare {
         debug_assert_eq!(page, self.block_page(page.ppn));
         let (kind, record) = (self.blocks[page.pbn.index()].kind, self.records[page.ppn.index()]);
-        Spare { kind, logical: record as u32, version: (record >> 32) as u32 }
+        Spare { kind, logical: record as u32, version: version_of(record) }
     }
 
     /// Erases a whole block. (Whether it still held valid data is the FTL's knowledge: the
@@ -512,12 +518,12 @@ impl FlashArray {
             deltas.clear(first, programmed);
         }
         let first = first.index();
-        // The version half becomes ERASED; the logical half is left as it was (a free page's
-        // logical number means nothing).
+        // The version half becomes ERASED (zero); the logical half is left as it was (a free
+        // page's logical number means nothing).
+        const _: () = assert!(ERASED == 0);
         for record in &mut self.records[first..first + programmed as usize] {
             *record &= u32::MAX as u64;
         }
-        debug_assert_eq!(ERASED, 0);
         Ok(())
     }
 
