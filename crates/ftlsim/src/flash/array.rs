@@ -4,9 +4,10 @@
 //! Which programmed pages are still valid is the FTL's knowledge, kept in its SRAM
 //! (`ftl::common::Validity`), lost at power loss and rebuilt by recovery.
 //!
-//! Memory per physical page: 4 bytes logical number + 4 bytes version in the spare area model.
-//! A free (erased) page carries a reserved version, so "free" costs nothing extra and works
-//! under either program-order rule. Per-block bookkeeping is amortised over the block's pages.
+//! Memory per physical page: 4 bytes logical number + 4 bytes version in the spare area model,
+//! one 8-byte record per page (a read returns both and a program writes both, so a page costs
+//! one cache line, not one in each of two arrays). A free (erased) page carries a reserved
+//! version, so "free" costs nothing extra and works under either program-order rule. Per-block bookkeeping is amortised over the block's pages.
 
 use serde::Serialize;
 
@@ -77,6 +78,12 @@ const ERASED: u32 = 0;
 /// The version of a page whose program a power loss interrupted: programmed, but unreadable.
 const CORRUPT: u32 = u32::MAX;
 
+/// The version in a page's spare record (the logical number is the low half).
+#[inline(always)]
+fn version_of(record: u64) -> u32 {
+    (record >> 32) as u32
+}
+
 #[derive(Debug, Clone, Copy)]
 struct BlockMeta {
     /// One past the highest programmed offset (under `sequential`, the lowest offset that may
@@ -102,8 +109,8 @@ pub struct FlashArray {
     /// The geometry's address arithmetic, to find a page's block and offset without a division.
     addressing: Addressing,
     order: ProgramOrder,
-    logical: Vec<u32>,
-    version: Vec<u32>,
+    /// Each page's spare record: its logical number in the low half, its version in the high.
+    records: Vec<u64>,
     blocks: Vec<BlockMeta>,
     /// What each page's data is, for content-aware schemes ([`FlashArray::enable_payload`]).
     payload: Option<PageRecords<u64>>,
@@ -120,8 +127,7 @@ impl FlashArray {
             geometry: geometry.clone(),
             addressing: geometry.addressing(),
             order,
-            logical: zeroed_vec(pages),
-            version: zeroed_vec(pages),
+            records: zeroed_vec(pages),
             blocks: filled_vec(geometry.total_blocks() as usize, BlockMeta::default()),
             payload: None,
             program_modes: None,
@@ -214,8 +220,7 @@ impl FlashArray {
 
     /// Bytes of simulator state this array holds per physical page (spare model included).
     pub fn state_bytes(&self) -> usize {
-        self.logical.len() * 4
-            + self.version.len() * 4
+        self.records.len() * 8
             + self.blocks.len() * std::mem::size_of::<BlockMeta>()
             + self.payload.as_ref().map_or(0, PageRecords::state_bytes)
             + self.program_modes.as_ref().map_or(0, PageRecords::state_bytes)
@@ -224,7 +229,7 @@ impl FlashArray {
 
     #[inline]
     fn check_ppn(&self, op: &'static str, ppn: Ppn) -> Result<()> {
-        if ppn.index() < self.logical.len() {
+        if ppn.index() < self.records.len() {
             Ok(())
         } else {
             Err(self.beyond_end(op, ppn))
@@ -234,12 +239,23 @@ impl FlashArray {
     #[cold]
     #[inline(never)]
     fn beyond_end(&self, op: &'static str, ppn: Ppn) -> SimError {
-        SimError::FlashRule { op, ppn, rule: format!("beyond the last page {}", self.logical.len() - 1) }
+        SimError::FlashRule { op, ppn, rule: format!("beyond the last page {}", self.records.len() - 1) }
+    }
+
+    /// The version in page `index`'s record.
+    #[inline(always)]
+    fn version(&self, index: usize) -> u32 {
+        version_of(self.records[index])
+    }
+
+    #[inline(always)]
+    fn set_record(&mut self, index: usize, logical: u32, version: u32) {
+        self.records[index] = logical as u64 | (version as u64) << 32;
     }
 
     #[inline]
     fn is_free(&self, ppn: Ppn) -> bool {
-        self.version[ppn.index()] == ERASED
+        self.version(ppn.index()) == ERASED
     }
 
     /// Whether the page has been programmed since its block's erase (corrupt pages included).
@@ -276,7 +292,7 @@ impl FlashArray {
     /// Whether the page's program was interrupted by a power loss (it reads back as garbage).
     #[inline]
     pub fn is_corrupt(&self, ppn: Ppn) -> bool {
-        self.version[ppn.index()] == CORRUPT
+        self.version(ppn.index()) == CORRUPT
     }
 
     /// Whether a block holds a page whose program was interrupted.
@@ -289,7 +305,7 @@ impl FlashArray {
     /// as a program) but holds nothing readable.
     pub fn program_interrupted(&mut self, ppn: Ppn, kind: PageKind) -> Result<()> {
         self.program(ppn, kind, 0, 1)?;
-        self.version[ppn.index()] = CORRUPT;
+        self.set_record(ppn.index(), 0, CORRUPT);
         Ok(())
     }
 
@@ -297,7 +313,7 @@ impl FlashArray {
     /// [`ProgramOrder`] allows, and every page of a block is of one kind.
     #[inline(always)]
     pub fn program(&mut self, ppn: Ppn, kind: PageKind, logical: u32, version: u32) -> Result<()> {
-        if ppn.index() >= self.version.len() || !self.is_free(ppn) || version == ERASED || version == CORRUPT {
+        if ppn.index() >= self.records.len() || !self.is_free(ppn) || version == ERASED || version == CORRUPT {
             return Err(self.program_error(ppn, kind, version));
         }
         let (pbn, offset) = self.locate(ppn);
@@ -313,8 +329,7 @@ impl FlashArray {
         meta.kind = kind;
         meta.write_ptr = meta.write_ptr.max(offset + 1);
         meta.programmed += 1;
-        self.logical[ppn.index()] = logical;
-        self.version[ppn.index()] = version;
+        self.set_record(ppn.index(), logical, version);
         Ok(())
     }
 
@@ -367,7 +382,7 @@ impl FlashArray {
         self.program(first, kind, logical, version)?;
         let start = first.index() + 1;
         let end = first.index() + count as usize;
-        if let Some(taken) = self.version[start..end].iter().position(|&v| v != ERASED) {
+        if let Some(taken) = self.records[start..end].iter().position(|&r| version_of(r) != ERASED) {
             let ppn = Ppn::new((start + taken) as u32);
             return Err(SimError::FlashRule { op: "program", ppn, rule: "page is not free".into() });
         }
@@ -380,8 +395,7 @@ impl FlashArray {
                     rule: format!("version {version} is reserved"),
                 });
             }
-            self.logical[i] = logical;
-            self.version[i] = version;
+            self.set_record(i, logical, version);
         }
         let meta = &mut self.blocks[self.addressing.block_of(first).index()];
         meta.write_ptr = meta.write_ptr.max(offset + count);
@@ -428,12 +442,10 @@ impl FlashArray {
     /// Brings the state of `ppn` toward the cache ahead of use (see `Ftl::prefetch`).
     #[inline]
     pub fn prefetch_page(&self, ppn: Ppn) {
-        if let (Some(meta), Some(version)) =
-            (self.blocks.get(self.locate(ppn).0.index()), self.version.get(ppn.index()))
+        if let (Some(meta), Some(record)) = (self.blocks.get(self.locate(ppn).0.index()), self.records.get(ppn.index()))
         {
             crate::mem::prefetch(meta);
-            crate::mem::prefetch(version);
-            crate::mem::prefetch(&self.logical[ppn.index()]);
+            crate::mem::prefetch(record);
         }
     }
 
@@ -447,7 +459,7 @@ impl FlashArray {
     #[inline(always)]
     pub fn read_at(&self, page: BlockPage) -> Result<Spare> {
         self.check_ppn("read", page.ppn)?;
-        let version = self.version[page.ppn.index()];
+        let version = self.version(page.ppn.index());
         if version == ERASED || version == CORRUPT {
             return self.read_unwritten(page.ppn);
         }
@@ -481,8 +493,8 @@ impl FlashArray {
     #[inline]
     pub fn spare_at(&self, page: BlockPage) -> Spare {
         debug_assert_eq!(page, self.block_page(page.ppn));
-        let (kind, ppn) = (self.blocks[page.pbn.index()].kind, page.ppn.index());
-        Spare { kind, logical: self.logical[ppn], version: self.version[ppn] }
+        let (kind, record) = (self.blocks[page.pbn.index()].kind, self.records[page.ppn.index()]);
+        Spare { kind, logical: record as u32, version: version_of(record) }
     }
 
     /// Erases a whole block. (Whether it still held valid data is the FTL's knowledge: the
@@ -506,7 +518,12 @@ impl FlashArray {
             deltas.clear(first, programmed);
         }
         let first = first.index();
-        self.version[first..first + programmed as usize].fill(ERASED);
+        // The version half becomes ERASED (zero); the logical half is left as it was (a free
+        // page's logical number means nothing).
+        const _: () = assert!(ERASED == 0);
+        for record in &mut self.records[first..first + programmed as usize] {
+            *record &= u32::MAX as u64;
+        }
         Ok(())
     }
 
