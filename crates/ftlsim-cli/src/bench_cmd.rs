@@ -222,6 +222,16 @@ const SCENARIOS: &[Scenario] = &[
         sets: &[EMPTY],
         stream: gzip_msr_trace,
     },
+    // The same on the flash back end alone (`ssd16` as it was when issue 14 set its target:
+    // no write buffer, no host link), so the parsing pipeline and the FTLs are measured without
+    // paper 001's controller.
+    Scenario {
+        name: "gzip MSR trace (back end)",
+        ftls: &["pftl", "dftl", "cdftl", "sftl", "tpftl", "scftl"],
+        preset: "ssd16",
+        sets: &[EMPTY, BACK_END],
+        stream: gzip_msr_trace,
+    },
     // MQSim's default 512 GB SSD (on `tlc-nvme`'s timing): the state of each demand FTL beside PFTL's.
     Scenario {
         name: "random 4K writes (MQSim SSD)",
