@@ -523,12 +523,12 @@ impl Cpm {
 
     /// An access to cluster `c`'s CBMT row that changes it.
     fn row(&mut self, c: u32, ctx: &mut FtlCtx) -> Result<()> {
-        let missed = !self.map.touch_row(c, true) && {
+        let missed = !self.map.touch_row(c, true);
+        if missed {
             // Only a miss needs the room for rows (a division).
             let capacity = self.row_capacity();
             self.map.load_row(&mut self.blocks, c, true, capacity, ctx)?;
-            true
-        };
+        }
         let stats = self.stats();
         stats.cbmt_accesses += 1;
         stats.cbmt_misses += missed as u64;
