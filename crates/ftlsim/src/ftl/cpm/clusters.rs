@@ -335,16 +335,18 @@ impl Clusters {
     #[inline]
     pub fn take_page(&mut self, c: u32, g: &crate::flash::Geometry) -> Option<Ppn> {
         let pbn = self.active(c)?;
-        Some(self.take_page_in(pbn, g))
+        Some(self.take_page_in(c, pbn, g))
     }
 
-    /// Takes the next free page of block `pbn` (which has one).
+    /// Takes the next free page of block `pbn` (which has one) of cluster `c` (the caller knows
+    /// it: no lookup of the block's holder).
     #[inline]
-    pub fn take_page_in(&mut self, pbn: Pbn, g: &crate::flash::Geometry) -> Ppn {
-        let c = self.holder(pbn).expect("pages are taken from a cluster's block");
-        let offset = self.block[pbn.index()].fill;
+    pub fn take_page_in(&mut self, c: u32, pbn: Pbn, g: &crate::flash::Geometry) -> Ppn {
+        debug_assert_eq!(self.holder(pbn), Some(c), "pages are taken from a cluster's block");
+        let entry = &mut self.block[pbn.index()];
+        let offset = entry.fill;
         debug_assert!(offset < self.ppb);
-        self.block[pbn.index()].fill = offset + 1;
+        entry.fill = offset + 1;
         let cluster = &mut self.cluster[c as usize];
         cluster.free -= 1;
         if cluster.active.get() == Some(pbn) {
@@ -361,19 +363,21 @@ impl Clusters {
         g.page_at(pbn, offset)
     }
 
-    /// A page of block `pbn` became invalid.
+    /// A page of block `pbn` became invalid; returns the cluster holding the block.
     #[inline]
-    pub fn invalidated(&mut self, pbn: Pbn) {
-        self.add_invalid(pbn, 1);
+    pub fn invalidated(&mut self, pbn: Pbn) -> u32 {
+        self.add_invalid(pbn, 1)
     }
 
-    /// Counts `pages` more invalid pages in block `pbn` (a recovery counts a block's at once).
-    pub fn add_invalid(&mut self, pbn: Pbn, pages: u32) {
+    /// Counts `pages` more invalid pages in block `pbn` (a recovery counts a block's at once);
+    /// returns the cluster holding the block.
+    pub fn add_invalid(&mut self, pbn: Pbn, pages: u32) -> u32 {
         let c = self.holder(pbn).expect("an invalidated page is in a cluster's block");
         self.block[pbn.index()].invalid += pages;
         self.cluster[c as usize].cic += pages;
         self.rekey_cic(c);
         self.rekey_block(pbn);
+        c
     }
 
     /// IntraGC's candidate in cluster `c`: its full block with the most invalid pages (ties: the

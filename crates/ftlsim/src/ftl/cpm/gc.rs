@@ -8,7 +8,7 @@
 
 use super::{Cpm, InterGcFreePages};
 use crate::error::{Result, SimError};
-use crate::flash::{Lpn, PageKind, Pbn, Ppn, Purpose, Tpn};
+use crate::flash::{BlockPage, Lpn, PageKind, Pbn, Ppn, Purpose, Tpn};
 use crate::ftl::common::cache::load;
 use crate::ftl::FtlCtx;
 
@@ -277,8 +277,8 @@ impl Cpm {
         let x = self.clusters.holder(victim).expect("a victim belongs to a cluster");
         let first = ctx.flash.geometry().first_page(victim);
         for offset in 0..ctx.flash.write_pointer(victim) {
-            let old = first.offset(offset);
-            if !self.blocks.is_valid(old, ctx.flash) {
+            let old = BlockPage { pbn: victim, offset, ppn: first.offset(offset) };
+            if !self.blocks.is_valid(old.ppn, ctx.flash) {
                 continue;
             }
             if destinations.last().is_none_or(|&d| self.clusters.is_full(d)) {
@@ -287,22 +287,23 @@ impl Cpm {
                 destinations.push(next);
             }
             let dest = *destinations.last().expect("a destination");
-            let new = self.clusters.take_page_in(dest, ctx.flash.geometry());
+            let new = self.clusters.take_page_in(x, dest, ctx.flash.geometry());
             self.copy(old, new, ctx)?;
         }
         Ok(())
     }
 
     /// Moves a valid page (GC read and program, same version) and remaps it: a GC access to its
-    /// PMT page, loaded if SRAM lacks it (paper 004's map loading during GC).
-    pub(super) fn copy(&mut self, old: Ppn, new: Ppn, ctx: &mut FtlCtx) -> Result<Lpn> {
+    /// PMT page, loaded if SRAM lacks it (paper 004's map loading during GC). The old page comes
+    /// with its block, which the callers know.
+    pub(super) fn copy(&mut self, old: BlockPage, new: Ppn, ctx: &mut FtlCtx) -> Result<Lpn> {
         ctx.ops.begin_chain();
-        let spare = ctx.read(old, Purpose::Gc)?;
+        let spare = ctx.read_at(old, Purpose::Gc)?;
         ctx.program(new, PageKind::Data, spare.logical, spare.version, Purpose::Gc)?;
-        self.blocks.invalidate(old, ctx.flash)?;
-        self.clusters.invalidated(ctx.flash.addressing().block_of(old));
+        self.blocks.invalidate(old.ppn, ctx.flash)?;
+        self.clusters.invalidated(old.pbn);
         self.blocks.count_gc_move(PageKind::Data);
-        let lpn = self.map.store.relocated(spare, old, new)?.expect("a data page");
+        let lpn = self.map.store.relocated(spare, old.ppn, new)?.expect("a data page");
         let tp = self.map.store.tp_of(lpn);
         let class = load(&mut self.map, &mut self.blocks, tp, ctx)?;
         ctx.cache.record_gc(class);
@@ -355,14 +356,13 @@ impl Cpm {
             held.extend(lpns.filter(|&l| self.in_cluster(l, d, ctx)));
         }
         for lpn in held {
-            let new = self.place(owner, Some(d), false, ctx)?;
+            let (new, saved) = self.place(owner, Some(d), false, ctx)?;
             // GC of the owner during the placement may have moved the page, within `d`.
             let old = self.lookup_cached(lpn).filter(|_| self.in_cluster(lpn, d, ctx)).ok_or_else(|| {
                 SimError::Other(format!("K-InterGC lost LPN {lpn}, an adopted page of cluster {owner} in {d}"))
             })?;
-            self.copy(old, new, ctx)?;
+            self.copy(ctx.flash.addressing().block_page(old), new, ctx)?;
             self.clusters.unadopt(owner, d);
-            let saved = self.saved(new, ctx.flash);
             if saved != owner {
                 self.clusters.adopt(owner, saved);
             }

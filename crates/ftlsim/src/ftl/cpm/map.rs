@@ -59,27 +59,35 @@ impl CpmMap {
         self.store.aux_page(c / self.cbmt.rows_per_page)
     }
 
-    /// An access to cluster `c`'s CBMT row (`dirty`: its valid counts or blocks change). A miss
-    /// evicts least recently used rows until fewer than `capacity` are cached (a dirty one's page
-    /// is read and rewritten, C10), then reads the row's page. Returns whether it missed.
-    pub fn row(
+    /// An access to cluster `c`'s CBMT row (`dirty`: its valid counts or blocks change) if SRAM
+    /// holds it; returns whether it does (else [`CpmMap::load_row`]).
+    #[inline]
+    pub fn touch_row(&mut self, c: u32, dirty: bool) -> bool {
+        if self.cbmt.lru.list_of(c).is_none() {
+            return false;
+        }
+        self.cbmt.lru.move_to_front(0, c);
+        self.cbmt.dirty[c as usize] |= dirty;
+        true
+    }
+
+    /// An access to cluster `c`'s CBMT row, which SRAM does not hold: evicts least recently used
+    /// rows until fewer than `capacity` are cached (a dirty one's page is read and rewritten,
+    /// C10), then reads the row's page.
+    pub fn load_row(
         &mut self,
         blocks: &mut BlockManager,
         c: u32,
         dirty: bool,
         capacity: u32,
         ctx: &mut FtlCtx,
-    ) -> Result<bool> {
-        if self.cbmt.lru.list_of(c).is_some() {
-            self.cbmt.lru.move_to_front(0, c);
-            self.cbmt.dirty[c as usize] |= dirty;
-            return Ok(false);
-        }
+    ) -> Result<()> {
+        debug_assert!(self.cbmt.lru.list_of(c).is_none());
         self.fit_rows(blocks, capacity.max(1) - 1, ctx)?;
         self.store.fetch(self.row_page(c), ctx)?;
         self.cbmt.lru.push_front(0, c);
         self.cbmt.dirty[c as usize] = dirty;
-        Ok(true)
+        Ok(())
     }
 
     /// Evicts least recently used rows until at most `capacity` are cached (when a new

@@ -523,8 +523,12 @@ impl Cpm {
 
     /// An access to cluster `c`'s CBMT row that changes it.
     fn row(&mut self, c: u32, ctx: &mut FtlCtx) -> Result<()> {
-        let capacity = self.row_capacity();
-        let missed = self.map.row(&mut self.blocks, c, true, capacity, ctx)?;
+        let missed = !self.map.touch_row(c, true);
+        if missed {
+            // Only a miss needs the room for rows (a division).
+            let capacity = self.row_capacity();
+            self.map.load_row(&mut self.blocks, c, true, capacity, ctx)?;
+        }
         let stats = self.stats();
         stats.cbmt_accesses += 1;
         stats.cbmt_misses += missed as u64;
@@ -558,8 +562,7 @@ impl Cpm {
     /// cluster's CIC, and an adopted page's association.
     fn drop_page(&mut self, lpn: Lpn, old: Ppn, ctx: &mut FtlCtx) -> Result<()> {
         self.blocks.invalidate(old, ctx.flash)?;
-        let saved = self.saved(old, ctx.flash);
-        self.clusters.invalidated(ctx.flash.addressing().block_of(old));
+        let saved = self.clusters.invalidated(ctx.flash.addressing().block_of(old));
         let owner = self.clusters.of_lpn(lpn);
         if saved != owner {
             self.clusters.unadopt(owner, saved);
@@ -579,13 +582,14 @@ impl Cpm {
     }
 
     /// A free page for a page owned by cluster `c` (K-CPM: possibly in a distributed cluster
-    /// other than `exclude`), collecting garbage when needed. `may_associate` allows write case 4
-    /// and K-InterGC (off while K-InterGC itself moves pages).
-    fn place(&mut self, c: u32, exclude: Option<u32>, may_associate: bool, ctx: &mut FtlCtx) -> Result<Ppn> {
+    /// other than `exclude`), collecting garbage when needed, and the cluster whose block holds
+    /// it (the page's saved cluster). `may_associate` allows write case 4 and K-InterGC (off
+    /// while K-InterGC itself moves pages).
+    fn place(&mut self, c: u32, exclude: Option<u32>, may_associate: bool, ctx: &mut FtlCtx) -> Result<(Ppn, u32)> {
         for _ in 0..PLACE_ATTEMPTS {
             // Case 1: a free page of the cluster.
             if let Some(ppn) = self.clusters.take_page(c, ctx.flash.geometry()) {
-                return Ok(ppn);
+                return Ok((ppn, c));
             }
             // Case 2: a new block.
             if self.clusters.n_blocks(c) < self.clusters.max_blocks {
@@ -598,13 +602,14 @@ impl Cpm {
             if self.s.k > 1 && (self.clusters.n_blocks(c) >= self.clusters.max_blocks || self.s.dc_on_pool_empty) {
                 // Case 3: a distributed cluster with free pages.
                 if let Some(d) = self.dc_with_free(c, exclude) {
-                    return Ok(self.clusters.take_page(d, ctx.flash.geometry()).expect("a DC with free pages"));
+                    return Ok((self.clusters.take_page(d, ctx.flash.geometry()).expect("a DC with free pages"), d));
                 }
                 // Case 4: a new distributed cluster.
                 if may_associate && self.can_associate() {
                     if let Some(e) = self.clusters.most_free(&[c]) {
                         self.associate(c, e, ctx)?;
-                        return Ok(self.clusters.take_page(e, ctx.flash.geometry()).expect("a new DC with free pages"));
+                        let ppn = self.clusters.take_page(e, ctx.flash.geometry()).expect("a new DC with free pages");
+                        return Ok((ppn, e));
                     }
                 }
             }
@@ -728,9 +733,8 @@ impl Ftl for Cpm {
             self.drop_page(lpn, old, ctx)?;
         }
         let owner = self.clusters.of_lpn(lpn);
-        let ppn = self.place(owner, None, true, ctx)?;
+        let (ppn, saved) = self.place(owner, None, true, ctx)?;
         self.map.store.program_data(ppn, lpn, version, ctx)?;
-        let saved = self.saved(ppn, ctx.flash);
         if saved != owner {
             self.clusters.adopt(owner, saved);
             self.stats().adopted_writes += 1;
@@ -765,16 +769,19 @@ impl Ftl for Cpm {
                 None
             }
             Prefetch::Pages => {
-                self.map.pmt.prefetch_change(lpn);
                 let tp = self.map.store.tp_of(lpn);
-                if !self.map.pmt.contains(tp) {
+                let page = if self.map.pmt.contains(tp) {
+                    self.map.pmt.prefetch_change(lpn);
+                    self.map.pmt.entry(lpn, &self.map.store)
+                } else {
                     self.map.store.prefetch_copy(tp, flash);
                     // The miss writes the cache's victim back and invalidates its old copy.
                     if let Some(old) = self.map.pmt.next_victim().and_then(|v| self.map.store.location(v)) {
                         self.blocks.prefetch_page(old, flash);
                     }
-                }
-                let page = self.lookup(lpn, flash);
+                    // Only cached pages hold unwritten changes: the flash copy maps it.
+                    self.map.store.entry(lpn)
+                };
                 if let Some(ppn) = page {
                     self.blocks.prefetch_page(ppn, flash);
                     self.clusters.prefetch_block(flash.addressing().block_of(ppn));
