@@ -12,6 +12,14 @@ use crate::flash::{Lpn, Sectors};
 use crate::timing::Nanos;
 use crate::workload::{Fingerprints, IoKind, Request};
 
+/// `arrival_ns / time_scale`. Out of line: inlined, the compiler computed it for every request
+/// and then chose, which cost the conversions it is there to avoid.
+#[cold]
+#[inline(never)]
+fn scale(arrival_ns: u64, time_scale: f64) -> Nanos {
+    (arrival_ns as f64 / time_scale) as Nanos
+}
+
 /// A request reduced to whole logical pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PageRequest {
@@ -100,7 +108,7 @@ impl Host {
         if self.time_scale == 1.0 && arrival_ns < 1 << f64::MANTISSA_DIGITS {
             arrival_ns
         } else {
-            (arrival_ns as f64 / self.time_scale) as Nanos
+            scale(arrival_ns, self.time_scale)
         }
     }
 
