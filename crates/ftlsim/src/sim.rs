@@ -366,7 +366,10 @@ impl Simulation {
                         }
                         let content = request.content.filter(|_| request.kind == IoKind::Write);
                         ahead.push_back((page_request, content.is_some()));
-                        contents.extend(content);
+                        // Not `extend`: through an iterator, an absent content cost 44 instructions.
+                        if let Some(content) = content {
+                            contents.push_back(content);
+                        }
                     }
                     Err(e) => admission_error = Some(e),
                 }

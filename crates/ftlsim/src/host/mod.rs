@@ -12,6 +12,14 @@ use crate::flash::{Lpn, Sectors};
 use crate::timing::Nanos;
 use crate::workload::{Fingerprints, IoKind, Request};
 
+/// `arrival_ns / time_scale`. Out of line: inlined, the compiler computed it for every request
+/// and then chose, which cost the conversions it is there to avoid.
+#[cold]
+#[inline(never)]
+fn scale(arrival_ns: u64, time_scale: f64) -> Nanos {
+    (arrival_ns as f64 / time_scale) as Nanos
+}
+
 /// A request reduced to whole logical pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PageRequest {
@@ -51,6 +59,9 @@ impl SectorSpan {
 
 pub struct Host {
     page_size: u64,
+    /// `log2(page_size)` when the page size is a power of two (every preset): a shift instead of
+    /// two 64-bit divisions per request.
+    page_shift: Option<u32>,
     sector_size: u64,
     logical_pages: u64,
     policy: AddressPolicy,
@@ -62,6 +73,12 @@ impl Host {
     pub fn new(config: &Config) -> Self {
         Host {
             page_size: config.device.geometry.page_size as u64,
+            page_shift: config
+                .device
+                .geometry
+                .page_size
+                .is_power_of_two()
+                .then(|| config.device.geometry.page_size.trailing_zeros()),
             sector_size: config.device.geometry.sector_size as u64,
             logical_pages: config.device.logical_pages() as u64,
             policy: config.host.address_policy,
@@ -72,6 +89,27 @@ impl Host {
 
     pub fn capacity_bytes(&self) -> u64 {
         self.logical_pages * self.page_size
+    }
+
+    /// The logical page holding byte `offset`.
+    #[inline]
+    fn page_of(&self, offset: u64) -> u64 {
+        match self.page_shift {
+            Some(shift) => offset >> shift,
+            None => offset / self.page_size,
+        }
+    }
+
+    /// An arrival time compressed by `host.time_scale`. Unscaled times below 2^53 ns (104 days)
+    /// pass as they are: through `f64` they come back exact, and the conversions cost more than
+    /// the rest of the admission.
+    #[inline]
+    fn scaled(&self, arrival_ns: u64) -> Nanos {
+        if self.time_scale == 1.0 && arrival_ns < 1 << f64::MANTISSA_DIGITS {
+            arrival_ns
+        } else {
+            scale(arrival_ns, self.time_scale)
+        }
     }
 
     /// Admits one request; `source` names the trace in error messages.
@@ -99,8 +137,8 @@ impl Host {
         };
         let end =
             offset.checked_add(req.len_bytes).ok_or_else(|| SimError::input(location(), "offset + size overflows"))?;
-        let first = offset / self.page_size;
-        let pages = (end - 1) / self.page_size - first + 1;
+        let first = self.page_of(offset);
+        let pages = self.page_of(end - 1) - first + 1;
         if self.policy != AddressPolicy::Fold && end > capacity {
             return Err(SimError::input(
                 location(),
@@ -124,7 +162,7 @@ impl Host {
             tail: if after == 0 { 0 } else { (after / self.sector_size) as u8 },
         };
         Ok(PageRequest {
-            arrival: (req.arrival_ns as f64 / self.time_scale) as Nanos,
+            arrival: self.scaled(req.arrival_ns),
             kind: req.kind,
             first: Lpn::new(first as u32),
             pages: pages as u32,
@@ -247,5 +285,24 @@ mod tests {
     fn time_scale_compresses_arrivals() {
         let h = Host::new(&ConfigBuilder::new().set("host.time_scale=3").unwrap().build().unwrap());
         assert_eq!(h.admit("t", &req(0, 512)).unwrap().arrival, 1_000);
+    }
+
+    #[test]
+    fn unscaled_arrivals_pass_exactly_and_huge_ones_round_through_f64_as_before() {
+        let h = host("error");
+        let at = |ns| h.admit("t", &Request::new(ns, IoKind::Read, 0, 512, 1)).unwrap().arrival;
+        assert_eq!(at(3_000), 3_000);
+        let huge = (1 << 53) + 1; // not an f64: the conversion rounds it, as it always did
+        assert_eq!(at(huge), (huge as f64 / 1.0) as u64);
+        assert_eq!(at(huge), 1 << 53);
+    }
+
+    #[test]
+    fn a_page_size_not_a_power_of_two_divides() {
+        let config = ConfigBuilder::new().set("device.geometry.page_size=6144").unwrap().build();
+        let config = config.expect("6 KB pages are a valid geometry");
+        let h = Host::new(&config);
+        let p = h.admit("t", &req(6144 * 3 + 100, 6144)).unwrap();
+        assert_eq!((p.first, p.pages), (Lpn::new(3), 2));
     }
 }
