@@ -13,6 +13,12 @@ pub trait Policy {
     fn touch(&mut self, slot: u32);
     /// A slot was emptied.
     fn remove(&mut self, slot: u32);
+    /// A slot was emptied and filled again at once (a victim's slot refilled in place).
+    #[inline]
+    fn reinsert(&mut self, slot: u32) {
+        self.remove(slot);
+        self.insert(slot);
+    }
     /// The slot to replace next.
     fn victim(&self) -> Option<u32>;
     /// Forgets every slot.
@@ -42,6 +48,11 @@ impl Policy for Lru {
     #[inline]
     fn remove(&mut self, slot: u32) {
         self.list.remove(slot);
+    }
+    /// One move to the front instead of an unlink and a push.
+    #[inline]
+    fn reinsert(&mut self, slot: u32) {
+        self.list.move_to_front(0, slot);
     }
     #[inline]
     fn victim(&self) -> Option<u32> {
@@ -97,6 +108,11 @@ impl Policy for SegmentedLru {
     #[inline]
     fn remove(&mut self, slot: u32) {
         self.lists.remove(slot);
+    }
+    /// One move to the probationary front, from either segment.
+    #[inline]
+    fn reinsert(&mut self, slot: u32) {
+        self.lists.move_to_front(PROBATION, slot);
     }
     #[inline]
     fn victim(&self) -> Option<u32> {
