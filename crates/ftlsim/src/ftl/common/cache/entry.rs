@@ -114,7 +114,7 @@ impl<P: Policy> EntryCache<P> {
 
     /// Evicts the clean entry in `victim` and fills its slot with a new entry: what `remove` and
     /// `insert` do (the freed slot is the one `insert` takes), with one move in the replacement
-    /// order and no trip through the free list.
+    /// order (from its back to its front) and no trip through the free list.
     #[inline(always)]
     pub fn refill(&mut self, victim: u32, lpn: Lpn, ppn: Option<Ppn>, dirty: bool) {
         debug_assert!(!self.is_dirty(victim), "refill of a dirty victim");
@@ -125,7 +125,7 @@ impl<P: Policy> EntryCache<P> {
         if dirty {
             self.dirty_lists.push_front(self.tp(victim), victim);
         }
-        self.policy.reinsert(victim);
+        self.policy.refill_victim(victim);
     }
 
     /// A hit.
