@@ -10,7 +10,7 @@ use super::ilog::Ilog;
 use super::{BlockManager, BlockRole, Relocate, StreamId, VictimIndex};
 use crate::config::VictimPolicyKind;
 use crate::error::{Result, SimError};
-use crate::flash::{BlockPage, FlashArray, OpKind, PageKind, Pbn, Ppn, Purpose, Spare};
+use crate::flash::{BlockPage, FlashArray, OpKind, PageKind, Pbn, Purpose, Spare};
 use crate::ftl::FtlCtx;
 use crate::metrics::GcStats;
 
@@ -149,17 +149,17 @@ impl BlockManager {
                     ctx.ops.begin_chain();
                     ctx.read_at(page, Purpose::Gc)?
                 }
-                Validation::Mapping => match self.read_and_validate(old, reloc, ctx)? {
+                Validation::Mapping => match self.read_and_validate(page, reloc, ctx)? {
                     Some(spare) => spare,
                     None => continue,
                 },
                 Validation::Logged(flags) => {
-                    match self.validate_logged(old, Ilog::flagged(flags, offset), reloc, ctx)? {
+                    match self.validate_logged(page, Ilog::flagged(flags, offset), reloc, ctx)? {
                         Some(spare) => spare,
                         None => continue,
                     }
                 }
-                Validation::LogPages => match self.validate_log_page(old, ctx)? {
+                Validation::LogPages => match self.validate_log_page(page, ctx)? {
                     Some(spare) => spare,
                     None => continue,
                 },
@@ -213,21 +213,21 @@ impl BlockManager {
     /// validated through the mapping, and if invalid counted as one the log did not know.
     fn validate_logged<R: Relocate>(
         &mut self,
-        ppn: Ppn,
+        page: BlockPage,
         flagged: bool,
         reloc: &mut R,
         ctx: &mut FtlCtx,
     ) -> Result<Option<Spare>> {
         let log = self.ilog.as_deref_mut().expect("ILog is on");
         if flagged {
-            if self.validity.is_valid(ppn, ctx.flash) {
-                return Err(Ilog::false_flag(ppn));
+            if self.validity.is_valid_at(page, ctx.flash) {
+                return Err(Ilog::false_flag(page.ppn));
             }
             log.stats.flagged_skipped += 1;
             return Ok(None);
         }
-        let readable = ctx.flash.is_programmed(ppn) && !ctx.flash.is_corrupt(ppn);
-        let spare = self.read_and_validate(ppn, reloc, ctx)?;
+        let readable = ctx.flash.is_programmed_at(page) && !ctx.flash.is_corrupt(page.ppn);
+        let spare = self.read_and_validate(page, reloc, ctx)?;
         if spare.is_none() && readable {
             self.ilog.as_deref_mut().expect("ILog is on").stats.unflagged_invalid += 1;
         }
@@ -236,9 +236,10 @@ impl BlockManager {
 
     /// A page of an invalidation-log victim: moved if it is its LIPN's current page (known in
     /// SRAM, so only moved pages are read).
-    fn validate_log_page(&mut self, ppn: Ppn, ctx: &mut FtlCtx) -> Result<Option<Spare>> {
+    fn validate_log_page(&mut self, page: BlockPage, ctx: &mut FtlCtx) -> Result<Option<Spare>> {
+        let ppn = page.ppn;
         let current = self.ilog.as_deref().is_some_and(|log| log.is_current_page(ppn));
-        if current != self.validity.is_valid(ppn, ctx.flash) {
+        if current != self.validity.is_valid_at(page, ctx.flash) {
             return Err(SimError::Other(format!(
                 "ILog: the IPT and the validity of invalidation page PPN {ppn} disagree"
             )));
@@ -247,23 +248,29 @@ impl BlockManager {
             return Ok(None);
         }
         ctx.ops.begin_chain();
-        Ok(Some(ctx.read(ppn, Purpose::Gc)?))
+        Ok(Some(ctx.read_at(page, Purpose::Gc)?))
     }
 
     /// GC without per-page validity (`gc.validity = "counters"`): reads a programmed page of the
     /// victim and asks the FTL whether it is current; returns its spare area if it must move.
     /// The answer is checked against the simulator's ground truth.
-    fn read_and_validate<R: Relocate>(&mut self, ppn: Ppn, reloc: &mut R, ctx: &mut FtlCtx) -> Result<Option<Spare>> {
-        if !ctx.flash.is_programmed(ppn) || ctx.flash.is_corrupt(ppn) {
+    fn read_and_validate<R: Relocate>(
+        &mut self,
+        page: BlockPage,
+        reloc: &mut R,
+        ctx: &mut FtlCtx,
+    ) -> Result<Option<Spare>> {
+        let ppn = page.ppn;
+        if !ctx.flash.is_programmed_at(page) || ctx.flash.is_corrupt(ppn) {
             // A gap left under the sequential rule, or a page a power loss cut: the read finds
             // nothing to keep (an erased page, or one that fails its ECC).
             ctx.ops.push(OpKind::Read, Purpose::Gc, ppn);
             return Ok(None);
         }
         ctx.ops.begin_chain();
-        let spare = ctx.read(ppn, Purpose::Gc)?;
+        let spare = ctx.read_at(page, Purpose::Gc)?;
         let current = reloc.is_current(ppn, spare, ctx)?;
-        if current != self.validity.is_valid(ppn, ctx.flash) {
+        if current != self.validity.is_valid_at(page, ctx.flash) {
             return Err(SimError::Other(format!(
                 "GC asked whether PPN {ppn} ({:?} page {}) is current: the FTL answered {current}, but the page is {}",
                 spare.kind,

@@ -103,6 +103,31 @@ impl<P: Policy> EntryCache<P> {
         slot
     }
 
+    /// A full cache's victim if it is clean (its eviction writes nothing back).
+    #[inline]
+    pub fn clean_victim(&self) -> Option<u32> {
+        if !self.is_full() {
+            return None;
+        }
+        self.victim().filter(|&slot| !self.is_dirty(slot))
+    }
+
+    /// Evicts the clean entry in `victim` and fills its slot with a new entry: what `remove` and
+    /// `insert` do (the freed slot is the one `insert` takes), with one move in the replacement
+    /// order (from its back to its front) and no trip through the free list.
+    #[inline(always)]
+    pub fn refill(&mut self, victim: u32, lpn: Lpn, ppn: Option<Ppn>, dirty: bool) {
+        debug_assert!(!self.is_dirty(victim), "refill of a dirty victim");
+        debug_assert_eq!(self.slot_of.get(lpn.get()), None, "LPN {lpn} is already cached");
+        self.slot_of.remove(self.lpn(victim).get());
+        *self.dirty_lists.payload_mut(victim) = Entry { lpn, ppn };
+        self.slot_of.insert(lpn.get(), victim);
+        if dirty {
+            self.dirty_lists.push_front(self.tp(victim), victim);
+        }
+        self.policy.refill_victim(victim);
+    }
+
     /// A hit.
     #[inline]
     pub fn touch(&mut self, slot: u32) {

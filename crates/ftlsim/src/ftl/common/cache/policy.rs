@@ -13,6 +13,12 @@ pub trait Policy {
     fn touch(&mut self, slot: u32);
     /// A slot was emptied.
     fn remove(&mut self, slot: u32);
+    /// The slot [`Self::victim`] named was emptied and filled again at once (refilled in place).
+    #[inline]
+    fn refill_victim(&mut self, victim: u32) {
+        self.remove(victim);
+        self.insert(victim);
+    }
     /// The slot to replace next.
     fn victim(&self) -> Option<u32>;
     /// Forgets every slot.
@@ -42,6 +48,12 @@ impl Policy for Lru {
     #[inline]
     fn remove(&mut self, slot: u32) {
         self.list.remove(slot);
+    }
+    /// The back slot goes to the front: a rotation by one.
+    #[inline]
+    fn refill_victim(&mut self, victim: u32) {
+        debug_assert_eq!(self.list.back(0), Some(victim));
+        self.list.rotate_to_front(victim);
     }
     #[inline]
     fn victim(&self) -> Option<u32> {
@@ -97,6 +109,17 @@ impl Policy for SegmentedLru {
     #[inline]
     fn remove(&mut self, slot: u32) {
         self.lists.remove(slot);
+    }
+    /// The probationary segment's back slot goes to its front (a rotation by one); a protected
+    /// victim (the probationary segment is empty) moves to the probationary segment.
+    #[inline]
+    fn refill_victim(&mut self, victim: u32) {
+        debug_assert_eq!(self.victim(), Some(victim));
+        if self.lists.list_of(victim) == Some(PROBATION) {
+            self.lists.rotate_to_front(victim);
+        } else {
+            self.lists.move_to_front(PROBATION, victim);
+        }
     }
     #[inline]
     fn victim(&self) -> Option<u32> {
@@ -166,6 +189,38 @@ mod tests {
         p.touch(2); // protected over its share of 2: slot 0 falls back to probation's front
         assert!(!p.is_protected(0) && p.is_protected(1) && p.is_protected(2));
         assert_eq!(drain(&mut p), [3, 4, 0, 1, 2]);
+    }
+
+    /// Inserts, hits and victim refills on `a`, the same with each refill as a removal and an
+    /// insertion on `b`; both must evict in the same order.
+    fn refills_match_removal_and_insertion(mut a: impl Policy, mut b: impl Policy) {
+        for s in 0..6 {
+            a.insert(s);
+            b.insert(s);
+        }
+        for step in 0..40u32 {
+            if step % 3 == 0 {
+                let slot = step / 3 % 6;
+                a.touch(slot);
+                b.touch(slot);
+            } else {
+                let victim = a.victim().unwrap();
+                assert_eq!(b.victim(), Some(victim), "step {step}");
+                a.refill_victim(victim);
+                b.remove(victim);
+                b.insert(victim);
+            }
+        }
+        assert_eq!(drain(&mut a), drain(&mut b));
+    }
+
+    #[test]
+    fn a_refilled_victim_is_a_removal_and_an_insertion() {
+        refills_match_removal_and_insertion(Lru::new(6), Lru::new(6));
+        // With every slot protectable, the probationary segment empties and victims come from both.
+        for protected in [2, 6] {
+            refills_match_removal_and_insertion(SegmentedLru::new(6, protected), SegmentedLru::new(6, protected));
+        }
     }
 
     #[test]
