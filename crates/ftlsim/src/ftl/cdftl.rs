@@ -22,7 +22,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::common::cache::{DirtyEntries, EntryCache, Policy};
+use super::common::cache::{EntryCache, PageSlots, Policy};
 use super::common::changes::Waiting;
 use super::common::demand::{
     entries_in, miss_class, params_json, prefetch_relocation, sram_of, DemandFtl, DemandScheme,
@@ -166,11 +166,14 @@ impl Policy for KickOutOrder {
 }
 
 /// The cached translation pages: LRU over TP numbers; a copy's content is its flash copy
-/// overlaid with `changes`, and it is dirty while it has changes.
+/// overlaid with `changes`, and it is dirty while it has changes. The changes sit in a slot of
+/// entries per page (the CTP's own SRAM layout): nearly every translation looks its LPN up there
+/// (a CTP hit, or the read after a load), which reads a bit from a few hot words instead of
+/// probing a hash table of every change.
 struct Ctp {
     lru: ListSet,
     capacity: u32,
-    changes: DirtyEntries,
+    changes: PageSlots,
 }
 
 impl Ctp {
@@ -231,7 +234,7 @@ impl Cdftl {
             ctp: Ctp {
                 lru: ListSet::new(tps as usize, 1),
                 capacity: pages.min(u32::MAX as u64) as u32,
-                changes: DirtyEntries::new(logical, per_tp),
+                changes: PageSlots::new(logical, per_tp),
             },
             page_size,
             inflight: Waiting::default(),

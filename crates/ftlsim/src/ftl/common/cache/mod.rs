@@ -7,9 +7,9 @@
 //! - [`EntryCache`]: a fixed-capacity LPN -> PPN entry cache with dirty flags and per-TP dirty
 //!   lists (DFTL's and CDFTL's CMT).
 //! - [`DirtyEntries`]: mapping changes not yet written to their TP, grouped by TP, for caches that
-//!   hold whole translation pages (CDFTL's CTP, S-FTL).
+//!   hold whole translation pages (S-FTL).
 //! - [`PageCache`]: whole translation pages in LRU order, loaded and written back whole (CPM's
-//!   CMT), with its changes in [`PageSlots`] (a slot of entries per changed page).
+//!   CMT), with its changes in [`PageSlots`] (a slot of entries per changed page; CDFTL's CTP too).
 //! - [`LpnMap`]: the LPN-keyed index of these caches (an entry's slot, an unwritten change),
 //!   sized by what the cache holds rather than by the device.
 

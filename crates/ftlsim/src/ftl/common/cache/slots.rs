@@ -1,4 +1,4 @@
-//! Mapping changes of a whole-page cache ([`super::PageCache`]): each translation page with
+//! Mapping changes of a whole-page cache ([`super::PageCache`], CDFTL's CTP): each translation page with
 //! changes has a slot holding its entries in LPN order, with a bit per changed entry and the list
 //! of those entries, so a cached page's content is its flash copy overlaid with its slot.
 //!
