@@ -232,18 +232,21 @@ impl<P: Copy + Default> ListSet<P> {
     /// taking each from the back and pushing it to the front does, one at a time, in O(1).
     #[inline]
     pub fn rotate_to_front(&mut self, slot: u32) {
-        let Node { prev, owner, .. } = self.nodes[slot as usize];
-        debug_assert_ne!(owner, NIL, "slot {slot} is not listed");
+        self.check_slot(slot);
+        let Node { prev, owner, .. } = *linked(&self.nodes, slot);
+        // Checked: an unlisted slot keeps stale links, which must not be followed.
+        assert_ne!(owner, NIL, "slot {slot} is not listed");
         if prev == NIL {
             return; // already at the front
         }
-        let Ends { head, tail, .. } = self.lists[owner as usize];
-        self.nodes[prev as usize].next = NIL;
-        self.nodes[slot as usize].prev = NIL;
-        self.nodes[tail as usize].next = head;
-        self.nodes[head as usize].prev = tail;
-        let ends = &mut self.lists[owner as usize];
+        // The ends and links of a listed slot's list are listed slots: in bounds, as elsewhere.
+        let ends = linked_mut(&mut self.lists, owner);
+        let (head, tail) = (ends.head, ends.tail);
         (ends.head, ends.tail) = (slot, prev);
+        linked_mut(&mut self.nodes, prev).next = NIL;
+        linked_mut(&mut self.nodes, slot).prev = NIL;
+        linked_mut(&mut self.nodes, tail).next = head;
+        linked_mut(&mut self.nodes, head).prev = tail;
     }
 
     /// The slots of a list from the back (next victim) to the front.
