@@ -152,6 +152,10 @@ struct InFlight {
     sectors: Option<Sectors>,
     /// DiffECC: a program's write mode, 0 for a host write (chosen when its die takes it).
     mode: u8,
+    /// When its die or CPU took it (or the controller served it): its request's start is the
+    /// earliest of these, folded in when it retires, so that starting it does not touch the
+    /// request.
+    started: Nanos,
 }
 
 /// A die's queue is threaded through its operations.
@@ -612,6 +616,7 @@ impl<F: Features> EventCore<F> {
                 d.prefetch(op);
                 d.submitted_mode(op, ops)
             }),
+            started: Nanos::MAX,
         });
         if let Some(dep) = op.dep {
             let before = self.submitting[dep.get()];
@@ -631,7 +636,7 @@ impl<F: Features> EventCore<F> {
             }
         }
         if !compute {
-            self.order_on_block(slot, block.index());
+            self.order_on_block(slot, op.kind, op.ppn, block.index());
         }
         if F::ANY && op.kind == OpKind::Program {
             if let Some(s) = self.suspension.as_deref_mut() {
@@ -649,12 +654,14 @@ impl<F: Features> EventCore<F> {
     /// the same page in time), so a program whose data is late never holds back the block's next
     /// ones. A read of a page whose
     /// program is still pending is served by the controller and waits for nothing on the block.
-    #[inline]
-    fn order_on_block(&mut self, op: u32, block: usize) {
+    /// `kind` and `ppn` are `op`'s, from its request (not read back from its slot); inlined into
+    /// [`Self::issue`]: as a call it saved and restored registers on every operation.
+    #[inline(always)]
+    fn order_on_block(&mut self, op: u32, kind: OpKind, ppn: Ppn, block: usize) {
         let b = &mut self.blocks[block];
-        match self.ops[op].kind {
+        match kind {
             OpKind::Read | OpKind::SpareRead => {
-                let (first, ppn) = (b.first_write, self.ops[op].ppn);
+                let first = b.first_write;
                 if self.pending_program_of(first, ppn).is_some() {
                     self.ops[op].from_controller = true;
                 } else if self.blocks[block].erase.is_none() {
@@ -811,8 +818,7 @@ impl<F: Features> EventCore<F> {
             return;
         }
         if self.ops[op].from_controller {
-            let request = &mut self.requests[self.ops[op].request];
-            request.start = request.start.min(self.now);
+            self.ops[op].started = self.now;
             self.retire(op);
             return;
         }
@@ -1005,10 +1011,9 @@ impl<F: Features> EventCore<F> {
         if let Some(d) = self.diffecc.as_deref_mut().filter(|_| F::ANY) {
             d.took_work(die, now);
         }
-        let o = &self.ops[op];
+        let o = &mut self.ops[op];
+        o.started = now;
         let (kind, plane, ppn) = (o.kind, o.plane, o.ppn);
-        let request = &mut self.requests[o.request];
-        request.start = request.start.min(now);
         // One place sets the phase's end, so that it and the transfer inline here.
         let (phase, end) = match kind {
             OpKind::Read | OpKind::SpareRead => {
@@ -1145,9 +1150,9 @@ impl<F: Features> EventCore<F> {
 
     /// `cpu` takes the CPU work `op` now.
     fn start_on_cpu(&mut self, cpu: usize, op: u32) {
-        let OpKind::Compute(task) = self.ops[op].kind else { unreachable!("a CPU runs CPU work") };
-        let request = &mut self.requests[self.ops[op].request];
-        request.start = request.start.min(self.now);
+        let o = &mut self.ops[op];
+        let OpKind::Compute(task) = o.kind else { unreachable!("a CPU runs CPU work") };
+        o.started = self.now;
         self.events.set(self.dies.len() + cpu, self.now + self.costs.cpu(task), self.now);
     }
 
@@ -1201,6 +1206,8 @@ impl<F: Features> EventCore<F> {
         if let Some(next) = o.next {
             self.release(next.index());
         }
+        let request = &mut self.requests[o.request];
+        request.start = request.start.min(o.started);
         if F::ANY && o.to_host {
             let bytes = self.op_bytes(o.sectors);
             self.cross_link(o.request, bytes, 0);

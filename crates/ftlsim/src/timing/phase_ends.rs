@@ -71,15 +71,18 @@ impl PhaseEnds {
         assert!(at - now <= self.max_rel, "a phase ending {at} ns cannot be queued at {now} ns");
     }
 
+    /// `server` is a die, a CPU or the host link: the event core numbers them below `leaves`
+    /// when it builds the tree.
     #[inline]
     fn update(&mut self, server: usize, mut entry: u64) {
-        assert!(server < self.leaves, "server {server} of {}", self.leaves);
+        debug_assert!(server < self.leaves, "server {server} of {}", self.leaves);
         let mut i = self.leaves + server;
-        self.tree[i] = entry;
-        while i > 1 {
-            // SAFETY: `i` is below `2 * leaves`, the tree's length, and so is `i ^ 1` (the
-            // length is even); the walk up checks nothing else, one comparison per level.
-            unsafe {
+        // SAFETY: `i` is below `2 * leaves`, the tree's length (`server < leaves`, asserted
+        // above in debug builds), and so is `i ^ 1` (the length is even); nothing else is
+        // checked, one comparison per level (the check and its spill were a tenth of an update).
+        unsafe {
+            *self.tree.get_unchecked_mut(i) = entry;
+            while i > 1 {
                 entry = entry.min(*self.tree.get_unchecked(i ^ 1));
                 i /= 2;
                 *self.tree.get_unchecked_mut(i) = entry;
