@@ -142,6 +142,17 @@ impl Lines {
         );
     }
 
+    /// The page a miss of subgroup `sub` of `group` reads at the LTD level when its line is
+    /// filled from the group's newest page, if any (that page does not hold the subgroup).
+    #[inline]
+    pub fn ltd_read_on_miss(&self, group: u32, sub: usize) -> Option<Ppn> {
+        let g = group as usize;
+        if self.newest_holds[g] & (1 << sub) != 0 {
+            return None;
+        }
+        self.ltd[g][sub]
+    }
+
     /// Records which subgroups the image just programmed for `group` holds.
     #[inline]
     pub fn set_newest_holds(&mut self, group: u32, included: u8) {

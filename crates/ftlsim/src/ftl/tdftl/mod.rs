@@ -110,7 +110,7 @@ pub const INFO: FtlInfo = FtlInfo {
     streams: STREAMS,
     recovers: true,
     validates_by_mapping: true,
-    state_bytes_per_page: 132.0,
+    state_bytes_per_page: 136.0,
     spare_blocks_needed: |c| c.spare_blocks_needed(STREAMS.len() as u32, 0),
     test_overrides: |c| vec![("lines", (c.device.logical_pages() as u64 / 64 / 4).max(2))],
 };
@@ -397,10 +397,22 @@ impl Relocate for Mapping {
     }
 
     /// GC moves pages in order, each a lookup that usually misses and an encode: the page's
-    /// group's kept line is brought into the cache a few pages early.
+    /// group's kept line, and the image of its subgroup's newest page when the group's newest
+    /// page does not hold the subgroup (a miss decodes it), are brought into the cache a few
+    /// pages early.
     fn prefetch_relocation(&self, spare: Spare) {
-        if spare.kind == PageKind::Data {
-            self.lines.prefetch(self.split().group_of(spare.logical));
+        if spare.kind != PageKind::Data {
+            return;
+        }
+        let split = self.split();
+        let (group, sub) = (split.group_of(spare.logical), split.subgroup_of(spare.logical));
+        self.lines.prefetch(group);
+        if let Some(holder) = self.lines.ltd_read_on_miss(group, sub) {
+            let image = &self.spares.images[holder.index()];
+            // 108 bytes span at most three cache lines.
+            for byte in [0, 64, IMAGE_BYTES - 1] {
+                crate::mem::prefetch(&image[byte]);
+            }
         }
     }
 
@@ -477,6 +489,8 @@ impl Ftl for Tdftl {
     /// Allocates first (GC may run and move pages of the group), then translates: the line is
     /// then cached when the page is programmed with it.
     fn write(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
+        // The encode below reads the group's kept line: fetched while the page is allocated.
+        self.map.lines.prefetch(self.map.split().group_of(lpn.get()));
         let unit = self.blocks.host_unit(DATA, lpn);
         let new = self.blocks.allocate(unit, DATA, &mut self.map, ctx)?;
         let access = self.map.ensure(lpn, ctx)?;
