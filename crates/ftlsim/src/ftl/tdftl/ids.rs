@@ -2,13 +2,11 @@
 //! and LTD entries use under a small id, and per subgroup the ids of its PMT entries as a mask,
 //! so the index count of any choice of included subgroups is a few `or`s and a popcount.
 //!
-//! A cached line keeps its ids up to date as its entries change (an update searches the ids in
-//! use and rebuilds one subgroup's mask), so encoding a page's metadata packs the fields only. A
-//! line filled from a compressed image takes the image's index positions as ids, and a subgroup
-//! merged from another image maps that image's few ids onto the line's. Ids are labels: which id
-//! an index gets never shows in an image.
+//! Every group keeps its ids up to date as its entries change (an update searches the ids in
+//! use and rebuilds one subgroup's mask), so encoding a page's metadata packs the fields only.
+//! Ids are labels: which id an index gets never shows in an image.
 
-use super::format::{Positions, Split, MAX_ENTRIES, MAX_SUBGROUPS};
+use super::format::{Split, MAX_ENTRIES, MAX_SUBGROUPS};
 use crate::flash::Ppn;
 
 /// Every PMT entry and every LTD entry may use a distinct index.
@@ -17,7 +15,7 @@ pub const MAX_IDS: usize = MAX_ENTRIES + MAX_SUBGROUPS;
 /// A `values` slot no id holds (indices have at most 31 bits: `offset_bits` is at least 1).
 const FREE: u32 = u32::MAX;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub struct IndexIds {
     /// Per PMT entry (`subgroup * slots + slot`), the id of its index.
     pub entry: [u8; MAX_ENTRIES],
@@ -45,105 +43,41 @@ impl IndexIds {
             refs: [0; MAX_IDS],
             high: 0,
         };
-        ids.rebuild(split, entries, ltd, u8::MAX);
-        ids
-    }
-
-    /// Recomputes the ids from scratch, in place (a line's ids are not moved). Subgroups not in
-    /// `mapped` must have every PMT entry unmapped (a cached line's absent subgroups): their
-    /// entries take the unmapped index's id all at once, not one by one.
-    pub fn rebuild(&mut self, split: &Split, entries: &[Option<Ppn>], ltd: &[Option<Ppn>], mapped: u8) {
-        // Ids from `high` on are free with no uses already.
-        let used = self.high as usize;
-        self.values[..used].fill(FREE);
-        self.refs[..used].fill(0);
         let mut table = IdTable { keys: [IdTable::EMPTY; 128], ids: [0; 128], len: 0 };
         let slots = split.slots();
         let mut last = (FREE, 0);
         for sub in 0..split.subgroups() {
             let range = sub * slots..(sub + 1) * slots;
-            if mapped & (1 << sub) == 0 {
-                debug_assert!(entries[range.clone()].iter().all(Option::is_none), "subgroup {sub} maps entries");
-                let id = table.id(split.index(None), &mut self.values);
-                self.entry[range].fill(id);
-                self.refs[id as usize] += slots as u8;
-                self.uses[sub] = bit(id);
-                continue;
-            }
             for (i, &e) in range.zip(&entries[sub * slots..(sub + 1) * slots]) {
                 // Neighbouring entries often share a half-block: skip the table then.
                 let index = split.index(e);
                 if index != last.0 {
-                    last = (index, table.id(index, &mut self.values));
+                    last = (index, table.id(index, &mut ids.values));
                 }
-                self.entry[i] = last.1;
-                self.refs[last.1 as usize] += 1;
+                ids.entry[i] = last.1;
+                ids.refs[last.1 as usize] += 1;
             }
-            self.update_uses(split, sub);
+            ids.update_uses(split, sub);
         }
         for (sub, &e) in ltd.iter().enumerate() {
-            let id = table.id(split.index(e), &mut self.values);
-            self.ltd[sub] = id;
-            self.refs[id as usize] += 1;
+            let id = table.id(split.index(e), &mut ids.values);
+            ids.ltd[sub] = id;
+            ids.refs[id as usize] += 1;
         }
-        self.high = table.len;
+        ids.high = table.len;
+        ids
     }
 
-    /// Takes the index positions of a compressed image of the group as the ids (in place: a
-    /// line's ids are not moved). False, the ids left unusable, if two positions the image uses
-    /// hold the same index (an image this encoder did not write).
-    #[inline(always)]
-    pub fn set_positions(&mut self, split: &Split, at: &Positions) -> bool {
-        // Ids from `high` on are free with no uses already.
-        let used = self.high.max(at.len) as usize;
-        self.values[..used].fill(FREE);
-        self.refs[..used].fill(0);
-        (self.entry, self.ltd, self.high) = (at.entry, at.ltd, at.len);
-        // Positions are below 64: each subgroup's mask is built in the same pass.
-        let slots = split.slots();
-        for sub in 0..split.subgroups() {
-            let mut uses = 0u64;
-            for &id in &at.entry[sub * slots..(sub + 1) * slots] {
-                self.refs[id as usize] += 1;
-                uses |= 1 << id;
-            }
-            self.uses[sub] = uses as u128;
-        }
-        for &id in &at.ltd[..split.subgroups()] {
-            self.refs[id as usize] += 1;
-        }
-        for id in 0..at.len as usize {
-            if self.refs[id] != 0 {
-                if self.values[..id].contains(&at.indices[id]) {
-                    return false;
-                }
-                self.values[id] = at.indices[id];
-            }
-        }
-        true
-    }
-
-    /// Subgroup `sub`'s PMT entries are now those of another image of the group, whose
-    /// positions are `at`: each position used there is looked up once.
-    #[inline(always)]
-    pub fn take(&mut self, split: &Split, sub: usize, at: &Positions) {
-        let entries = sub * split.slots()..(sub + 1) * split.slots();
-        for i in entries.clone() {
-            self.release(self.entry[i]);
-        }
-        let mut mapped = [u8::MAX; MAX_IDS];
-        for i in entries {
-            let position = at.entry[i] as usize;
-            let id = if mapped[position] == u8::MAX {
-                mapped[position] = self.acquire(at.indices[position]);
-                mapped[position]
-            } else {
-                self.refs[mapped[position] as usize] += 1;
-                mapped[position]
-            };
-            self.entry[i] = id;
-        }
-        self.update_uses(split, sub);
+    /// Brings the fields an encode or an update reads into the CPU cache.
+    #[inline]
+    pub fn prefetch(&self) {
+        crate::mem::prefetch(&self.entry);
+        crate::mem::prefetch(&self.uses[0]);
+        crate::mem::prefetch(&self.uses[MAX_SUBGROUPS - 1]);
+        // Searches stop at `high`, usually within the first 32 ids.
+        crate::mem::prefetch(&self.values[0]);
+        crate::mem::prefetch(&self.values[16]);
+        crate::mem::prefetch(&self.refs);
     }
 
     /// Whether these are the ids of `entries` and `ltd` (as [`IndexIds::new`] would build them,
@@ -335,29 +269,6 @@ mod tests {
                     );
                 }
             }
-        }
-    }
-
-    proptest! {
-        /// Ids rebuilt in place over ids that held another group (more ids in use, other
-        /// labels), with the unmapped subgroups left out of `mapped`, are the ids a from-scratch
-        /// build gives.
-        #[test]
-        fn ids_rebuilt_in_place_equal_ids_built_from_scratch(
-            before in prop::collection::vec(0u32..(1 << 20), MAX_ENTRIES),
-            picks in prop::collection::vec((0u32..(1 << 13), 0u32..128), MAX_ENTRIES + MAX_SUBGROUPS),
-            mapped in 0u8..16,
-        ) {
-            let old: Vec<Option<Ppn>> = before.iter().map(|&p| Some(Ppn::new(p))).collect();
-            let mut ids = IndexIds::new(&SPLIT, &old, &old[..MAX_SUBGROUPS]);
-            let ppn = |(base, offset): (u32, u32)| (offset % 5 != 0).then(|| Ppn::new(base * 128 + offset));
-            let mut entries: Vec<Option<Ppn>> = picks[..MAX_ENTRIES].iter().map(|&p| ppn(p)).collect();
-            for sub in (0..MAX_SUBGROUPS).filter(|&sub| mapped & (1 << sub) == 0) {
-                entries[sub * 16..sub * 16 + 16].fill(None);
-            }
-            let ltd: Vec<Option<Ppn>> = picks[MAX_ENTRIES..].iter().map(|&p| ppn(p)).collect();
-            ids.rebuild(&SPLIT, &entries, &ltd, mapped);
-            prop_assert!(ids.agrees(&SPLIT, &entries, &ltd));
         }
     }
 

@@ -2,56 +2,66 @@
 //! write-through (a line never holds a change flash does not have, so eviction writes nothing).
 //!
 //! A line holds its group's LTD entries and the PMT entries of its *present* subgroups; an
-//! absent subgroup is known only by its LTD entry. The small per-group state (present mask, LTD
-//! entries) sits in flat arrays indexed by group, meaningful only while the group is cached; the
-//! PMT entries sit in one slot per line, so they cost memory per cached line, not per LPN.
+//! absent subgroup is known only by its LTD entry. Which groups are cached (the LRU list) and
+//! which of their subgroups are present is the modelled cache.
 //!
-//! Each slot also keeps the encoder's [`IndexIds`] of its line, updated entry by entry as host
-//! writes and GC moves change the line. A line filled or merged from a compressed image takes
-//! the ids the decoder found; one filled or merged from an uncompressed image gets them rebuilt
-//! when it is next encoded in a format that uses them (a read miss may never need them, nor a
-//! line whose only present subgroup is the written page's: its image is uncompressed).
+//! The entries themselves, with the encoder's [`IndexIds`], are kept for every group, cached or
+//! not: since every mapping change is programmed with its line cached, a group's kept entries
+//! are what its newest pages say, so a miss makes present what the image it reads holds (that
+//! read is counted as before) without decoding it, and the ids need no rebuild. Absent
+//! subgroups' entries are kept too; the encoder never reads them (it includes present subgroups
+//! only) and their ids are labels it only counts over included subgroups.
 
-use super::format::{with_split, Content, ContentRef, Positions, Split, MAX_SUBGROUPS};
+use super::format::{with_split, Content, ContentRef, Split, MAX_ENTRIES, MAX_SUBGROUPS};
 use super::ids::IndexIds;
 use crate::flash::{Lpn, Ppn};
 use crate::ftl::common::ListSet;
 
+/// A group's PMT entries (`subgroup * slots + slot`) and their ids, side by side and from a
+/// cache line's start so an encode touches few lines.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Kept {
+    entries: [Option<Ppn>; MAX_ENTRIES],
+    ids: IndexIds,
+}
+
 pub struct Lines {
-    /// The cached groups in LRU order, each with the slot of `entries` holding its PMT entries.
-    lru: ListSet<u32>,
-    /// Slots of `entries` no line holds.
-    free: Vec<u32>,
+    /// The cached groups in LRU order.
+    lru: ListSet,
     capacity: u32,
     split: Split,
-    group_size: usize,
     /// Per group: bit `s` set when subgroup `s`'s PMT entries are cached.
     present: Vec<u8>,
+    /// Per group: the subgroups whose PMT entries its newest page's image holds (what a miss at
+    /// the GTD level brings in).
+    newest_holds: Vec<u8>,
     /// Per group: the LTD entry of each subgroup (its newest page).
     ltd: Vec<[Option<Ppn>; MAX_SUBGROUPS]>,
-    /// Per slot, `group_size` PMT entries.
-    entries: Vec<Option<Ppn>>,
-    /// Per slot, the ids of its line's entries, meaningful when `fresh`.
-    ids: Vec<IndexIds>,
-    fresh: Vec<bool>,
+    /// Per group: its PMT entries and their ids.
+    kept: Vec<Kept>,
 }
 
 impl Lines {
+    /// Lines for `groups` groups mapping nothing, `capacity` of them cached at a time.
     pub fn new(groups: u32, split: Split, capacity: u32) -> Self {
-        let capacity = capacity.max(1).min(groups.max(1));
-        let group_size = split.group_size() as usize;
-        let empty = IndexIds::new(&split, &vec![None; group_size], &[None; MAX_SUBGROUPS][..split.subgroups()]);
+        let entries = [None; MAX_ENTRIES];
+        let empty = Kept {
+            entries,
+            ids: IndexIds::new(
+                &split,
+                &entries[..split.group_size() as usize],
+                &[None; MAX_SUBGROUPS][..split.subgroups()],
+            ),
+        };
         Lines {
             lru: ListSet::new(groups as usize, 1),
-            free: (0..capacity).rev().collect(),
-            capacity,
+            capacity: capacity.max(1).min(groups.max(1)),
             split,
-            group_size,
             present: vec![0; groups as usize],
+            newest_holds: vec![0; groups as usize],
             ltd: vec![[None; MAX_SUBGROUPS]; groups as usize],
-            entries: vec![None; capacity as usize * group_size],
-            ids: vec![empty; capacity as usize],
-            fresh: vec![false; capacity as usize],
+            kept: crate::mem::filled_vec(groups as usize, empty),
         }
     }
 
@@ -83,79 +93,91 @@ impl Lines {
         }
         let victim = self.lru.back(0).expect("a full cache has a victim");
         self.lru.remove(victim);
-        self.free.push(*self.lru.payload(victim));
         true
     }
 
-    /// Caches a line for `group` from the metadata of its newest page (decoded, with the index
-    /// positions of a compressed image): its LTD entries, the PMT entries it includes, and every subgroup
-    /// with no LTD entry (it maps nothing) as present. The entries of the other subgroups are
-    /// unmapped in `content`, and kept so (they are not read until a merge replaces them).
-    pub fn insert(&mut self, group: u32, content: &Content, positions: Option<&Positions>) {
+    /// Caches the line of `group` as its newest page's metadata gives it: the PMT entries that
+    /// image holds, and every subgroup with no LTD entry (it maps nothing) as present.
+    pub fn insert(&mut self, group: u32) {
         self.lru.push_front(0, group);
-        let slot = self.free.pop().expect("room was made for the line");
-        *self.lru.payload_mut(group) = slot;
         let g = group as usize;
-        self.ltd[g] = content.ltd;
-        self.present[g] = (0..self.split.subgroups())
-            .filter(|&s| content.includes(s) || content.ltd[s].is_none())
-            .fold(0, |m, s| m | 1 << s);
-        let first = self.first(group);
-        self.entries[first..first + self.group_size].copy_from_slice(&content.entries[..self.group_size]);
-        let slot = slot as usize;
-        let ids = &mut self.ids[slot];
-        self.fresh[slot] = positions.is_some_and(|at| with_split!(self.split, |split| ids.set_positions(split, at)));
+        let unmapped = (0..self.split.subgroups()).filter(|&s| self.ltd[g][s].is_none()).fold(0, |m, s| m | 1 << s);
+        self.present[g] = self.newest_holds[g] | unmapped;
     }
 
-    /// Merges subgroup `sub` of a page's metadata (decoded, with the index positions of a
-    /// compressed image) into a cached line.
-    pub fn take(&mut self, group: u32, sub: usize, content: &Content, positions: Option<&Positions>) {
-        let slots = self.split.slots();
-        let first = self.first(group) + sub * slots;
-        self.entries[first..first + slots].copy_from_slice(&content.entries[sub * slots..(sub + 1) * slots]);
+    /// Makes subgroup `sub` of a cached line present (merged from a page that is still its
+    /// newest, whose entries are the kept ones).
+    pub fn take(&mut self, group: u32, sub: usize) {
         self.present[group as usize] |= 1 << sub;
-        let slot = self.slot(group);
-        match positions {
-            Some(at) if self.fresh[slot] => {
-                let ids = &mut self.ids[slot];
-                with_split!(self.split, |split| ids.take(split, sub, at))
-            }
-            _ => self.fresh[slot] = false,
+    }
+
+    /// Whether a decoded page of `group` holds the kept entries of subgroup `sub` (for debug
+    /// checks that skipping the decode changes nothing).
+    pub fn holds(&self, group: u32, sub: usize, content: &Content) -> bool {
+        let slots = self.split.slots();
+        let range = sub * slots..(sub + 1) * slots;
+        self.kept[group as usize].entries[range.clone()] == content.entries[range]
+    }
+
+    /// Whether the decoded metadata of `group`'s newest page is what the line keeps: its LTD
+    /// entries, the subgroups it holds and their entries.
+    pub fn is_newest(&self, group: u32, content: &Content) -> bool {
+        let g = group as usize;
+        self.ltd[g] == content.ltd
+            && self.newest_holds[g] == content.included
+            && (0..self.split.subgroups()).filter(|&s| content.includes(s)).all(|s| self.holds(group, s, content))
+    }
+
+    /// Sets every kept field of `group` from its newest page's metadata and, for the subgroups
+    /// it does not hold, their newest pages' (after recovery, when the kept copy is void).
+    pub fn load(&mut self, group: u32, newest: &Content, entries: &[Option<Ppn>; MAX_ENTRIES]) {
+        let g = group as usize;
+        (self.ltd[g], self.newest_holds[g]) = (newest.ltd, newest.included);
+        let kept = &mut self.kept[g];
+        kept.entries = *entries;
+        kept.ids = IndexIds::new(
+            &self.split,
+            &entries[..self.split.group_size() as usize],
+            &newest.ltd[..self.split.subgroups()],
+        );
+    }
+
+    /// The page a miss of subgroup `sub` of `group` reads at the LTD level when its line is
+    /// filled from the group's newest page, if any (that page does not hold the subgroup).
+    #[inline]
+    pub fn ltd_read_on_miss(&self, group: u32, sub: usize) -> Option<Ppn> {
+        let g = group as usize;
+        if self.newest_holds[g] & (1 << sub) != 0 {
+            return None;
         }
+        self.ltd[g][sub]
     }
 
-    /// The slot of cached `group`.
+    /// Records which subgroups the image just programmed for `group` holds.
     #[inline]
-    fn slot(&self, group: u32) -> usize {
-        debug_assert!(self.contains(group), "group {group} is not cached");
-        *self.lru.payload(group) as usize
-    }
-    /// Where the PMT entries of cached `group` start in `entries`.
-    #[inline]
-    fn first(&self, group: u32) -> usize {
-        self.slot(group) * self.group_size
-    }
-    #[inline]
-    fn at(&self, lpn: Lpn) -> usize {
-        // Groups are a power of two LPNs.
-        let group = lpn.get() >> self.group_size.trailing_zeros();
-        self.first(group) + (lpn.index() & (self.group_size - 1))
+    pub fn set_newest_holds(&mut self, group: u32, included: u8) {
+        self.newest_holds[group as usize] = included;
     }
 
-    /// The PMT entry of `lpn`, whose line is cached.
+    #[inline]
+    fn group_of(&self, lpn: Lpn) -> u32 {
+        self.split.group_of(lpn.get())
+    }
+
+    /// The PMT entry of `lpn`, whose line is cached with its subgroup present.
     #[inline]
     pub fn entry(&self, lpn: Lpn) -> Option<Ppn> {
-        self.entries[self.at(lpn)]
+        let group = self.group_of(lpn);
+        debug_assert!(self.present(group) & (1 << self.split.subgroup_of(lpn.get())) != 0, "LPN {lpn} is not cached");
+        self.kept[group as usize].entries[self.split.entry_of(lpn.get())]
     }
     #[inline]
     pub fn set(&mut self, lpn: Lpn, ppn: Option<Ppn>) {
-        let at = self.at(lpn);
-        self.entries[at] = ppn;
-        let slot = at / self.group_size;
-        if self.fresh[slot] {
-            let (ids, i) = (&mut self.ids[slot], at % self.group_size);
-            with_split!(self.split, |split| ids.set_entry(split, i, ppn));
-        }
+        let (group, i) = (self.group_of(lpn), self.split.entry_of(lpn.get()));
+        debug_assert!(self.contains(group), "group {group} is not cached");
+        let kept = &mut self.kept[group as usize];
+        kept.entries[i] = ppn;
+        with_split!(self.split, |split| kept.ids.set_entry(split, i, ppn));
     }
 
     /// The LTD entry of subgroup `sub` of `group` (cached).
@@ -165,40 +187,41 @@ impl Lines {
     }
     #[inline]
     pub fn set_ltd(&mut self, group: u32, sub: usize, ppn: Option<Ppn>) {
+        debug_assert!(self.contains(group), "group {group} is not cached");
         self.ltd[group as usize][sub] = ppn;
-        let slot = self.slot(group);
-        if self.fresh[slot] {
-            let ids = &mut self.ids[slot];
-            with_split!(self.split, |split| ids.set_ltd(split, sub, ppn));
-        }
+        let ids = &mut self.kept[group as usize].ids;
+        with_split!(self.split, |split| ids.set_ltd(split, sub, ppn));
     }
 
-    /// The line of `group` as metadata for a page of LPN `lpn`, borrowed, and, if `with_ids`, the
-    /// encoder's ids of its entries (rebuilt if the line changed wholesale).
-    pub fn encoding(&mut self, group: u32, lpn: Lpn, with_ids: bool) -> (ContentRef<'_>, Option<&IndexIds>) {
-        let (slot, first) = (self.slot(group), self.first(group));
-        let (g, entries) = (group as usize, first..first + self.group_size);
-        if with_ids && !self.fresh[slot] {
-            let ltd = &self.ltd[g][..self.split.subgroups()];
-            // Absent subgroups map nothing in the line (their entries are unmapped).
-            self.ids[slot].rebuild(&self.split, &self.entries[entries.clone()], ltd, self.present[g]);
-            self.fresh[slot] = true;
+    /// The line of `group` as metadata for a page of LPN `lpn`, borrowed, with the encoder's ids
+    /// of its entries.
+    pub fn encoding(&self, group: u32, lpn: Lpn) -> (ContentRef<'_>, &IndexIds) {
+        let g = group as usize;
+        let kept = &self.kept[g];
+        let content =
+            ContentRef { lpn: lpn.get(), included: self.present[g], ltd: &self.ltd[g], entries: &kept.entries };
+        (content, &kept.ids)
+    }
+
+    /// Brings what encoding a page of `group` reads into the CPU cache (GC moves pages a few
+    /// at a time ahead of this).
+    #[inline]
+    pub fn prefetch(&self, group: u32) {
+        let kept = &self.kept[group as usize];
+        // 16 entries to a cache line.
+        for entry in kept.entries.iter().step_by(16) {
+            crate::mem::prefetch(entry);
         }
-        let content = ContentRef {
-            lpn: lpn.get(),
-            included: self.present[g],
-            ltd: &self.ltd[g],
-            entries: &self.entries[entries],
-        };
-        (content, with_ids.then_some(&self.ids[slot]))
+        kept.ids.prefetch();
+        crate::mem::prefetch(&self.ltd[group as usize]);
     }
 
     /// Whether the kept ids of every cached line agree with its entries (for invariant checks).
     pub fn ids_agree(&self) -> bool {
         self.groups().all(|group| {
-            let (slot, first) = (self.slot(group), self.first(group));
-            let ltd = &self.ltd[group as usize][..self.split.subgroups()];
-            !self.fresh[slot] || self.ids[slot].agrees(&self.split, &self.entries[first..first + self.group_size], ltd)
+            let (g, n) = (group as usize, self.split.group_size() as usize);
+            let kept = &self.kept[g];
+            kept.ids.agrees(&self.split, &kept.entries[..n], &self.ltd[g][..self.split.subgroups()])
         })
     }
 
@@ -207,17 +230,15 @@ impl Lines {
         self.lru.iter_from_back(0)
     }
 
-    /// Forgets every line (power loss, or cold caches after preconditioning).
+    /// Forgets every line (power loss, or cold caches after preconditioning); the kept entries
+    /// stay what flash says.
     pub fn clear(&mut self) {
         self.lru.clear();
-        self.free = (0..self.capacity).rev().collect();
     }
 
     pub fn memory_bytes(&self) -> usize {
         self.lru.memory_bytes()
-            + self.free.capacity() * 4
-            + self.present.len() * (1 + MAX_SUBGROUPS * 4)
-            + self.entries.len() * 4
-            + self.ids.len() * (std::mem::size_of::<IndexIds>() + 1)
+            + self.present.len() * (2 + MAX_SUBGROUPS * 4)
+            + self.kept.len() * std::mem::size_of::<Kept>()
     }
 }

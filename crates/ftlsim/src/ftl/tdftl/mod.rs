@@ -28,7 +28,6 @@ pub use format::{Codec, Content, ContentRef, Format, Split, IMAGE_BYTES};
 
 use serde::{Deserialize, Serialize};
 
-use self::format::Positions;
 use self::lines::Lines;
 use super::common::{BlockManager, Relocate, StreamId, StreamSpec};
 use super::registry::{Family, FtlInfo, ParamRange, ParamSpec, ParamsSchema};
@@ -111,7 +110,7 @@ pub const INFO: FtlInfo = FtlInfo {
     streams: STREAMS,
     recovers: true,
     validates_by_mapping: true,
-    state_bytes_per_page: 132.0,
+    state_bytes_per_page: 136.0,
     spare_blocks_needed: |c| c.spare_blocks_needed(STREAMS.len() as u32, 0),
     test_overrides: |c| vec![("lines", (c.device.logical_pages() as u64 / 64 / 4).max(2))],
 };
@@ -234,11 +233,6 @@ impl Mapping {
         self.codec.decode(&self.spares.images[ppn.index()], ppn)
     }
 
-    /// The metadata of the page at `ppn` and, for a compressed image, its index positions.
-    fn decode_positions(&self, ppn: Ppn) -> (Content, Option<Positions>) {
-        self.codec.decode_positions(&self.spares.images[ppn.index()], ppn)
-    }
-
     /// The metadata of group `group`'s newest page: an empty-group marker holds none.
     fn group_content(&self, group: u32) -> Content {
         match self.gtd[group as usize] {
@@ -257,7 +251,9 @@ impl Mapping {
     /// line with the subgroup present is a hit; a missing line is filled from the group's newest
     /// page (the GTD level), and a subgroup it does not include from its LTD entry's page, whose
     /// subgroups are merged only when that page is still their newest (the merge rule of
-    /// Fig 6.1: stale entries are ignored).
+    /// Fig 6.1: stale entries are ignored). Every page is read as the paper says; the entries
+    /// it brings in are the ones [`Lines`] keeps (debug builds decode and compare), so only a
+    /// page whose subgroups the merge rule must weigh is decoded.
     fn ensure(&mut self, lpn: Lpn, ctx: &mut FtlCtx) -> Result<CacheAccess> {
         let split = self.split();
         let (group, sub) = (split.group_of(lpn.get()), split.subgroup_of(lpn.get()));
@@ -272,20 +268,16 @@ impl Mapping {
             if self.lines.make_room() {
                 ctx.cache.evictions += 1;
             }
-            let (content, positions) = match self.gtd[group as usize] {
-                None => (Content::EMPTY, None),
-                Some(newest) => {
-                    ctx.read_spare(newest, Purpose::Translation)?;
-                    reads += 1;
-                    // An empty-group marker holds no metadata.
-                    if self.marked[group as usize] {
-                        (Content::EMPTY, None)
-                    } else {
-                        self.decode_positions(newest)
-                    }
-                }
-            };
-            self.lines.insert(group, &content, positions.as_ref());
+            if let Some(newest) = self.gtd[group as usize] {
+                ctx.read_spare(newest, Purpose::Translation)?;
+                reads += 1;
+                // An empty-group marker holds no metadata (and the group maps nothing).
+                debug_assert!(
+                    self.marked[group as usize] || self.lines.is_newest(group, &self.decode(newest)),
+                    "group {group}'s kept line differs from its newest page {newest}"
+                );
+            }
+            self.lines.insert(group);
             if self.lines.present(group) & (1 << sub) != 0 {
                 self.stats.at_gtd += reads;
                 return Ok(if reads == 0 { CacheAccess::MissNoPenalty } else { CacheAccess::MissFetch });
@@ -293,11 +285,15 @@ impl Mapping {
         }
         let ltd = self.lines.ltd(group, sub).expect("a subgroup without an LTD entry is present");
         ctx.read_spare(ltd, Purpose::Translation)?;
-        let (content, positions) = self.decode_positions(ltd);
+        let content = self.decode(ltd);
         for s in 0..split.subgroups() {
             let newest = self.lines.ltd(group, s);
             if content.includes(s) && content.ltd[s] == newest && self.lines.present(group) & (1 << s) == 0 {
-                self.lines.take(group, s, &content, positions.as_ref());
+                debug_assert!(
+                    self.lines.holds(group, s, &content),
+                    "group {group}'s kept subgroup {s} differs from PPN {ltd}"
+                );
+                self.lines.take(group, s);
             }
         }
         if self.lines.present(group) & (1 << sub) == 0 {
@@ -314,6 +310,25 @@ impl Mapping {
         }
     }
 
+    /// Sets every group's kept line from flash after recovery (decoded here: the simulator's
+    /// copy of what the pages say, no read of the scheme's).
+    fn reload_lines(&mut self) {
+        let split = self.split();
+        let slots = split.slots();
+        for group in 0..self.gtd.len() as u32 {
+            let newest = self.group_content(group);
+            let mut entries = newest.entries;
+            for sub in (0..split.subgroups()).filter(|&s| !newest.includes(s)) {
+                if let Some(holder) = newest.ltd[sub] {
+                    // A page always holds its own subgroup's entries.
+                    let range = sub * slots..(sub + 1) * slots;
+                    entries[range.clone()].copy_from_slice(&self.decode(holder).entries[range]);
+                }
+            }
+            self.lines.load(group, &newest, &entries);
+        }
+    }
+
     /// Maps `lpn` (its line cached, its subgroup present) to the page `new` about to be
     /// programmed (or just programmed, by GC), writes the line as `new`'s metadata, and makes
     /// `new` the newest page of the subgroup and group. Invalidates a replaced empty-group marker;
@@ -324,9 +339,9 @@ impl Mapping {
         let old = self.lines.entry(lpn);
         self.lines.set(lpn, Some(new));
         self.lines.set_ltd(group, sub, Some(new));
-        let with_ids = self.codec.needs_ids(self.lines.present(group), lpn.get());
-        let (content, ids) = self.lines.encoding(group, lpn, with_ids);
-        let (format, _) = self.codec.encode_with(&content, ids, new, &mut self.spares.images[new.index()])?;
+        let (content, ids) = self.lines.encoding(group, lpn);
+        let (format, included) = self.codec.encode_with(&content, ids, new, &mut self.spares.images[new.index()])?;
+        self.lines.set_newest_holds(group, included);
         match format {
             Format::Compressed => self.stats.compressed += 1,
             Format::SemiCompressed => self.stats.semi_compressed += 1,
@@ -381,15 +396,19 @@ impl Relocate for Mapping {
         Ok(())
     }
 
-    /// GC moves pages in order, each a lookup that usually misses: the image of the page's
-    /// group's newest page (what the miss decodes) is brought into the cache a few pages early.
+    /// GC moves pages in order, each a lookup that usually misses and an encode: the page's
+    /// group's kept line, and the image of its subgroup's newest page when the group's newest
+    /// page does not hold the subgroup (a miss decodes it), are brought into the cache a few
+    /// pages early.
     fn prefetch_relocation(&self, spare: Spare) {
         if spare.kind != PageKind::Data {
             return;
         }
-        let group = self.split().group_of(spare.logical) as usize;
-        if let Some(&Some(newest)) = self.gtd.get(group) {
-            let image = &self.spares.images[newest.index()];
+        let split = self.split();
+        let (group, sub) = (split.group_of(spare.logical), split.subgroup_of(spare.logical));
+        self.lines.prefetch(group);
+        if let Some(holder) = self.lines.ltd_read_on_miss(group, sub) {
+            let image = &self.spares.images[holder.index()];
             // 108 bytes span at most three cache lines.
             for byte in [0, 64, IMAGE_BYTES - 1] {
                 crate::mem::prefetch(&image[byte]);
@@ -470,6 +489,8 @@ impl Ftl for Tdftl {
     /// Allocates first (GC may run and move pages of the group), then translates: the line is
     /// then cached when the page is programmed with it.
     fn write(&mut self, lpn: Lpn, version: u32, ctx: &mut FtlCtx) -> Result<()> {
+        // The encode below reads the group's kept line: fetched while the page is allocated.
+        self.map.lines.prefetch(self.map.split().group_of(lpn.get()));
         let unit = self.blocks.host_unit(DATA, lpn);
         let new = self.blocks.allocate(unit, DATA, &mut self.map, ctx)?;
         let access = self.map.ensure(lpn, ctx)?;
@@ -510,6 +531,7 @@ impl Ftl for Tdftl {
         self.blocks.recover_log(ctx);
         self.map.lines.clear();
         (self.map.gtd, self.map.marked) = recovery::rebuild_gtd(&self.map, &mut self.blocks, ctx);
+        self.map.reload_lines();
         let map = &self.map;
         self.blocks.rebuild(ctx.flash, |ppn, spare| match spare.kind {
             PageKind::Data => map.resolve(Lpn::new(spare.logical)) == Some(ppn),
