@@ -59,24 +59,16 @@ impl Oracle {
         self.in_doubt.clear();
     }
 
-    /// Assigns the next version of an LPN being written. Always inlined, with the rare rollback
-    /// out of line: the simulation loop's inlining moved with unrelated changes, and a call here
-    /// cost 26 instructions per host write.
-    #[inline(always)]
+    /// Assigns the next version of an LPN being written.
+    #[inline]
     pub fn next_version(&mut self, lpn: Lpn) -> u32 {
         if !self.rolled_back.is_empty() {
-            self.forget_rollback(lpn);
+            self.rolled_back.remove(&lpn);
         }
         let v = &mut self.versions[lpn.index()];
         *v = ((*v & !TRIMMED) + 1) & !TRIMMED;
         *v = (*v).max(1);
         *v
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn forget_rollback(&mut self, lpn: Lpn) {
-        self.rolled_back.remove(&lpn);
     }
 
     #[inline]
