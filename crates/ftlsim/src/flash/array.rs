@@ -7,7 +7,8 @@
 //! Memory per physical page: 4 bytes logical number + 4 bytes version in the spare area model,
 //! one 8-byte record per page (a read returns both and a program writes both, so a page costs
 //! one cache line, not one in each of two arrays). A free (erased) page carries a reserved
-//! version, so "free" costs nothing extra and works under either program-order rule. Per-block bookkeeping is amortised over the block's pages.
+//! version, so "free" costs nothing extra and works under either program-order rule. Per-block
+//! bookkeeping is amortised over the block's pages.
 
 use serde::Serialize;
 
